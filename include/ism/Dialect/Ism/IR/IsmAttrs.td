@@ -1,0 +1,108 @@
+//===- IsmAttrs.td - ism layout encodings ------------------*- tablegen -*-===//
+//
+// Thread-level layout encodings carried by tile tensor types. A layout says
+// which thread of the CTA holds which element of a tile.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ISM_DIALECT_ISM_IR_ISMATTRS_TD
+#define ISM_DIALECT_ISM_IR_ISMATTRS_TD
+
+include "ism/Dialect/Ism/IR/IsmDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/TensorEncoding.td"
+
+/// A bracketed list of unsigned integers, one per tile dimension: `[1, 8]`.
+def Ism_DimList : ArrayRefParameter<"unsigned", "one value per tile dimension"> {
+  let parser = [{ ::mlir::ism::parseDimList($_parser) }];
+  let printer = [{ ::mlir::ism::printDimList($_printer, $_self) }];
+}
+
+class Ism_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Ism_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+class Ism_Encoding<string name, string attrMnemonic>
+    : Ism_Attr<name, attrMnemonic,
+               [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let assemblyFormat = "`<` `{` struct(params) `}` `>`";
+  let genVerifyDecl = 1;
+}
+
+def Ism_BlockedEncodingAttr : Ism_Encoding<"BlockedEncoding", "blocked"> {
+  let summary = "A tile distributed in contiguous blocks over threads and warps";
+  let description = [{
+    Each thread holds `sizePerThread[d]` contiguous elements along dimension
+    `d`; a warp spans `threadsPerWarp[d]` threads and the CTA
+    `warpsPerCTA[d]` warps along it. `order` lists the dimensions from the
+    fastest-varying (contiguous in memory) to the slowest. A tile larger than
+    one CTA's footprint wraps around, so a thread may own several blocks.
+
+    The product of `threadsPerWarp` is 32; the product of `warpsPerCTA` is
+    the number of warps of the kernel (or of its partition).
+
+    ```mlir
+    tensor<128x64xf16, #ism.blocked<{sizePerThread = [1, 8],
+        threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>
+    ```
+  }];
+  let parameters = (ins Ism_DimList:$sizePerThread, Ism_DimList:$threadsPerWarp,
+                        Ism_DimList:$warpsPerCTA, Ism_DimList:$order);
+  let extraClassDeclaration = [{
+    /// The number of tile dimensions this layout describes.
+    unsigned getRank() const { return getOrder().size(); }
+    /// The number of warps the layout spreads the tile over.
+    unsigned getNumWarps() const;
+  }];
+}
+
+def Ism_MmaEncodingAttr : Ism_Encoding<"MmaEncoding", "mma"> {
+  let summary = "The accumulator layout of a tensor-core instruction";
+  let description = [{
+    The layout of `ism.dot` results computed on tensor cores. `version` 2 is
+    Ampere's `mma.sync`, version 3 Hopper's warpgroup `wgmma`.
+    `instrShape` is the M x N x K shape of one instruction and `warpsPerCTA`
+    how the warps tile the M x N result.
+
+    ```mlir
+    #ism.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$version, Ism_DimList:$warpsPerCTA,
+                        Ism_DimList:$instrShape);
+}
+
+def Ism_DotOperandEncodingAttr : Ism_Encoding<"DotOperandEncoding", "dot_op"> {
+  let summary = "The layout of an ism.dot operand in registers";
+  let description = [{
+    Operand `opIdx` (0 for A, 1 for B) of a dot whose result has layout
+    `parent`; each thread holds `kWidth` consecutive elements along K.
+
+    ```mlir
+    #ism.dot_op<{opIdx = 0, parent = #ism.mma<{version = 2,
+        warpsPerCTA = [2, 2], instrShape = [16, 8, 16]}>, kWidth = 2}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$opIdx, "::mlir::Attribute":$parent,
+                        "unsigned":$kWidth);
+}
+
+def Ism_SharedEncodingAttr : Ism_Encoding<"SharedEncoding", "shared"> {
+  let summary = "A tile held in swizzled shared memory";
+  let description = [{
+    A tile stored in shared memory with an XOR swizzle: along the contiguous
+    dimension (`order[0]`) elements move in vectors of `vec`; every
+    `perPhase` rows the phase advances, up to `maxPhase` phases, and a
+    vector's column index is XOR-ed with the phase. `vec = 1, perPhase = 1,
+    maxPhase = 1` is the unswizzled layout.
+
+    ```mlir
+    #ism.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
+                        "unsigned":$maxPhase, Ism_DimList:$order);
+}
+
+#endif // ISM_DIALECT_ISM_IR_ISMATTRS_TD

@@ -1,0 +1,558 @@
+//===- IsmOps.td - ism operations --------------------------*- tablegen -*-===//
+
+#ifndef ISM_DIALECT_ISM_IR_ISMOPS_TD
+#define ISM_DIALECT_ISM_IR_ISMOPS_TD
+
+include "ism/Dialect/Ism/IR/IsmDialect.td"
+include "ism/Dialect/Ism/IR/IsmAttrs.td"
+include "ism/Dialect/Ism/IR/IsmEnums.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/CallInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints and traits
+//===----------------------------------------------------------------------===//
+
+/// Every ranked-tensor operand and result of the op is a tile: a statically
+/// shaped tensor whose dimensions are powers of two.
+def Ism_TileShaped : NativeOpTrait<"TileShaped"> {
+  let cppNamespace = "::mlir::OpTrait::ism";
+}
+
+def Ism_Tile : RankedTensorOf<[AnyType]>;
+def Ism_IntTile : RankedTensorOf<[AnySignlessInteger]>;
+def Ism_MaskTile : RankedTensorOf<[I1]>;
+def Ism_GlobalMemRef : MemRefOf<[AnyType]>;
+def Ism_Scalar : AnyTypeOf<[AnySignlessIntegerOrIndex, AnyFloat]>;
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+def Ism_KernelOp : Ism_Op<"kernel", [
+    AutomaticAllocationScope, FunctionOpInterface, IsolatedFromAbove,
+    Symbol]> {
+  let summary = "A tile program: the code one CTA (program instance) runs";
+  let description = [{
+    `ism.kernel` defines a tile program. Each program instance (one CTA)
+    runs the body; `ism.program_id` tells it which one it is. Arguments are
+    global memory (memrefs) and scalars (integers, index, floats); a kernel
+    returns nothing and writes its results through memrefs. `num_warps`
+    (default 4, a power of two up to 32) is how many warps a program has.
+
+    ```mlir
+    ism.kernel @scale(%x: memref<?xf32>, %s: f32) attributes {num_warps = 4 : i32} {
+      %pid = ism.program_id x : index
+      %c128 = arith.constant 128 : index
+      %off = arith.muli %pid, %c128 : index
+      %t = ism.load %x[%off] : memref<?xf32> -> tensor<128xf32>
+      %sv = ism.splat %s : f32 -> tensor<128xf32>
+      %y = arith.mulf %t, %sv : tensor<128xf32>
+      ism.store %y, %x[%off] : tensor<128xf32> -> memref<?xf32>
+      ism.return
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs,
+                       DefaultValuedAttr<I32Attr, "4">:$num_warps);
+  let regions = (region AnyRegion:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    //===------------------------------------------------------------------===//
+    // FunctionOpInterface / CallableOpInterface
+    //===------------------------------------------------------------------===//
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+  }];
+}
+
+def Ism_ReturnOp : Ism_Op<"return", [Pure, HasParent<"KernelOp">, ReturnLike,
+                                     Terminator]> {
+  let summary = "Ends a program instance";
+  let description = [{
+    Terminates an `ism.kernel` body. Kernels produce no values; results go
+    through memrefs.
+
+    ```mlir
+    ism.return
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Program instance queries
+//===----------------------------------------------------------------------===//
+
+class Ism_GridQueryOp<string mnemonic, string what> : Ism_Op<mnemonic, [Pure]> {
+  let arguments = (ins Ism_GridAxis:$axis);
+  let results = (outs AnySignlessIntegerOrIndex:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  let summary = what;
+}
+
+def Ism_ProgramIdOp : Ism_GridQueryOp<"program_id",
+    "The index of this program instance along a grid axis"> {
+  let description = [{
+    Returns the coordinate of the running program instance (the CTA) along
+    grid axis `x`, `y` or `z`, as an integer or index.
+
+    ```mlir
+    %pid = ism.program_id x : index
+    ```
+  }];
+}
+
+def Ism_NumProgramsOp : Ism_GridQueryOp<"num_programs",
+    "The number of program instances along a grid axis"> {
+  let description = [{
+    Returns the size of the launch grid along axis `x`, `y` or `z`.
+
+    ```mlir
+    %n = ism.num_programs y : i32
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Tile construction and shape manipulation
+//===----------------------------------------------------------------------===//
+
+def Ism_RangeOp : Ism_Op<"range", [Pure, Ism_TileShaped]> {
+  let summary = "A 1-D tile of consecutive integers";
+  let description = [{
+    `ism.range start to end` is the tile `[start, start + 1, ..., end - 1]`;
+    its size `end - start` must be the tile's (power-of-two) length.
+
+    ```mlir
+    %r = ism.range 0 to 128 : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs Ism_IntTile:$result);
+  let assemblyFormat = "$start `to` $end attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Ism_SplatOp : Ism_Op<"splat", [Pure, Ism_TileShaped,
+    TypesMatchWith<"result element type is the scalar's type", "result",
+                   "src", "::mlir::getElementTypeOrSelf($_self)">]> {
+  let summary = "A tile whose every element is one scalar";
+  let description = [{
+    ```mlir
+    %t = ism.splat %s : f32 -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Ism_Scalar:$src);
+  let results = (outs Ism_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasFolder = 1;
+}
+
+def Ism_BroadcastOp : Ism_Op<"broadcast", [Pure, Ism_TileShaped]> {
+  let summary = "Repeats a tile along its size-1 dimensions";
+  let description = [{
+    The source and result have the same rank and element type; each source
+    dimension equals the result's or is 1, and size-1 dimensions are
+    repeated.
+
+    ```mlir
+    %b = ism.broadcast %row : tensor<1x128xf32> -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Ism_Tile:$src);
+  let results = (outs Ism_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Ism_ExpandDimsOp : Ism_Op<"expand_dims", [Pure, Ism_TileShaped]> {
+  let summary = "Inserts a size-1 dimension into a tile";
+  let description = [{
+    ```mlir
+    %c = ism.expand_dims %v axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    ```
+  }];
+  let arguments = (ins Ism_Tile:$src, I32Attr:$axis);
+  let results = (outs Ism_Tile:$result);
+  let assemblyFormat =
+      "$src `axis` `=` $axis attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Ism_ReshapeOp : Ism_Op<"reshape", [Pure, Ism_TileShaped]> {
+  let summary = "Reinterprets a tile's elements in a new shape";
+  let description = [{
+    The elements, in row-major order, are kept; the number of elements and
+    the element type are unchanged.
+
+    ```mlir
+    %r = ism.reshape %t : tensor<16x8xf32> -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Ism_Tile:$src);
+  let results = (outs Ism_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Ism_TransOp : Ism_Op<"trans", [Pure, Ism_TileShaped]> {
+  let summary = "Permutes a tile's dimensions";
+  let description = [{
+    Result dimension `i` is source dimension `order[i]`.
+
+    ```mlir
+    %t = ism.trans %x order = [1, 0] : tensor<64x32xf16> -> tensor<32x64xf16>
+    ```
+  }];
+  let arguments = (ins Ism_Tile:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Ism_Tile:$result);
+  let assemblyFormat =
+      "$src `order` `=` $order attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Memory access
+//===----------------------------------------------------------------------===//
+
+def Ism_LoadOp : Ism_Op<"load", [Ism_TileShaped, AttrSizedOperandSegments,
+    TypesMatchWith<"mask is an i1 tile shaped like the result", "result",
+                   "mask", "::mlir::ism::getMaskType($_self)",
+                   "!::llvm::cast<::mlir::ism::LoadOp>(&$_op).getMask() || std::equal_to<>()">]> {
+  let summary = "Reads a tile from a block of global memory";
+  let description = [{
+    Reads the block of the memref whose first element is at `offsets` (one
+    index per memref dimension) into a tile of the same rank. Elements
+    outside the memref's bounds, and elements whose `mask` bit is false,
+    are not read and take the value `padding` (default zero): a tile access
+    never goes out of bounds.
+
+    ```mlir
+    %t = ism.load %A[%i, %j] : memref<?x?xf16> -> tensor<128x64xf16>
+    %u = ism.load %x[%off] mask %m {padding = 0xFF800000 : f32}
+        : memref<?xf32> -> tensor<1024xf32>
+    ```
+  }];
+  let arguments = (ins Arg<Ism_GlobalMemRef, "", [MemRead]>:$base,
+                       Variadic<Index>:$offsets,
+                       Optional<Ism_MaskTile>:$mask,
+                       OptionalAttr<TypedAttrInterface>:$padding);
+  let results = (outs Ism_Tile:$result);
+  let assemblyFormat = [{
+    $base `[` $offsets `]` (`mask` $mask^)? attr-dict `:` type($base) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Ism_StoreOp : Ism_Op<"store", [Ism_TileShaped, AttrSizedOperandSegments,
+    TypesMatchWith<"mask is an i1 tile shaped like the value", "value",
+                   "mask", "::mlir::ism::getMaskType($_self)",
+                   "!::llvm::cast<::mlir::ism::StoreOp>(&$_op).getMask() || std::equal_to<>()">]> {
+  let summary = "Writes a tile to a block of global memory";
+  let description = [{
+    Writes `value` to the block of the memref whose first element is at
+    `offsets`. Elements that fall outside the memref, or whose `mask` bit is
+    false, are not written.
+
+    ```mlir
+    ism.store %t, %C[%i, %j] : tensor<128x128xf32> -> memref<?x?xf32>
+    ```
+  }];
+  let arguments = (ins Ism_Tile:$value,
+                       Arg<Ism_GlobalMemRef, "", [MemWrite]>:$base,
+                       Variadic<Index>:$offsets,
+                       Optional<Ism_MaskTile>:$mask);
+  let assemblyFormat = [{
+    $value `,` $base `[` $offsets `]` (`mask` $mask^)? attr-dict `:`
+    type($value) `->` type($base)
+  }];
+  let hasVerifier = 1;
+}
+
+def Ism_GatherOp : Ism_Op<"gather", [Ism_TileShaped, AttrSizedOperandSegments,
+    TypesMatchWith<"mask is an i1 tile shaped like the result", "result",
+                   "mask", "::mlir::ism::getMaskType($_self)",
+                   "!::llvm::cast<::mlir::ism::GatherOp>(&$_op).getMask() || std::equal_to<>()">]> {
+  let summary = "Reads global memory at the coordinates held in index tiles";
+  let description = [{
+    Element `e` of the result is `base[indices#0[e], indices#1[e], ...]`:
+    one index tile per memref dimension, each shaped like the result.
+    Coordinates outside the memref, and masked-off elements, read `padding`
+    (default zero) without touching memory.
+
+    ```mlir
+    %rows = ism.gather %table[%ri, %ci] : memref<?x?xf32>[tensor<16x64xi32>,
+        tensor<16x64xi32>] -> tensor<16x64xf32>
+    ```
+  }];
+  let arguments = (ins Arg<Ism_GlobalMemRef, "", [MemRead]>:$base,
+                       Variadic<Ism_IntTile>:$indices,
+                       Optional<Ism_MaskTile>:$mask,
+                       OptionalAttr<TypedAttrInterface>:$padding);
+  let results = (outs Ism_Tile:$result);
+  let assemblyFormat = [{
+    $base `[` $indices `]` (`mask` $mask^)? attr-dict `:` type($base)
+    `[` type($indices) `]` `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Ism_ScatterOp : Ism_Op<"scatter", [Ism_TileShaped, AttrSizedOperandSegments,
+    TypesMatchWith<"mask is an i1 tile shaped like the value", "value",
+                   "mask", "::mlir::ism::getMaskType($_self)",
+                   "!::llvm::cast<::mlir::ism::ScatterOp>(&$_op).getMask() || std::equal_to<>()">]> {
+  let summary = "Writes a tile to the coordinates held in index tiles";
+  let description = [{
+    Writes element `e` of `value` to `base[indices#0[e], ...]`. Coordinates
+    outside the memref, and masked-off elements, are skipped. When two
+    elements name one location, which write lands is unspecified.
+
+    ```mlir
+    ism.scatter %v, %out[%idx] : tensor<128xf32> -> memref<?xf32>[tensor<128xi32>]
+    ```
+  }];
+  let arguments = (ins Ism_Tile:$value,
+                       Arg<Ism_GlobalMemRef, "", [MemWrite]>:$base,
+                       Variadic<Ism_IntTile>:$indices,
+                       Optional<Ism_MaskTile>:$mask);
+  let assemblyFormat = [{
+    $value `,` $base `[` $indices `]` (`mask` $mask^)? attr-dict `:`
+    type($value) `->` type($base) `[` type($indices) `]`
+  }];
+  let hasVerifier = 1;
+}
+
+def Ism_AtomicRMWOp : Ism_Op<"atomic_rmw", [Ism_TileShaped,
+    AttrSizedOperandSegments, AllTypesMatch<["value", "result"]>,
+    TypesMatchWith<"mask is an i1 tile shaped like the value", "value",
+                   "mask", "::mlir::ism::getMaskType($_self)",
+                   "!::llvm::cast<::mlir::ism::AtomicRMWOp>(&$_op).getMask() || std::equal_to<>()">]> {
+  let summary = "Atomically updates global memory at index-tile coordinates";
+  let description = [{
+    For each element `e`, atomically applies `kind` to
+    `base[indices#0[e], ...]` and `value[e]`, and returns the value the
+    location held before. Out-of-bounds and masked-off elements do nothing
+    and return zero. `add`, `max`, `min` and `xchg` take integers or
+    floats; `umax`, `umin`, `and`, `or` and `xor` take integers.
+
+    ```mlir
+    %old = ism.atomic_rmw add %hist[%bins], %ones
+        : memref<?xi32>[tensor<256xi32>], tensor<256xi32>
+    ```
+  }];
+  let arguments = (ins Ism_AtomicKind:$kind,
+                       Arg<Ism_GlobalMemRef, "", [MemRead, MemWrite]>:$base,
+                       Variadic<Ism_IntTile>:$indices,
+                       Ism_Tile:$value,
+                       Optional<Ism_MaskTile>:$mask);
+  let results = (outs Ism_Tile:$result);
+  let assemblyFormat = [{
+    $kind $base `[` $indices `]` `,` $value (`mask` $mask^)? attr-dict `:`
+    type($base) `[` type($indices) `]` `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Computation
+//===----------------------------------------------------------------------===//
+
+def Ism_DotOp : Ism_Op<"dot", [Pure, Ism_TileShaped,
+    AllTypesMatch<["c", "result"]>]> {
+  let summary = "Tile matrix product with accumulation: A x B + C";
+  let description = [{
+    Multiplies an `M x K` tile by a `K x N` tile and adds the `M x N`
+    accumulator (a leading batch dimension may be present on all three).
+    A and B share an element type (f16, bf16, f32, f64, i8, f8E4M3FN or
+    f8E5M2); the accumulator is f32 (f16 also for f16 inputs, f64 for f64,
+    i32 for i8). `input_precision` says how f32 operands are multiplied:
+    `ieee` (default), `tf32`, or `tf32x3` (`precision = tf32` in the
+    assembly).
+
+    ```mlir
+    %d = ism.dot %a, %b, %c : tensor<128x32xf16> * tensor<32x128xf16>
+        -> tensor<128x128xf32>
+    ```
+  }];
+  let arguments = (ins Ism_Tile:$a, Ism_Tile:$b, Ism_Tile:$c,
+      DefaultValuedAttr<Ism_InputPrecision, "::mlir::ism::InputPrecision::IEEE">:$input_precision);
+  let results = (outs Ism_Tile:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c (`precision` `=` $input_precision^)? attr-dict `:`
+    type($a) `*` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+class Ism_CombinerOp<string mnemonic> : Ism_Op<mnemonic, [Pure, Ism_TileShaped,
+    SingleBlock]> {
+  let arguments = (ins Variadic<Ism_Tile>:$srcs, I32Attr:$axis);
+  let regions = (region SizedRegion<1>:$combiner);
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Ism_ReduceOp : Ism_CombinerOp<"reduce"> {
+  let summary = "Reduces tiles along one axis with a combiner region";
+  let description = [{
+    Combines the elements of each source tile along `axis` with the
+    combiner region, which takes two values per source (the accumulated and
+    the next, in source order) and yields one per source. The combiner must
+    be associative; the order of combination is unspecified. Each result
+    has the source's shape with `axis` removed, or is a scalar when the
+    source is 1-D. Several sources are reduced together (an argmax carries
+    values and indices).
+
+    ```mlir
+    %m = ism.reduce %x axis = 1 : tensor<64x128xf32> -> tensor<64xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %r = arith.maximumf %a, %b : f32
+      ism.yield %r : f32
+    }
+    ```
+  }];
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $srcs `axis` `=` $axis attr-dict `:` type($srcs) `->` type($results)
+    $combiner
+  }];
+}
+
+def Ism_ScanOp : Ism_CombinerOp<"scan"> {
+  let summary = "Inclusive scan of tiles along one axis";
+  let description = [{
+    Element `i` along `axis` of each result combines source elements
+    `0..i` (or `i..n-1` with `reverse`) with the combiner region, as for
+    `ism.reduce`. Results have the sources' types.
+
+    ```mlir
+    %c = ism.scan %x axis = 0 : tensor<1024xi32> -> tensor<1024xi32> {
+    ^bb0(%a: i32, %b: i32):
+      %s = arith.addi %a, %b : i32
+      ism.yield %s : i32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Ism_Tile>:$srcs, I32Attr:$axis, UnitAttr:$reverse);
+  let results = (outs Variadic<Ism_Tile>:$results);
+  let assemblyFormat = [{
+    $srcs `axis` `=` $axis (`reverse` $reverse^)? attr-dict `:` type($srcs)
+    `->` type($results) $combiner
+  }];
+}
+
+def Ism_YieldOp : Ism_Op<"yield", [Pure, ReturnLike, Terminator,
+    ParentOneOf<["ReduceOp", "ScanOp"]>]> {
+  let summary = "Yields the combined values of a reduce or scan combiner";
+  let description = [{
+    ```mlir
+    ism.yield %sum : f32
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Thread level
+//===----------------------------------------------------------------------===//
+
+def Ism_ConvertLayoutOp : Ism_Op<"convert_layout", [Pure, Ism_TileShaped]> {
+  let summary = "Moves a tile to another thread layout";
+  let description = [{
+    The values are unchanged; only the layout encoding (which thread holds
+    which element) changes. Shape and element type must match.
+
+    ```mlir
+    %b = ism.convert_layout %a : tensor<128xf32, #blocked0>
+        -> tensor<128xf32, #blocked1>
+    ```
+  }];
+  let arguments = (ins Ism_Tile:$src);
+  let results = (outs Ism_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Host level
+//===----------------------------------------------------------------------===//
+
+def Ism_LaunchOp : Ism_Op<"launch", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Runs a kernel over a grid of program instances";
+  let description = [{
+    Launches `kernel` with a grid of 1 to 3 dimensions (missing ones are 1)
+    and the given arguments, whose types must be the kernel's.
+
+    ```mlir
+    ism.launch @vector_add grid(%n_blocks) (%x, %y, %out, %n)
+        : (memref<?xf32>, memref<?xf32>, memref<?xf32>, index)
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel, Variadic<Index>:$grid,
+                       Variadic<AnyType>:$args);
+  let assemblyFormat = [{
+    $kernel `grid` `(` $grid `)` `(` $args `)` attr-dict
+    (`:` `(` type($args)^ `)`)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The kernel this op launches, or null when the symbol does not resolve.
+    KernelOp getKernelOp(::mlir::SymbolTableCollection &symbolTable);
+  }];
+}
+
+def Ism_CoscheduleOp : Ism_Op<"coschedule", [SingleBlock, NoTerminator,
+    RecursiveMemoryEffects]> {
+  let summary = "Runs several launches concurrently on the same SMs";
+  let description = [{
+    Asks for the enclosed `ism.launch`es to run concurrently in one fused
+    launch. `warp_specialized` gives every CTA warps of each launch (each
+    loops over its own grid, synchronises with named barriers and gets its
+    own slice of shared memory and registers); `block_interleaved` assigns
+    CTA index ranges to the launches. The region holds only launches, at
+    least two.
+
+    ```mlir
+    ism.coschedule warp_specialized {
+      ism.launch @matmul grid(%gm, %gn) (%a, %b, %c) : (...)
+      ism.launch @rmsnorm grid(%rows) (%x, %w, %y) : (...)
+    }
+    ```
+  }];
+  let arguments = (ins Ism_CoschedulePolicy:$policy);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$policy attr-dict-with-keyword $body";
+  let hasRegionVerifier = 1;
+}
+
+#endif // ISM_DIALECT_ISM_IR_ISMOPS_TD

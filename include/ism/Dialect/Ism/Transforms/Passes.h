@@ -1,0 +1,17 @@
+//===- Passes.h - ism dialect passes ----------------------------*- C++ -*-===//
+
+#ifndef ISM_DIALECT_ISM_TRANSFORMS_PASSES_H
+#define ISM_DIALECT_ISM_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::ism {
+#define GEN_PASS_DECL
+#include "ism/Dialect/Ism/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "ism/Dialect/Ism/Transforms/Passes.h.inc"
+} // namespace mlir::ism
+
+#endif // ISM_DIALECT_ISM_TRANSFORMS_PASSES_H

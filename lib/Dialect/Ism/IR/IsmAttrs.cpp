@@ -1,0 +1,220 @@
+//===- IsmAttrs.cpp - ism layout encodings --------------------------------===//
+
+#include "ism/Dialect/Ism/IR/IsmAttrs.h"
+#include "ism/Dialect/Ism/IR/IsmDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::ism;
+
+#include "ism/Dialect/Ism/IR/IsmEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "ism/Dialect/Ism/IR/IsmAttrs.cpp.inc"
+
+void IsmDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "ism/Dialect/Ism/IR/IsmAttrs.cpp.inc"
+      >();
+}
+
+FailureOr<SmallVector<unsigned>> mlir::ism::parseDimList(AsmParser &parser) {
+  SmallVector<unsigned> dims;
+  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+        unsigned value;
+        if (parser.parseInteger(value))
+          return failure();
+        dims.push_back(value);
+        return success();
+      }))
+    return failure();
+  return dims;
+}
+
+void mlir::ism::printDimList(AsmPrinter &printer, ArrayRef<unsigned> dims) {
+  printer << '[';
+  llvm::interleaveComma(dims, printer);
+  printer << ']';
+}
+
+namespace {
+using EmitErrorFn = function_ref<InFlightDiagnostic()>;
+
+/// Checks that every entry of `values` (named `name`) is a power of two.
+LogicalResult verifyPowersOfTwo(EmitErrorFn emitError, StringRef name,
+                                ArrayRef<unsigned> values) {
+  for (unsigned v : values)
+    if (!llvm::isPowerOf2_32(v))
+      return emitError() << name << " entries must be powers of two, got " << v;
+  return success();
+}
+
+/// Checks that `order` is a permutation of [0, rank).
+LogicalResult verifyOrder(EmitErrorFn emitError, ArrayRef<unsigned> order,
+                          size_t rank) {
+  if (order.size() != rank)
+    return emitError() << "order has " << order.size()
+                       << " entries but the layout has rank " << rank;
+  SmallVector<bool> seen(rank, false);
+  for (unsigned d : order) {
+    if (d >= rank || seen[d])
+      return emitError() << "order must be a permutation of 0.." << rank - 1;
+    seen[d] = true;
+  }
+  return success();
+}
+
+/// Checks that a layout of rank `layoutRank` fits a tensor shape.
+LogicalResult verifyRank(EmitErrorFn emitError, StringRef layout,
+                         size_t layoutRank, ArrayRef<int64_t> shape) {
+  if (layoutRank != shape.size())
+    return emitError() << "#ism." << layout << " layout has rank " << layoutRank
+                       << " but the tensor has rank " << shape.size();
+  return success();
+}
+
+unsigned product(ArrayRef<unsigned> values) {
+  unsigned p = 1;
+  for (unsigned v : values)
+    p *= v;
+  return p;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// BlockedEncodingAttr
+//===----------------------------------------------------------------------===//
+
+unsigned BlockedEncodingAttr::getNumWarps() const {
+  return product(getWarpsPerCTA());
+}
+
+LogicalResult BlockedEncodingAttr::verify(EmitErrorFn emitError,
+                                          ArrayRef<unsigned> sizePerThread,
+                                          ArrayRef<unsigned> threadsPerWarp,
+                                          ArrayRef<unsigned> warpsPerCTA,
+                                          ArrayRef<unsigned> order) {
+  size_t rank = order.size();
+  if (rank == 0)
+    return emitError() << "#ism.blocked needs at least one dimension";
+  if (sizePerThread.size() != rank || threadsPerWarp.size() != rank ||
+      warpsPerCTA.size() != rank)
+    return emitError() << "sizePerThread, threadsPerWarp, warpsPerCTA and "
+                          "order must have one entry per dimension";
+  if (failed(verifyPowersOfTwo(emitError, "sizePerThread", sizePerThread)) ||
+      failed(verifyPowersOfTwo(emitError, "threadsPerWarp", threadsPerWarp)) ||
+      failed(verifyPowersOfTwo(emitError, "warpsPerCTA", warpsPerCTA)))
+    return failure();
+  if (product(threadsPerWarp) != 32)
+    return emitError() << "threadsPerWarp must multiply to 32 (a warp), got "
+                       << product(threadsPerWarp);
+  if (product(warpsPerCTA) > 32)
+    return emitError() << "warpsPerCTA multiplies to " << product(warpsPerCTA)
+                       << " warps; a CTA has at most 32";
+  return verifyOrder(emitError, order, rank);
+}
+
+LogicalResult BlockedEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape,
+                                                  Type, EmitErrorFn emitError) const {
+  return verifyRank(emitError, "blocked", getRank(), shape);
+}
+
+//===----------------------------------------------------------------------===//
+// MmaEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult MmaEncodingAttr::verify(EmitErrorFn emitError, unsigned version,
+                                      ArrayRef<unsigned> warpsPerCTA,
+                                      ArrayRef<unsigned> instrShape) {
+  if (version != 2 && version != 3)
+    return emitError() << "#ism.mma version must be 2 (mma.sync) or 3 "
+                          "(wgmma), got "
+                       << version;
+  if (warpsPerCTA.size() != 2 && warpsPerCTA.size() != 3)
+    return emitError() << "#ism.mma warpsPerCTA must have 2 entries (or 3 "
+                          "with a batch dimension)";
+  if (failed(verifyPowersOfTwo(emitError, "warpsPerCTA", warpsPerCTA)))
+    return failure();
+  if (product(warpsPerCTA) > 32)
+    return emitError() << "warpsPerCTA multiplies to " << product(warpsPerCTA)
+                       << " warps; a CTA has at most 32";
+  if (instrShape.size() != 3)
+    return emitError() << "#ism.mma instrShape must be [M, N, K]";
+  if (instrShape[0] != 16)
+    return emitError() << "#ism.mma instrShape M must be 16 (one warp's rows), "
+                          "got "
+                       << instrShape[0];
+  if (instrShape[1] == 0 || instrShape[1] % 8 != 0 || instrShape[1] > 256)
+    return emitError() << "#ism.mma instrShape N must be a multiple of 8 up to "
+                          "256, got "
+                       << instrShape[1];
+  if (instrShape[2] == 0 || !llvm::isPowerOf2_32(instrShape[2]))
+    return emitError() << "#ism.mma instrShape K must be a power of two, got "
+                       << instrShape[2];
+  if (version == 3 && product(warpsPerCTA) % 4 != 0)
+    return emitError() << "#ism.mma version 3 (wgmma) needs whole warpgroups: "
+                          "warpsPerCTA must multiply to a multiple of 4";
+  return success();
+}
+
+LogicalResult MmaEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
+                                              EmitErrorFn emitError) const {
+  return verifyRank(emitError, "mma", getWarpsPerCTA().size(), shape);
+}
+
+//===----------------------------------------------------------------------===//
+// DotOperandEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult DotOperandEncodingAttr::verify(EmitErrorFn emitError,
+                                             unsigned opIdx, Attribute parent,
+                                             unsigned kWidth) {
+  if (opIdx > 1)
+    return emitError() << "#ism.dot_op opIdx must be 0 (A) or 1 (B), got "
+                       << opIdx;
+  if (!isa<MmaEncodingAttr, BlockedEncodingAttr>(parent))
+    return emitError() << "#ism.dot_op parent must be an #ism.mma or "
+                          "#ism.blocked layout, got "
+                       << parent;
+  if (kWidth == 0 || !llvm::isPowerOf2_32(kWidth))
+    return emitError() << "#ism.dot_op kWidth must be a power of two, got "
+                       << kWidth;
+  return success();
+}
+
+LogicalResult DotOperandEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape,
+                                                     Type,
+                                                     EmitErrorFn emitError) const {
+  unsigned parentRank =
+      TypeSwitch<Attribute, unsigned>(getParent())
+          .Case([](MmaEncodingAttr mma) { return mma.getWarpsPerCTA().size(); })
+          .Case([](BlockedEncodingAttr b) { return b.getRank(); })
+          .Default([](Attribute) { return 0u; });
+  return verifyRank(emitError, "dot_op", parentRank, shape);
+}
+
+//===----------------------------------------------------------------------===//
+// SharedEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult SharedEncodingAttr::verify(EmitErrorFn emitError, unsigned vec,
+                                         unsigned perPhase, unsigned maxPhase,
+                                         ArrayRef<unsigned> order) {
+  if (failed(verifyPowersOfTwo(emitError, "vec, perPhase and maxPhase",
+                               {vec, perPhase, maxPhase})))
+    return failure();
+  if (order.empty())
+    return emitError() << "#ism.shared needs at least one dimension";
+  return verifyOrder(emitError, order, order.size());
+}
+
+LogicalResult SharedEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
+                                                 EmitErrorFn emitError) const {
+  return verifyRank(emitError, "shared", getOrder().size(), shape);
+}

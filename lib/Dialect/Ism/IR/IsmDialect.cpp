@@ -1,0 +1,50 @@
+//===- IsmDialect.cpp - ism dialect ---------------------------------------===//
+
+#include "ism/Dialect/Ism/IR/IsmDialect.h"
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::ism;
+
+#include "ism/Dialect/Ism/IR/IsmDialect.cpp.inc"
+
+namespace {
+/// Gives the layout encodings short aliases (`#blocked`, `#mma`, ...) so that
+/// thread-level IR stays readable.
+struct IsmOpAsmInterface : OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    StringRef name = llvm::TypeSwitch<Attribute, StringRef>(attr)
+                         .Case([](BlockedEncodingAttr) { return "blocked"; })
+                         .Case([](MmaEncodingAttr) { return "mma"; })
+                         .Case([](DotOperandEncodingAttr) { return "dot_op"; })
+                         .Case([](SharedEncodingAttr) { return "shared"; })
+                         .Default([](Attribute) { return StringRef(); });
+    if (name.empty())
+      return AliasResult::NoAlias;
+    os << name;
+    return AliasResult::FinalAlias;
+  }
+};
+} // namespace
+
+void IsmDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "ism/Dialect/Ism/IR/IsmOps.cpp.inc"
+      >();
+  registerAttributes();
+  addInterfaces<IsmOpAsmInterface>();
+}
+
+/// Constants folded out of ism ops (splat tiles) become `arith.constant`.
+Operation *IsmDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}

@@ -1,0 +1,769 @@
+//===- IsmOps.cpp - ism operations: verifiers, folders, assembly ----------===//
+
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::ism;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+Type mlir::ism::getMaskType(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return RankedTensorType::get(tensor.getShape(),
+                               IntegerType::get(type.getContext(), 1),
+                               tensor.getEncoding());
+}
+
+bool mlir::ism::isTile(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         llvm::all_of(tensor.getShape(), [](int64_t d) {
+           return d > 0 && llvm::isPowerOf2_64(d);
+         });
+}
+
+/// Checks one value's type for the TileShaped trait.
+static LogicalResult verifyTileValue(Operation *op, Type type, StringRef kind,
+                                     unsigned index) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || isTile(type))
+    return success();
+  for (auto [d, size] : llvm::enumerate(tensor.getShape())) {
+    if (ShapedType::isDynamic(size))
+      return op->emitOpError()
+             << kind << " #" << index << " of type " << type
+             << " is not a tile: dimension " << d
+             << " is dynamic; tiles have static shapes";
+    if (size <= 0 || !llvm::isPowerOf2_64(size))
+      return op->emitOpError()
+             << kind << " #" << index << " of type " << type
+             << " is not a tile: dimension " << d << " is " << size
+             << ", but tile dimensions must be powers of two";
+  }
+  return success();
+}
+
+LogicalResult mlir::OpTrait::ism::impl::verifyTileShaped(Operation *op) {
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(verifyTileValue(op, type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(verifyTileValue(op, type, "result", i)))
+      return failure();
+  return success();
+}
+
+/// Prints a static shape as `128x64`.
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, "x");
+  return s;
+}
+
+/// Checks that two tiles have the same element type.
+static LogicalResult verifySameElementType(Operation *op, Type a, Type b,
+                                           StringRef aName, StringRef bName) {
+  Type ea = getElementTypeOrSelf(a), eb = getElementTypeOrSelf(b);
+  if (ea != eb)
+    return op->emitOpError() << aName << " element type " << ea
+                             << " differs from " << bName << " element type "
+                             << eb;
+  return success();
+}
+
+/// Returns the splat value of a constant tile, or null.
+static Attribute getConstantSplat(Attribute attr) {
+  auto dense = dyn_cast_if_present<DenseElementsAttr>(attr);
+  if (!dense || !dense.isSplat())
+    return {};
+  return dense.getSplatValue<Attribute>();
+}
+
+/// Folds an op whose operand is a constant splat tile to a splat of its
+/// result type.
+static OpFoldResult foldSplatOperand(Attribute operand, Type resultType) {
+  Attribute splat = getConstantSplat(operand);
+  if (!splat)
+    return {};
+  return DenseElementsAttr::get(cast<ShapedType>(resultType), splat);
+}
+
+namespace {
+/// Replaces a shape-only op (broadcast, expand_dims, reshape, trans) of an
+/// `ism.splat` by a splat of the result type: every element is the scalar.
+template <typename OpTy>
+struct ShapeOpOfSplat : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto splat = op.getSrc().template getDefiningOp<SplatOp>();
+    if (!splat)
+      return rewriter.notifyMatchFailure(op, "source is not an ism.splat");
+    rewriter.replaceOpWithNewOp<SplatOp>(op, op.getType(), splat.getSrc());
+    return success();
+  }
+};
+} // namespace
+
+/// Verifies that an op that queries the launch grid sits in a kernel.
+static LogicalResult verifyInKernel(Operation *op) {
+  if (!op->getParentOfType<KernelOp>())
+    return op->emitOpError("must be inside an ism.kernel");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes,
+                          ArrayRef<Type> results,
+                          function_interface_impl::VariadicFlag,
+                          std::string &) {
+    return builder.getFunctionType(argTypes, results);
+  };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      getFunctionTypeAttrName(result.name), buildFuncType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void KernelOp::print(OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(
+      p, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+LogicalResult KernelOp::verify() {
+  if (!getResultTypes().empty())
+    return emitOpError("must not return values; write results through memref "
+                       "arguments");
+  int32_t numWarps = getNumWarps();
+  if (numWarps < 1 || numWarps > 32 || !llvm::isPowerOf2_32(numWarps))
+    return emitOpError("num_warps must be a power of two from 1 to 32, got ")
+           << numWarps;
+  for (auto [i, type] : llvm::enumerate(getArgumentTypes())) {
+    if (isa<MemRefType, IntegerType, IndexType, FloatType>(type))
+      continue;
+    return emitOpError("argument #")
+           << i << " has type " << type
+           << "; kernel arguments must be memrefs (global memory) or scalars "
+              "(integer, index or float)";
+  }
+  if (getBody().empty())
+    return emitOpError("must have a body");
+  return success();
+}
+
+LogicalResult KernelOp::verifyRegions() {
+  for (Block &block : getBody())
+    if (!isa<ReturnOp>(block.getTerminator()))
+      return emitOpError("body must end with ism.return");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Grid queries
+//===----------------------------------------------------------------------===//
+
+LogicalResult ProgramIdOp::verify() { return verifyInKernel(*this); }
+LogicalResult NumProgramsOp::verify() { return verifyInKernel(*this); }
+
+//===----------------------------------------------------------------------===//
+// RangeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RangeOp::verify() {
+  auto type = getType();
+  if (type.getRank() != 1)
+    return emitOpError("result must be a 1-D tile, got ") << type;
+  int64_t start = getStart(), end = getEnd();
+  if (end <= start)
+    return emitOpError("end (") << end << ") must be greater than start ("
+                                << start << ")";
+  if (end - start != type.getDimSize(0))
+    return emitOpError("range ")
+           << start << " to " << end << " has " << end - start
+           << " elements but the result tile has " << type.getDimSize(0);
+  unsigned width = type.getElementType().getIntOrFloatBitWidth();
+  if (width < 32 && end - 1 > (int64_t(1) << (width - 1)) - 1)
+    return emitOpError("end - 1 (")
+           << end - 1 << ") does not fit in " << type.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SplatOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
+  auto value = dyn_cast_if_present<TypedAttr>(adaptor.getSrc());
+  if (!value || !isa<IntegerAttr, FloatAttr>(value))
+    return {};
+  return DenseElementsAttr::get(cast<ShapedType>(getType()), value);
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  auto srcType = getSrc().getType();
+  auto resType = getType();
+  if (failed(verifySameElementType(*this, srcType, resType, "source",
+                                   "result")))
+    return failure();
+  if (srcType.getRank() != resType.getRank())
+    return emitOpError("source rank ")
+           << srcType.getRank() << " differs from result rank "
+           << resType.getRank() << "; use ism.expand_dims to add dimensions";
+  for (int64_t d = 0; d < srcType.getRank(); ++d) {
+    int64_t s = srcType.getDimSize(d), r = resType.getDimSize(d);
+    if (s != r && s != 1)
+      return emitOpError("source dimension ")
+             << d << " is " << s << ", which is neither 1 nor the result's "
+             << r;
+  }
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  return foldSplatOperand(adaptor.getSrc(), getType());
+}
+
+namespace {
+/// broadcast(broadcast(x)) -> broadcast(x).
+struct BroadcastOfBroadcast : OpRewritePattern<BroadcastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BroadcastOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getSrc().getDefiningOp<BroadcastOp>();
+    if (!inner)
+      return rewriter.notifyMatchFailure(op, "source is not a broadcast");
+    rewriter.modifyOpInPlace(op,
+                             [&] { op.getSrcMutable().assign(inner.getSrc()); });
+    return success();
+  }
+};
+} // namespace
+
+void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ShapeOpOfSplat<BroadcastOp>, BroadcastOfBroadcast>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// ExpandDimsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExpandDimsOp::verify() {
+  auto srcType = getSrc().getType();
+  auto resType = getType();
+  if (failed(verifySameElementType(*this, srcType, resType, "source",
+                                   "result")))
+    return failure();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > srcType.getRank())
+    return emitOpError("axis ") << axis << " is out of range for a rank-"
+                                << srcType.getRank() << " source (0.."
+                                << srcType.getRank() << ")";
+  SmallVector<int64_t> expected(srcType.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  if (resType.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("result shape ")
+           << shapeStr(resType.getShape()) << " should be "
+           << shapeStr(expected) << " (the source with a 1 at axis " << axis
+           << ")";
+  return success();
+}
+
+OpFoldResult ExpandDimsOp::fold(FoldAdaptor adaptor) {
+  return foldSplatOperand(adaptor.getSrc(), getType());
+}
+
+void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<ShapeOpOfSplat<ExpandDimsOp>>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  auto srcType = getSrc().getType();
+  auto resType = getType();
+  if (failed(verifySameElementType(*this, srcType, resType, "source",
+                                   "result")))
+    return failure();
+  if (srcType.getNumElements() != resType.getNumElements())
+    return emitOpError("source has ")
+           << srcType.getNumElements() << " elements but the result has "
+           << resType.getNumElements();
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  if (auto inner = getSrc().getDefiningOp<ReshapeOp>()) {
+    if (inner.getSrc().getType() == getType())
+      return inner.getSrc();
+    getSrcMutable().assign(inner.getSrc());
+    return getResult();
+  }
+  if (auto dense = dyn_cast_if_present<DenseElementsAttr>(adaptor.getSrc()))
+    return dense.reshape(cast<ShapedType>(getType()));
+  return {};
+}
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<ShapeOpOfSplat<ReshapeOp>>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// TransOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransOp::verify() {
+  auto srcType = getSrc().getType();
+  auto resType = getType();
+  if (failed(verifySameElementType(*this, srcType, resType, "source",
+                                   "result")))
+    return failure();
+  ArrayRef<int32_t> order = getOrder();
+  int64_t rank = srcType.getRank();
+  if (static_cast<int64_t>(order.size()) != rank)
+    return emitOpError("order has ")
+           << order.size() << " entries but the source has rank " << rank;
+  SmallVector<bool> seen(rank, false);
+  for (int32_t d : order) {
+    if (d < 0 || d >= rank || seen[d])
+      return emitOpError("order must be a permutation of 0..") << rank - 1;
+    seen[d] = true;
+  }
+  SmallVector<int64_t> expected;
+  for (int32_t d : order)
+    expected.push_back(srcType.getDimSize(d));
+  if (resType.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("result shape ")
+           << shapeStr(resType.getShape()) << " should be "
+           << shapeStr(expected) << " (the source permuted by the order)";
+  return success();
+}
+
+OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
+  auto isIdentity = [](ArrayRef<int32_t> order) {
+    for (auto [i, d] : llvm::enumerate(order))
+      if (static_cast<int32_t>(i) != d)
+        return false;
+    return true;
+  };
+  if (isIdentity(getOrder()) && getSrc().getType() == getType())
+    return getSrc();
+  if (auto inner = getSrc().getDefiningOp<TransOp>()) {
+    // Result dim i is inner's dim order[i], which is x's dim
+    // innerOrder[order[i]].
+    SmallVector<int32_t> composed;
+    for (int32_t d : getOrder())
+      composed.push_back(inner.getOrder()[d]);
+    if (isIdentity(composed) && inner.getSrc().getType() == getType())
+      return inner.getSrc();
+    getSrcMutable().assign(inner.getSrc());
+    setOrder(composed);
+    return getResult();
+  }
+  return foldSplatOperand(adaptor.getSrc(), getType());
+}
+
+void TransOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<ShapeOpOfSplat<TransOp>>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// Memory access
+//===----------------------------------------------------------------------===//
+
+/// Checks the memref side of a structured block access.
+static LogicalResult verifyBlockAccess(Operation *op, MemRefType memref,
+                                       size_t numOffsets,
+                                       RankedTensorType tile) {
+  if (!memref.isStrided())
+    return op->emitOpError("memref ")
+           << memref << " must have a strided layout";
+  if (numOffsets != static_cast<size_t>(memref.getRank()))
+    return op->emitOpError("expects ")
+           << memref.getRank() << " offsets (one per dimension of " << memref
+           << "), got " << numOffsets;
+  if (tile.getRank() != memref.getRank())
+    return op->emitOpError("tile rank ")
+           << tile.getRank() << " differs from memref rank "
+           << memref.getRank()
+           << "; access a tile of the memref's rank and reshape it";
+  return verifySameElementType(op, tile, memref, "tile", "memref");
+}
+
+/// Checks the index tiles of a gather, scatter or atomic access.
+static LogicalResult verifyIndexedAccess(Operation *op, MemRefType memref,
+                                         ValueRange indices,
+                                         RankedTensorType tile) {
+  if (!memref.isStrided())
+    return op->emitOpError("memref ")
+           << memref << " must have a strided layout";
+  if (indices.size() != static_cast<size_t>(memref.getRank()))
+    return op->emitOpError("expects ")
+           << memref.getRank() << " index tiles (one per dimension of "
+           << memref << "), got " << indices.size();
+  for (auto [i, index] : llvm::enumerate(indices)) {
+    auto indexType = cast<RankedTensorType>(index.getType());
+    if (indexType.getShape() != tile.getShape())
+      return op->emitOpError("index tile #")
+             << i << " has shape " << shapeStr(indexType.getShape())
+             << " but the data tile has shape " << shapeStr(tile.getShape());
+  }
+  return verifySameElementType(op, tile, memref, "tile", "memref");
+}
+
+/// Checks that a padding value has the tile's element type.
+static LogicalResult verifyPadding(Operation *op, std::optional<TypedAttr> pad,
+                                   RankedTensorType tile) {
+  if (!pad)
+    return success();
+  if (!isa<IntegerAttr, FloatAttr>(*pad))
+    return op->emitOpError("padding must be an integer or float constant");
+  if (pad->getType() != tile.getElementType())
+    return op->emitOpError("padding type ")
+           << pad->getType() << " differs from the tile element type "
+           << tile.getElementType();
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  if (failed(verifyBlockAccess(*this, getBase().getType(), getOffsets().size(),
+                               getType())))
+    return failure();
+  return verifyPadding(*this, getPadding(), getType());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyBlockAccess(*this, getBase().getType(), getOffsets().size(),
+                           getValue().getType());
+}
+
+LogicalResult GatherOp::verify() {
+  if (failed(verifyIndexedAccess(*this, getBase().getType(), getIndices(),
+                                 getType())))
+    return failure();
+  return verifyPadding(*this, getPadding(), getType());
+}
+
+LogicalResult ScatterOp::verify() {
+  return verifyIndexedAccess(*this, getBase().getType(), getIndices(),
+                             getValue().getType());
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  auto valueType = getValue().getType();
+  if (failed(verifyIndexedAccess(*this, getBase().getType(), getIndices(),
+                                 valueType)))
+    return failure();
+  Type elem = valueType.getElementType();
+  switch (getKind()) {
+  case AtomicKind::Add:
+  case AtomicKind::Max:
+  case AtomicKind::Min:
+  case AtomicKind::Xchg:
+    if (isa<FloatType>(elem) &&
+        !elem.isF16() && !elem.isBF16() && !elem.isF32() && !elem.isF64())
+      return emitOpError("atomic ")
+             << stringifyAtomicKind(getKind()) << " does not support " << elem;
+    if (!isa<FloatType, IntegerType>(elem))
+      return emitOpError("atomic ")
+             << stringifyAtomicKind(getKind())
+             << " needs integer or float elements, got " << elem;
+    break;
+  default:
+    if (!isa<IntegerType>(elem))
+      return emitOpError("atomic ")
+             << stringifyAtomicKind(getKind())
+             << " needs integer elements, got " << elem;
+  }
+  if (auto width = elem.getIntOrFloatBitWidth(); width != 16 && width != 32 &&
+                                                 width != 64)
+    return emitOpError("atomics need 16-, 32- or 64-bit elements, got ")
+           << elem;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DotOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DotOp::verify() {
+  auto aType = getA().getType(), bType = getB().getType();
+  auto cType = getC().getType();
+  int64_t rank = aType.getRank();
+  if (rank != 2 && rank != 3)
+    return emitOpError("operands must be 2-D (M x K, K x N) or 3-D with a "
+                       "leading batch dimension, got rank ")
+           << rank;
+  if (bType.getRank() != rank || cType.getRank() != rank)
+    return emitOpError("A, B and the accumulator must have the same rank, got ")
+           << rank << ", " << bType.getRank() << " and " << cType.getRank();
+  ArrayRef<int64_t> a = aType.getShape(), b = bType.getShape(),
+                    c = cType.getShape();
+  if (rank == 3 && (a[0] != b[0] || a[0] != c[0]))
+    return emitOpError("batch dimensions differ: ")
+           << a[0] << ", " << b[0] << " and " << c[0];
+  int64_t m = a[rank - 2], k = a[rank - 1];
+  int64_t kb = b[rank - 2], n = b[rank - 1];
+  if (k != kb)
+    return emitOpError("contraction dimensions differ: A is ")
+           << shapeStr(a) << " (K = " << k << ") but B is " << shapeStr(b)
+           << " (K = " << kb << ")";
+  if (c[rank - 2] != m || c[rank - 1] != n)
+    return emitOpError("accumulator is ")
+           << shapeStr(c) << " but A x B is " << m << "x" << n;
+
+  Type in = aType.getElementType(), acc = cType.getElementType();
+  if (in != bType.getElementType())
+    return emitOpError("A and B element types differ: ")
+           << in << " and " << bType.getElementType();
+  bool ok = false;
+  if (in.isF16())
+    ok = acc.isF32() || acc.isF16();
+  else if (in.isBF16() || in.isF32() ||
+           isa<Float8E4M3FNType, Float8E5M2Type>(in))
+    ok = acc.isF32();
+  else if (in.isF64())
+    ok = acc.isF64();
+  else if (in.isSignlessInteger(8))
+    ok = acc.isSignlessInteger(32);
+  else
+    return emitOpError("unsupported operand element type ")
+           << in << "; expected f16, bf16, f32, f64, i8, f8E4M3FN or f8E5M2";
+  if (!ok)
+    return emitOpError("accumulator element type ")
+           << acc << " does not go with " << in
+           << " operands (f32 for float inputs, also f16 for f16, f64 for "
+              "f64, i32 for i8)";
+  if (getInputPrecision() != InputPrecision::IEEE && !in.isF32())
+    return emitOpError("input precision ")
+           << stringifyInputPrecision(getInputPrecision())
+           << " applies to f32 operands only, got " << in;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp / ScanOp
+//===----------------------------------------------------------------------===//
+
+/// Checks the sources and axis shared by reduce and scan.
+static LogicalResult verifyCombinerSources(Operation *op, ValueRange srcs,
+                                           int32_t axis) {
+  if (srcs.empty())
+    return op->emitOpError("needs at least one source tile");
+  auto first = cast<RankedTensorType>(srcs[0].getType());
+  for (Value src : srcs.drop_front())
+    if (cast<RankedTensorType>(src.getType()).getShape() != first.getShape())
+      return op->emitOpError("all source tiles must have the same shape");
+  if (axis < 0 || axis >= first.getRank())
+    return op->emitOpError("axis ")
+           << axis << " is out of range for rank-" << first.getRank()
+           << " tiles (0.." << first.getRank() - 1 << ")";
+  return success();
+}
+
+/// Checks a combiner region: two block arguments per source (all the
+/// accumulated values, then all the new ones) and an ism.yield of one value
+/// per source, with the sources' element types.
+static LogicalResult verifyCombiner(Operation *op, Region &region,
+                                    ValueRange srcs) {
+  if (region.empty())
+    return op->emitOpError("combiner region must have a block");
+  Block &block = region.front();
+  size_t n = srcs.size();
+  if (block.getNumArguments() != 2 * n)
+    return op->emitOpError("combiner takes ")
+           << 2 * n << " arguments (two per source), got "
+           << block.getNumArguments();
+  for (size_t i = 0; i < 2 * n; ++i) {
+    Type expected = getElementTypeOrSelf(srcs[i % n].getType());
+    if (block.getArgument(i).getType() != expected)
+      return op->emitOpError("combiner argument #")
+             << i << " has type " << block.getArgument(i).getType()
+             << " but source #" << i % n << " has elements of type "
+             << expected;
+  }
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return op->emitOpError("combiner must end with ism.yield");
+  if (yield.getValues().size() != n)
+    return op->emitOpError("combiner yields ")
+           << yield.getValues().size() << " values, expected " << n;
+  for (auto [i, value] : llvm::enumerate(yield.getValues()))
+    if (value.getType() != getElementTypeOrSelf(srcs[i].getType()))
+      return op->emitOpError("combiner yield #")
+             << i << " has type " << value.getType() << ", expected "
+             << getElementTypeOrSelf(srcs[i].getType());
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  if (failed(verifyCombinerSources(*this, getSrcs(), getAxis())))
+    return failure();
+  if (getResults().size() != getSrcs().size())
+    return emitOpError("has ") << getResults().size() << " results for "
+                               << getSrcs().size() << " sources";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(getSrcs().getTypes(), getResultTypes()))) {
+    auto [srcType, resType] = pair;
+    auto src = cast<RankedTensorType>(srcType);
+    if (src.getRank() == 1) {
+      if (resType != src.getElementType())
+        return emitOpError("result #")
+               << i << " must be the scalar " << src.getElementType()
+               << " (reducing a 1-D tile), got " << resType;
+      continue;
+    }
+    SmallVector<int64_t> expected(src.getShape());
+    expected.erase(expected.begin() + getAxis());
+    auto res = dyn_cast<RankedTensorType>(resType);
+    if (!res || res.getShape() != ArrayRef<int64_t>(expected) ||
+        res.getElementType() != src.getElementType())
+      return emitOpError("result #")
+             << i << " must be a " << shapeStr(expected) << " tile of "
+             << src.getElementType() << " (the source without axis "
+             << getAxis() << "), got " << resType;
+  }
+  return success();
+}
+
+LogicalResult ReduceOp::verifyRegions() {
+  return verifyCombiner(*this, getCombiner(), getSrcs());
+}
+
+LogicalResult ScanOp::verify() {
+  if (failed(verifyCombinerSources(*this, getSrcs(), getAxis())))
+    return failure();
+  if (getResults().size() != getSrcs().size())
+    return emitOpError("has ") << getResults().size() << " results for "
+                               << getSrcs().size() << " sources";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(getSrcs().getTypes(), getResultTypes()))) {
+    auto [srcType, resType] = pair;
+    if (srcType != resType)
+      return emitOpError("result #")
+             << i << " has type " << resType << " but source #" << i
+             << " has type " << srcType;
+  }
+  return success();
+}
+
+LogicalResult ScanOp::verifyRegions() {
+  return verifyCombiner(*this, getCombiner(), getSrcs());
+}
+
+//===----------------------------------------------------------------------===//
+// ConvertLayoutOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertLayoutOp::verify() {
+  auto srcType = getSrc().getType();
+  auto resType = getType();
+  if (srcType.getShape() != resType.getShape())
+    return emitOpError("changes the shape from ")
+           << shapeStr(srcType.getShape()) << " to "
+           << shapeStr(resType.getShape()) << "; only the layout may change";
+  return verifySameElementType(*this, srcType, resType, "source", "result");
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  if (auto inner = getSrc().getDefiningOp<ConvertLayoutOp>()) {
+    if (inner.getSrc().getType() == getType())
+      return inner.getSrc();
+    getSrcMutable().assign(inner.getSrc());
+    return getResult();
+  }
+  return foldSplatOperand(adaptor.getSrc(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// LaunchOp
+//===----------------------------------------------------------------------===//
+
+KernelOp LaunchOp::getKernelOp(SymbolTableCollection &symbolTable) {
+  return symbolTable.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
+}
+
+LogicalResult LaunchOp::verify() {
+  if (getGrid().empty() || getGrid().size() > 3)
+    return emitOpError("grid must have 1 to 3 dimensions, got ")
+           << getGrid().size();
+  if ((*this)->getParentOfType<KernelOp>())
+    return emitOpError("launches kernels from the host; it cannot be used "
+                       "inside an ism.kernel");
+  return success();
+}
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  KernelOp kernel = getKernelOp(symbolTable);
+  if (!kernel)
+    return emitOpError("@") << getKernel() << " does not name an ism.kernel";
+  ArrayRef<Type> params = kernel.getArgumentTypes();
+  if (params.size() != getArgs().size())
+    return emitOpError("passes ")
+           << getArgs().size() << " arguments but @" << getKernel()
+           << " takes " << params.size();
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(getArgs().getTypes(), params))) {
+    auto [actual, expected] = pair;
+    if (actual != expected)
+      return emitOpError("argument #")
+             << i << " has type " << actual << " but @" << getKernel()
+             << " expects " << expected;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CoscheduleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CoscheduleOp::verifyRegions() {
+  unsigned launches = 0;
+  if (!getBody().empty()) {
+    for (Operation &op : getBody().front()) {
+      if (!isa<LaunchOp>(op))
+        return emitOpError("may only contain ism.launch ops, found '")
+               << op.getName() << "'";
+      ++launches;
+    }
+  }
+  if (launches < 2)
+    return emitOpError("needs at least two launches to co-schedule, found ")
+           << launches;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "ism/Dialect/Ism/IR/IsmOps.cpp.inc"

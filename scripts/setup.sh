@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian/Ubuntu machine for ism and builds it.
+#   - installs LLVM/MLIR 22 and the build tools with apt when they are missing
+#   - configures build/ with CMake + Ninja and builds ism-opt
+# Safe to run again: it installs nothing that is there and rebuilds
+# incrementally.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${ISM_BUILD_DIR:-$root/build}
+llvm=/usr/lib/llvm-22
+
+sudo_cmd=()
+if [ "$(id -u)" != 0 ]; then
+  if command -v sudo >/dev/null; then sudo_cmd=(sudo); fi
+fi
+
+packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
+          cmake ninja-build g++ python3 zlib1g-dev libzstd-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+    missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q \
+    --no-install-recommends "${missing[@]}"
+fi
+
+if [ ! -f "$build/build.ninja" ]; then
+  cmake -G Ninja -S "$root" -B "$build" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DMLIR_DIR="$llvm/lib/cmake/mlir" \
+    -DLLVM_EXTERNAL_LIT="$llvm/bin/lit"
+fi
+cmake --build "$build" --target ism-opt
