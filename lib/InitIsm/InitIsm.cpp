@@ -2,8 +2,10 @@
 
 #include "ism/InitIsm.h"
 
+#include "ism/Conversion/Passes.h"
 #include "ism/Dialect/Ism/IR/IsmDialect.h"
 #include "ism/Dialect/Ism/Transforms/Passes.h"
+#include "ism/Pipelines/Pipelines.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -67,6 +69,8 @@ void mlir::ism::registerAllIsmDialects(DialectRegistry &registry) {
 
 void mlir::ism::registerAllIsmPasses() {
   registerIsmPasses();
+  registerIsmConversionPasses();
+  registerIsmPipelines();
   registerTransformsPasses();
   registerConversionPasses();
   registerGPUPasses();

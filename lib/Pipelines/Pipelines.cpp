@@ -2,7 +2,13 @@
 
 #include "ism/Pipelines/Pipelines.h"
 
+#include "ism/Conversion/IsmToGPU/IsmToGPU.h"
+
+#include "ism/Conversion/Passes.h"
+#include "ism/Dialect/Ism/Transforms/Passes.h"
+
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -38,6 +44,70 @@ void mlir::ism::buildGPUToPTXPipeline(OpPassManager &pm,
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
   pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void mlir::ism::buildIsmToGPUPipeline(OpPassManager &pm,
+                                      const IsmToPTXOptions &options) {
+  pm.addPass(createIsmCombine());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  IsmAssignLayoutsOptions layouts;
+  layouts.numWarps = options.numWarps;
+  pm.addPass(createIsmAssignLayouts(layouts));
+  pm.addPass(createConvertIsmToGPU());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::ism::buildIsmToPTXPipeline(OpPassManager &pm,
+                                      const IsmToPTXOptions &options) {
+  buildIsmToGPUPipeline(pm, options);
+  buildGPUToPTXPipeline(pm, options);
+}
+
+namespace {
+/// Command-line options of the named pipelines.
+struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("Target GPU (sm_90a, sm_80, ...)"),
+                           llvm::cl::init("sm_90a")};
+  Option<std::string> features{*this, "features",
+                               llvm::cl::desc("PTX features"),
+                               llvm::cl::init("+ptx80")};
+  Option<unsigned> optLevel{*this, "opt-level",
+                            llvm::cl::desc("LLVM optimisation level (0-3)"),
+                            llvm::cl::init(3)};
+  Option<unsigned> numWarps{
+      *this, "num-warps",
+      llvm::cl::desc("Warps per program for every kernel (0: the kernel's "
+                     "num_warps)"),
+      llvm::cl::init(0)};
+
+  IsmToPTXOptions get() const {
+    IsmToPTXOptions options;
+    options.chip = chip;
+    options.features = features;
+    options.optLevel = optLevel;
+    options.numWarps = numWarps;
+    return options;
+  }
+};
+} // namespace
+
+void mlir::ism::registerIsmPipelines() {
+  PassPipelineRegistration<PipelineOptions>(
+      "ism-to-gpu",
+      "Lower ism tile programs to GPU-dialect kernels and launches",
+      [](OpPassManager &pm, const PipelineOptions &options) {
+        buildIsmToGPUPipeline(pm, options.get());
+      });
+  PassPipelineRegistration<PipelineOptions>(
+      "ism-to-ptx",
+      "Compile ism tile programs to a gpu.binary holding PTX "
+      "(ism-to-gpu, then NVVM and the NVPTX backend)",
+      [](OpPassManager &pm, const PipelineOptions &options) {
+        buildIsmToPTXPipeline(pm, options.get());
+      });
 }
 
 /// Reads a kernel's launch facts from the attributes the lowering set.
@@ -84,4 +154,23 @@ mlir::ism::compileGPUModuleToPTX(ModuleOp module, const PTXOptions &options) {
   if (result.ptx.empty())
     return llvm::createStringError("lowering produced no PTX");
   return result;
+}
+
+llvm::Expected<CompiledModule>
+mlir::ism::compileToPTX(ModuleOp module, const IsmToPTXOptions &options) {
+  OwningOpRef<ModuleOp> copy(module.clone());
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  {
+    ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
+      os << diag.getLocation() << ": " << diag << "\n";
+      return success();
+    });
+    PassManager pm(module.getContext());
+    buildIsmToGPUPipeline(pm, options);
+    if (failed(pm.run(*copy)))
+      return llvm::createStringError("lowering to the GPU dialect failed:\n" +
+                                     diagnostics);
+  }
+  return compileGPUModuleToPTX(*copy, options);
 }

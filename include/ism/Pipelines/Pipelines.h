@@ -33,6 +33,25 @@ struct PTXOptions {
 /// the LLVM/NVVM dialects, and the NVPTX backend. Host code is left alone.
 void buildGPUToPTXPipeline(OpPassManager &pm, const PTXOptions &options);
 
+/// Options of the whole tile-program pipeline.
+struct IsmToPTXOptions : PTXOptions {
+  /// Warps per program for every kernel (0: each kernel's num_warps).
+  unsigned numWarps = 0;
+};
+
+/// Adds the tile-level clean-up, layout assignment and lowering of ism
+/// kernels to GPU-dialect kernels (ism-combine, canonicalize, cse,
+/// ism-assign-layouts, convert-ism-to-gpu).
+void buildIsmToGPUPipeline(OpPassManager &pm, const IsmToPTXOptions &options);
+
+/// The whole pipeline from tile programs to a `gpu.binary` holding PTX:
+/// buildIsmToGPUPipeline then buildGPUToPTXPipeline.
+void buildIsmToPTXPipeline(OpPassManager &pm, const IsmToPTXOptions &options);
+
+/// Registers `ism-to-gpu` and `ism-to-ptx` as named pipelines with options
+/// (chip, features, opt-level, num-warps).
+void registerIsmPipelines();
+
 /// What the runner needs to know to launch one compiled kernel.
 struct CompiledKernel {
   /// The PTX entry name (the kernel's symbol name).
@@ -49,18 +68,17 @@ struct CompiledModule {
   llvm::StringMap<CompiledKernel> kernels;
 };
 
-/// Attribute names the lowering puts on each `gpu.func` kernel so that
-/// compileToPTX can report launch facts after the code becomes PTX.
-inline constexpr llvm::StringLiteral kNumThreadsAttrName = "ism.num_threads";
-inline constexpr llvm::StringLiteral kSharedMemoryAttrName =
-    "ism.shared_memory_bytes";
-
 /// Compiles a copy of `module` (which must already be at the GPU level:
 /// kernels in `gpu.module`s) to PTX. `module` itself is not changed. Kernels
 /// take their block size from `ism.num_threads` or `known_block_size` and
 /// their dynamic shared memory from `ism.shared_memory_bytes`.
 llvm::Expected<CompiledModule> compileGPUModuleToPTX(ModuleOp module,
                                                      const PTXOptions &options);
+
+/// Compiles a copy of a tile-level (or GPU-level) module to PTX: runs
+/// buildIsmToGPUPipeline, then compileGPUModuleToPTX.
+llvm::Expected<CompiledModule> compileToPTX(ModuleOp module,
+                                            const IsmToPTXOptions &options);
 
 } // namespace mlir::ism
 

@@ -22,4 +22,31 @@ def IsmCombine : Pass<"ism-combine"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def IsmAssignLayouts : Pass<"ism-assign-layouts", "::mlir::ModuleOp"> {
+  let summary = "Give every tile of every kernel a blocked thread layout";
+  let description = [{
+    Chooses a `#ism.blocked` layout for each tile shape of each `ism.kernel`
+    and rewrites every tile type (op results, block arguments, loop-carried
+    values, constants) to carry it. All tiles of one shape in a kernel share
+    one layout, so elementwise ops never need a conversion; ops that change
+    shapes (reshape, trans, broadcast, expand_dims, reduce) move data
+    between layouts when they are lowered.
+
+    The layout puts the contiguous (last) dimension first: each thread holds
+    16 bytes of it (`sizePerThread`), lanes then warps spread along it and
+    then along the slower dimensions, so each warp issues 16-byte accesses
+    that coalesce into full 128-byte lines. The element size is the
+    smallest among the loads and stores of that shape (or among its values
+    when there is no memory access). Lanes and warps left over when a tile
+    is smaller than one CTA's footprint replicate it.
+
+    Tiles that already carry an encoding are left as they are.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "unsigned", /*default=*/"0",
+           "Warps per program for every kernel (0: each kernel's num_warps); "
+           "also rewrites each kernel's num_warps">,
+  ];
+}
+
 #endif // ISM_DIALECT_ISM_TRANSFORMS_PASSES_TD

@@ -1,0 +1,164 @@
+//===- Distribution.cpp - how a blocked tile maps onto threads ------------===//
+
+#include "Distribution.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::ism;
+
+Distribution::Distribution(RankedTensorType type)
+    : type(type), layout(cast<BlockedEncodingAttr>(type.getEncoding())) {
+  numRegs = 1;
+  for (unsigned d = 0; d < getRank(); ++d)
+    numRegs *= layout.getSizePerThread()[d] * reps(d);
+}
+
+bool Distribution::isSupported(RankedTensorType type, std::string &reason) {
+  auto layout = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
+  if (!layout) {
+    reason = "has no #ism.blocked layout (run ism-assign-layouts first)";
+    return false;
+  }
+  for (unsigned d = 0; d < type.getRank(); ++d) {
+    if (layout.getSizePerThread()[d] > type.getDimSize(d)) {
+      reason = "has a layout whose sizePerThread exceeds the tile";
+      return false;
+    }
+  }
+  return true;
+}
+
+int64_t Distribution::footprint(unsigned dim) const {
+  return int64_t(layout.getSizePerThread()[dim]) *
+         layout.getThreadsPerWarp()[dim] * layout.getWarpsPerCTA()[dim];
+}
+
+int64_t Distribution::reps(unsigned dim) const {
+  return std::max<int64_t>(1, type.getDimSize(dim) / footprint(dim));
+}
+
+SmallVector<int64_t> Distribution::getRegCoord(int64_t reg) const {
+  SmallVector<int64_t> coord(getRank(), 0);
+  for (unsigned d : layout.getOrder()) {
+    int64_t spt = layout.getSizePerThread()[d];
+    int64_t s = reg % spt;
+    reg /= spt;
+    int64_t rep = reg % reps(d);
+    reg /= reps(d);
+    coord[d] = rep * footprint(d) + s;
+  }
+  return coord;
+}
+
+SmallVector<int64_t> Distribution::getThreadCoord(int64_t lane,
+                                                  int64_t warp) const {
+  SmallVector<int64_t> coord(getRank(), 0);
+  for (unsigned d : layout.getOrder()) {
+    int64_t t = layout.getThreadsPerWarp()[d], w = layout.getWarpsPerCTA()[d];
+    int64_t laneD = lane % t, warpD = warp % w;
+    lane /= t;
+    warp /= w;
+    int64_t spt = layout.getSizePerThread()[d];
+    int64_t c = laneD * spt + warpD * spt * t;
+    if (footprint(d) > type.getDimSize(d))
+      c &= type.getDimSize(d) - 1;
+    coord[d] = c;
+  }
+  return coord;
+}
+
+SmallVector<int64_t> Distribution::getCoord(int64_t reg, int64_t lane,
+                                            int64_t warp) const {
+  SmallVector<int64_t> coord = getRegCoord(reg);
+  SmallVector<int64_t> thread = getThreadCoord(lane, warp);
+  for (unsigned d = 0; d < getRank(); ++d)
+    coord[d] += thread[d];
+  return coord;
+}
+
+/// Product of `values[k]` over the dimensions that come before `dim` in
+/// `order`.
+static int64_t prefixProduct(ArrayRef<unsigned> values,
+                             ArrayRef<unsigned> order, unsigned dim) {
+  int64_t p = 1;
+  for (unsigned d : order) {
+    if (d == dim)
+      break;
+    p *= values[d];
+  }
+  return p;
+}
+
+Value Distribution::getLaneCoord(OpBuilder &b, Location loc, Value lane,
+                                 unsigned dim) const {
+  int64_t below = prefixProduct(layout.getThreadsPerWarp(), layout.getOrder(),
+                                dim);
+  Value v = arith::DivUIOp::create(
+      b, loc, lane, arith::ConstantIndexOp::create(b, loc, below));
+  return arith::RemUIOp::create(
+      b, loc, v,
+      arith::ConstantIndexOp::create(b, loc,
+                                     layout.getThreadsPerWarp()[dim]));
+}
+
+Value Distribution::getWarpCoord(OpBuilder &b, Location loc, Value warp,
+                                 unsigned dim) const {
+  int64_t below =
+      prefixProduct(layout.getWarpsPerCTA(), layout.getOrder(), dim);
+  Value v = arith::DivUIOp::create(
+      b, loc, warp, arith::ConstantIndexOp::create(b, loc, below));
+  return arith::RemUIOp::create(
+      b, loc, v,
+      arith::ConstantIndexOp::create(b, loc, layout.getWarpsPerCTA()[dim]));
+}
+
+SmallVector<Value> Distribution::getThreadCoord(OpBuilder &b, Location loc,
+                                                Value lane, Value warp) const {
+  SmallVector<Value> coord(getRank());
+  for (unsigned d = 0; d < getRank(); ++d) {
+    int64_t spt = layout.getSizePerThread()[d];
+    int64_t t = layout.getThreadsPerWarp()[d];
+    Value laneD = getLaneCoord(b, loc, lane, d);
+    Value warpD = getWarpCoord(b, loc, warp, d);
+    Value c = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, laneD,
+                              arith::ConstantIndexOp::create(b, loc, spt)),
+        arith::MulIOp::create(b, loc, warpD,
+                              arith::ConstantIndexOp::create(b, loc, spt * t)));
+    if (footprint(d) > type.getDimSize(d))
+      c = arith::AndIOp::create(
+          b, loc, c,
+          arith::ConstantIndexOp::create(b, loc, type.getDimSize(d) - 1));
+    coord[d] = c;
+  }
+  return coord;
+}
+
+int64_t Distribution::getDistinctLanes(unsigned dim) const {
+  int64_t spt = layout.getSizePerThread()[dim];
+  return std::min<int64_t>(layout.getThreadsPerWarp()[dim],
+                           std::max<int64_t>(1, type.getDimSize(dim) / spt));
+}
+
+unsigned Distribution::getLaneBitOffset(unsigned dim) const {
+  return llvm::Log2_64(
+      prefixProduct(layout.getThreadsPerWarp(), layout.getOrder(), dim));
+}
+
+int64_t Distribution::getDistinctWarps(unsigned dim) const {
+  int64_t perWarp =
+      int64_t(layout.getSizePerThread()[dim]) * layout.getThreadsPerWarp()[dim];
+  return std::min<int64_t>(layout.getWarpsPerCTA()[dim],
+                           std::max<int64_t>(1, type.getDimSize(dim) / perWarp));
+}
+
+int64_t Distribution::linearize(ArrayRef<int64_t> coord,
+                                ArrayRef<int64_t> shape) {
+  int64_t index = 0;
+  for (unsigned d = 0; d < shape.size(); ++d)
+    index = index * shape[d] + coord[d];
+  return index;
+}

@@ -1,0 +1,84 @@
+//===- Distribution.h - how a blocked tile maps onto threads ----*- C++ -*-===//
+//
+// A blocked layout gives every thread of a CTA (or of a partition) a fixed
+// set of tile elements, held in one vector per thread ("registers").
+// Distribution computes, for register r of thread (lane, warp), the element's
+// coordinates: a static part that depends on r only plus a per-thread part
+// that depends on (lane, warp) only.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ISM_LIB_CONVERSION_ISMTOGPU_DISTRIBUTION_H
+#define ISM_LIB_CONVERSION_ISMTOGPU_DISTRIBUTION_H
+
+#include "ism/Dialect/Ism/IR/IsmAttrs.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlir::ism {
+
+class Distribution {
+public:
+  /// The distribution of `type`, which must carry a #ism.blocked encoding
+  /// whose sizePerThread fits the shape (see isSupported).
+  explicit Distribution(RankedTensorType type);
+
+  /// Whether `type` has a blocked layout this lowering can distribute;
+  /// otherwise `reason` says why.
+  static bool isSupported(RankedTensorType type, std::string &reason);
+
+  RankedTensorType getType() const { return type; }
+  ArrayRef<int64_t> getShape() const { return type.getShape(); }
+  unsigned getRank() const { return type.getRank(); }
+  BlockedEncodingAttr getLayout() const { return layout; }
+  /// Elements each thread holds.
+  int64_t getNumRegs() const { return numRegs; }
+  /// Threads the layout spreads over (32 x warps).
+  int64_t getNumThreads() const { return 32 * layout.getNumWarps(); }
+  /// The contiguous (fastest) dimension.
+  unsigned getFastDim() const { return layout.getOrder()[0]; }
+  /// Consecutive registers that are consecutive along the fast dimension.
+  unsigned getContiguity() const {
+    return layout.getSizePerThread()[getFastDim()];
+  }
+
+  /// Static part of register `reg`'s coordinates.
+  SmallVector<int64_t> getRegCoord(int64_t reg) const;
+  /// The per-thread part of the coordinates, for a concrete thread.
+  SmallVector<int64_t> getThreadCoord(int64_t lane, int64_t warp) const;
+  /// The per-thread part of the coordinates, as index values.
+  SmallVector<Value> getThreadCoord(OpBuilder &b, Location loc, Value lane,
+                                    Value warp) const;
+  /// The full coordinates of register `reg` of a concrete thread.
+  SmallVector<int64_t> getCoord(int64_t reg, int64_t lane, int64_t warp) const;
+
+  /// Lanes along `dim` that hold distinct data, and the first lane-id bit
+  /// of `dim` (lanes along a dimension differ in a contiguous bit range).
+  int64_t getDistinctLanes(unsigned dim) const;
+  unsigned getLaneBitOffset(unsigned dim) const;
+  /// Warps along `dim` that hold distinct data.
+  int64_t getDistinctWarps(unsigned dim) const;
+  /// The warp's index along `dim`.
+  Value getWarpCoord(OpBuilder &b, Location loc, Value warp,
+                     unsigned dim) const;
+  /// The lane's index along `dim`.
+  Value getLaneCoord(OpBuilder &b, Location loc, Value lane,
+                     unsigned dim) const;
+
+  /// Row-major linear index of `coord` in `shape`.
+  static int64_t linearize(ArrayRef<int64_t> coord, ArrayRef<int64_t> shape);
+
+private:
+  /// Footprint of one CTA along each dimension, and repetitions.
+  int64_t footprint(unsigned dim) const;
+  int64_t reps(unsigned dim) const;
+
+  RankedTensorType type;
+  BlockedEncodingAttr layout;
+  int64_t numRegs;
+};
+
+} // namespace mlir::ism
+
+#endif // ISM_LIB_CONVERSION_ISMTOGPU_DISTRIBUTION_H

@@ -1,0 +1,152 @@
+//===- ElementwiseOps.cpp - arith and math on tiles -----------------------===//
+//
+// Elementwise ops on tiles become the same ops on each thread's vector:
+// all tiles of an elementwise op share one layout, so lane element i of
+// every operand is the same tile element. Splat constants become vector
+// constants. f32 exp, exp2, log, log2, sqrt and rsqrt (on tiles and
+// scalars) become the GPU's approximate special-function instructions, as
+// Triton emits them, instead of calls into libdevice.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::ism;
+
+namespace {
+
+/// Any arith or math op with tile operands or results -> the same op on the
+/// converted (vector) types.
+struct ElementwiseOpLowering : ConversionPattern {
+  ElementwiseOpLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    StringRef dialect = op->getDialect() ? op->getDialect()->getNamespace() : "";
+    if (dialect != "arith" && dialect != "math")
+      return rewriter.notifyMatchFailure(op, "not an arith or math op");
+    if (isa<arith::ConstantOp>(op) || op->getNumRegions() != 0)
+      return rewriter.notifyMatchFailure(op, "handled elsewhere");
+    for (Type type : op->getResultTypes())
+      if (failed(checkDistributable(rewriter, op, type)))
+        return failure();
+    SmallVector<Type> resultTypes;
+    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(),
+                                                resultTypes)))
+      return rewriter.notifyMatchFailure(op, "result types do not convert");
+    OperationState state(op->getLoc(), op->getName(), operands, resultTypes,
+                         op->getAttrs());
+    Operation *converted = rewriter.create(state);
+    rewriter.replaceOp(op, converted->getResults());
+    return success();
+  }
+};
+
+/// arith.constant of a splat tile -> a vector constant.
+struct ConstantOpLowering : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto tensorType = dyn_cast<RankedTensorType>(op.getType());
+    if (!tensorType)
+      return rewriter.notifyMatchFailure(op, "not a tile constant");
+    if (failed(checkDistributable(rewriter, op, tensorType)))
+      return failure();
+    auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+    if (!dense || !dense.isSplat())
+      return op.emitOpError("only splat tile constants can be lowered; "
+                            "build other constant tiles with ism.range and "
+                            "arithmetic");
+    auto vectorType =
+        cast<VectorType>(getTypeConverter()->convertType(tensorType));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, vectorType,
+        DenseElementsAttr::get(vectorType, dense.getSplatValue<Attribute>()));
+    return success();
+  }
+};
+
+/// f32 math op -> an NVVM approximate intrinsic per element, with an
+/// optional scale of the input (exp(x) = ex2(x * log2(e))) and of the
+/// output (log(x) = lg2(x) * ln(2)).
+template <typename MathOp>
+struct FastMathLowering : OpConversionPattern<MathOp> {
+  FastMathLowering(const TypeConverter &converter, MLIRContext *ctx,
+                   StringRef intrinsic, double inScale, double outScale)
+      : OpConversionPattern<MathOp>(converter, ctx, /*benefit=*/2),
+        intrinsic(intrinsic), inScale(inScale), outScale(outScale) {}
+
+  LogicalResult
+  matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = this->getTypeConverter()->convertType(op.getType());
+    if (!type || !getElementTypeOrSelf(type).isF32())
+      return rewriter.notifyMatchFailure(op, "not f32");
+    Location loc = op.getLoc();
+    Value input = adaptor.getOperands()[0];
+    auto vectorType = dyn_cast<VectorType>(type);
+    int64_t n = vectorType ? vectorType.getNumElements() : 1;
+    Type f32 = rewriter.getF32Type();
+    auto scalar = [&](Value x) -> Value {
+      if (inScale != 1.0)
+        x = arith::MulFOp::create(rewriter, loc, x,
+                                  arith::ConstantFloatOp::create(
+                                      rewriter, loc, cast<FloatType>(f32),
+                                      APFloat(float(inScale))));
+      Value y = LLVM::CallIntrinsicOp::create(rewriter, loc, f32,
+                                              rewriter.getStringAttr(intrinsic),
+                                              ValueRange{x})
+                    .getResult(0);
+      if (outScale != 1.0)
+        y = arith::MulFOp::create(rewriter, loc, y,
+                                  arith::ConstantFloatOp::create(
+                                      rewriter, loc, cast<FloatType>(f32),
+                                      APFloat(float(outScale))));
+      return y;
+    };
+    if (!vectorType) {
+      rewriter.replaceOp(op, scalar(input));
+      return success();
+    }
+    SmallVector<Value> elements;
+    for (int64_t i = 0; i < n; ++i)
+      elements.push_back(scalar(extractReg(rewriter, loc, input, i)));
+    rewriter.replaceOp(op, buildVector(rewriter, loc, f32, elements));
+    return success();
+  }
+
+  std::string intrinsic;
+  double inScale, outScale;
+};
+
+} // namespace
+
+void mlir::ism::populateElementwisePatterns(TileTypeConverter &converter,
+                                            LoweringContext &context,
+                                            RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ElementwiseOpLowering, ConstantOpLowering>(converter, ctx);
+  const double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
+  patterns.add<FastMathLowering<math::ExpOp>>(
+      converter, ctx, "llvm.nvvm.ex2.approx.ftz.f", log2e, 1.0);
+  patterns.add<FastMathLowering<math::Exp2Op>>(
+      converter, ctx, "llvm.nvvm.ex2.approx.ftz.f", 1.0, 1.0);
+  patterns.add<FastMathLowering<math::LogOp>>(
+      converter, ctx, "llvm.nvvm.lg2.approx.ftz.f", 1.0, ln2);
+  patterns.add<FastMathLowering<math::Log2Op>>(
+      converter, ctx, "llvm.nvvm.lg2.approx.ftz.f", 1.0, 1.0);
+  patterns.add<FastMathLowering<math::RsqrtOp>>(
+      converter, ctx, "llvm.nvvm.rsqrt.approx.ftz.f", 1.0, 1.0);
+  patterns.add<FastMathLowering<math::SqrtOp>>(
+      converter, ctx, "llvm.nvvm.sqrt.approx.ftz.f", 1.0, 1.0);
+}

@@ -1,0 +1,207 @@
+//===- IsmToGPU.cpp - convert-ism-to-gpu ----------------------------------===//
+
+#include "ism/Conversion/IsmToGPU/IsmToGPU.h"
+#include "ism/Conversion/Passes.h"
+
+#include "Distribution.h"
+#include "Patterns.h"
+
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::ism {
+#define GEN_PASS_DEF_CONVERTISMTOGPU
+#include "ism/Conversion/Passes.h.inc"
+} // namespace mlir::ism
+
+using namespace mlir;
+using namespace mlir::ism;
+
+void mlir::ism::populateIsmToGPUConversionPatterns(
+    TileTypeConverter &typeConverter, LoweringContext &context,
+    RewritePatternSet &patterns) {
+  populateMemoryOpPatterns(typeConverter, context, patterns);
+  populateElementwisePatterns(typeConverter, context, patterns);
+  populateShapeOpPatterns(typeConverter, context, patterns);
+  populateReduceScanPatterns(typeConverter, context, patterns);
+  populateDotPatterns(typeConverter, context, patterns);
+}
+
+namespace {
+
+/// Reports the first tile of `kernel` that cannot be distributed over
+/// threads, naming the op.
+LogicalResult checkTiles(KernelOp kernel) {
+  WalkResult result = kernel.walk([&](Operation *op) {
+    auto check = [&](Type type) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor)
+        return success();
+      std::string reason;
+      if (!Distribution::isSupported(tensor, reason))
+        return LogicalResult(op->emitOpError("tile ") << tensor << " " << reason);
+      int64_t regs = Distribution(tensor).getNumRegs();
+      // 255 registers a thread; a tile this large cannot live in them.
+      if (regs * std::max(1u, tensor.getElementTypeBitWidth() / 32) > 255)
+        return LogicalResult(
+            op->emitOpError("tile ")
+            << tensor << " needs " << regs
+            << " elements per thread, more than the 255 registers a thread "
+               "has; use smaller tiles or more warps");
+      return success();
+    };
+    for (Type type : op->getResultTypes())
+      if (failed(check(type)))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(check(arg.getType())))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+struct ConvertIsmToGPUPass
+    : mlir::ism::impl::ConvertIsmToGPUBase<ConvertIsmToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (barrierId > 15) {
+      module.emitError("barrier-id must be from 0 to 15, got ") << barrierId;
+      return signalPassFailure();
+    }
+    WalkResult coschedule = module.walk([&](CoscheduleOp op) {
+      op.emitOpError("cannot be lowered yet: fusing co-scheduled launches "
+                     "into one kernel (ism-coschedule) is not implemented; "
+                     "launch the kernels one after the other");
+      return WalkResult::interrupt();
+    });
+    if (coschedule.wasInterrupted())
+      return signalPassFailure();
+
+    SmallVector<KernelOp> kernels(module.getOps<KernelOp>());
+    if (kernels.empty())
+      return;
+    MLIRContext *ctx = &getContext();
+    OpBuilder b(ctx);
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    b.getUnitAttr());
+    b.setInsertionPointToEnd(module.getBody());
+    auto gpuModule =
+        gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+
+    PartitionInfo partition{warpBase, barrierId, sharedMemoryBase};
+    llvm::StringMap<gpu::GPUFuncOp> lowered;
+    for (KernelOp kernel : kernels) {
+      if (failed(checkTiles(kernel)))
+        return signalPassFailure();
+      FailureOr<gpu::GPUFuncOp> func = lowerKernel(kernel, gpuModule, partition);
+      if (failed(func))
+        return signalPassFailure();
+      lowered[func->getName()] = *func;
+      kernel.erase();
+    }
+
+    WalkResult launches = module.walk([&](LaunchOp launch) {
+      auto it = lowered.find(launch.getKernel());
+      if (it == lowered.end()) {
+        launch.emitOpError("launches @")
+            << launch.getKernel() << ", which is not an ism.kernel here";
+        return WalkResult::interrupt();
+      }
+      lowerLaunch(launch, it->second);
+      return WalkResult::advance();
+    });
+    if (launches.wasInterrupted())
+      signalPassFailure();
+  }
+
+  /// Moves `kernel`'s body into a gpu.func and lowers its tiles.
+  FailureOr<gpu::GPUFuncOp> lowerKernel(KernelOp kernel,
+                                        gpu::GPUModuleOp gpuModule,
+                                        PartitionInfo partition) {
+    OpBuilder b(gpuModule.getBodyRegion());
+    b.setInsertionPointToEnd(gpuModule.getBody());
+    auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getName(),
+                                       kernel.getFunctionType());
+    unsigned numWarps = kernel.getNumWarps();
+    unsigned numThreads = 32 * numWarps;
+    func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    func->setAttr(kNumThreadsAttrName, b.getI32IntegerAttr(numThreads));
+    if (partition.warpBase == 0)
+      func.setKnownBlockSizeAttr(
+          b.getDenseI32ArrayAttr({int32_t(numThreads), 1, 1}));
+    func.getBody().getBlocks().clear();
+    func.getBody().takeBody(kernel.getBody());
+    for (Block &block : func.getBody()) {
+      if (auto ret = dyn_cast<ReturnOp>(block.getTerminator())) {
+        OpBuilder rb(ret);
+        gpu::ReturnOp::create(rb, ret.getLoc());
+        ret.erase();
+      }
+    }
+
+    LoweringContext context(partition, numWarps);
+    TileTypeConverter converter;
+    RewritePatternSet patterns(&getContext());
+    populateIsmToGPUConversionPatterns(converter, context, patterns);
+    ConversionTarget target(getContext());
+    target.addIllegalDialect<IsmDialect>();
+    target.addLegalDialect<gpu::GPUDialect, LLVM::LLVMDialect,
+                           memref::MemRefDialect, NVVM::NVVMDialect,
+                           vector::VectorDialect, cf::ControlFlowDialect,
+                           index::IndexDialect, ub::UBDialect>();
+    auto typesLegal = [&](Operation *op) { return converter.isLegal(op); };
+    target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
+        typesLegal);
+    target.addDynamicallyLegalOp<math::ExpOp, math::Exp2Op, math::LogOp,
+                                 math::Log2Op, math::RsqrtOp, math::SqrtOp>(
+        [&](Operation *op) {
+          return !getElementTypeOrSelf(op->getResult(0).getType()).isF32() &&
+                 converter.isLegal(op);
+        });
+    target.markUnknownOpDynamicallyLegal(typesLegal);
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         target);
+    if (failed(applyPartialConversion(func, target, std::move(patterns))))
+      return failure();
+    func->setAttr(kSharedMemoryAttrName,
+                  b.getI32IntegerAttr(context.getSharedMemoryBytes()));
+    return func;
+  }
+
+  /// ism.launch -> gpu.launch_func with the kernel's block size and shared
+  /// memory.
+  void lowerLaunch(LaunchOp launch, gpu::GPUFuncOp func) {
+    OpBuilder b(launch);
+    Location loc = launch.getLoc();
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    SmallVector<Value> grid(launch.getGrid());
+    grid.resize(3, one);
+    auto threads = func->getAttrOfType<IntegerAttr>(kNumThreadsAttrName);
+    auto smem = func->getAttrOfType<IntegerAttr>(kSharedMemoryAttrName);
+    Value blockX = arith::ConstantIndexOp::create(b, loc, threads.getInt());
+    Value smemBytes = arith::ConstantIntOp::create(b, loc, smem.getInt(), 32);
+    gpu::LaunchFuncOp::create(b, loc, func, {grid[0], grid[1], grid[2]},
+                              {blockX, one, one}, smemBytes, launch.getArgs());
+    launch.erase();
+  }
+};
+
+} // namespace

@@ -1,0 +1,495 @@
+//===- MemoryOps.cpp - tile loads, stores, gathers, scatters, atomics -----===//
+//
+// A tile access becomes, per thread, accesses of the global addresses of the
+// thread's elements. When the whole tile is inside the memref and aligned,
+// consecutive elements move as one 16-byte vector access; otherwise each
+// element is accessed under its own bounds (and mask) predicate, so no
+// access ever leaves the memref.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::ism;
+
+namespace {
+
+/// A memref seen as a global pointer to its first element plus sizes and
+/// strides in elements.
+struct GlobalView {
+  Value base; // !llvm.ptr<1> to element 0 (the memref's offset applied)
+  Value baseInt; // the same address as an i64
+  SmallVector<Value> sizes, strides;
+  Type elementType;
+  unsigned elementBytes;
+};
+
+GlobalView getGlobalView(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  GlobalView view;
+  view.elementType = type.getElementType();
+  view.elementBytes = type.getElementTypeBitWidth() / 8;
+  view.sizes.assign(meta.getSizes().begin(), meta.getSizes().end());
+  view.strides.assign(meta.getStrides().begin(), meta.getStrides().end());
+  Value aligned =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value offsetBytes = arith::MulIOp::create(
+      b, loc, meta.getOffset(), indexConstant(b, loc, view.elementBytes));
+  Value address = arith::AddIOp::create(b, loc, aligned, offsetBytes);
+  view.baseInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), 1);
+  view.base = LLVM::IntToPtrOp::create(b, loc, ptrType, view.baseInt);
+  return view;
+}
+
+/// The address of element `linear` (in elements) past the view's base.
+Value elementAddress(OpBuilder &b, Location loc, const GlobalView &view,
+                     Value linear) {
+  Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), linear);
+  return LLVM::GEPOp::create(b, loc, view.base.getType(), view.elementType,
+                             view.base, ValueRange{i64});
+}
+
+/// Signed `lo <= v < hi` on index values.
+Value inRange(OpBuilder &b, Location loc, Value v, Value hi) {
+  Value zero = indexConstant(b, loc, 0);
+  Value ge = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v, zero);
+  Value lt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, hi);
+  return arith::AndIOp::create(b, loc, ge, lt);
+}
+
+Value andAll(OpBuilder &b, Location loc, ArrayRef<Value> conds) {
+  Value result = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (Value c : conds)
+    result = arith::AndIOp::create(b, loc, result, c);
+  return result;
+}
+
+/// The addressing of a block access of tile `dist` at `offsets`: per-thread
+/// coordinates and the bounds of the memref.
+struct BlockAccess {
+  const Distribution &dist;
+  const GlobalView &view;
+  SmallVector<Value> offsets; // tile origin, per dimension
+  SmallVector<Value> threadCoord;
+
+  /// Index (in elements) of register `reg`'s element, and its coordinates.
+  Value linearIndex(OpBuilder &b, Location loc, int64_t reg,
+                    SmallVectorImpl<Value> *coords = nullptr) const {
+    SmallVector<int64_t> regCoord = dist.getRegCoord(reg);
+    Value linear = indexConstant(b, loc, 0);
+    for (unsigned d = 0; d < dist.getRank(); ++d) {
+      Value c = arith::AddIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, offsets[d], threadCoord[d]),
+          indexConstant(b, loc, regCoord[d]));
+      if (coords)
+        coords->push_back(c);
+      linear = arith::AddIOp::create(
+          b, loc, linear, arith::MulIOp::create(b, loc, c, view.strides[d]));
+    }
+    return linear;
+  }
+
+  /// Whether register `reg`'s element is inside the memref.
+  Value inBounds(OpBuilder &b, Location loc, ArrayRef<Value> coords) const {
+    SmallVector<Value> conds;
+    for (unsigned d = 0; d < dist.getRank(); ++d)
+      conds.push_back(inRange(b, loc, coords[d], view.sizes[d]));
+    return andAll(b, loc, conds);
+  }
+
+  /// Elements moved by one vector access on the fast path (1: none).
+  unsigned vectorWidth() const {
+    unsigned maxElems = std::max(1u, 16 / view.elementBytes);
+    unsigned fast = dist.getFastDim();
+    if (fast != dist.getRank() - 1)
+      return 1;
+    return std::min<unsigned>(dist.getContiguity(), maxElems);
+  }
+
+  /// True when the whole tile is inside the memref and every vector of
+  /// `vec` elements is contiguous and aligned: then the fast path applies.
+  /// Uniform across the CTA.
+  Value fastPathCondition(OpBuilder &b, Location loc, unsigned vec) const {
+    SmallVector<Value> conds;
+    ArrayRef<int64_t> shape = dist.getShape();
+    Value zero = indexConstant(b, loc, 0);
+    for (unsigned d = 0; d < dist.getRank(); ++d) {
+      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                            offsets[d], zero));
+      Value end = arith::AddIOp::create(b, loc, offsets[d],
+                                        indexConstant(b, loc, shape[d]));
+      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                            end, view.sizes[d]));
+    }
+    if (vec > 1) {
+      int64_t vecBytes = int64_t(vec) * view.elementBytes;
+      Value vb = indexConstant(b, loc, vecBytes);
+      unsigned fast = dist.getFastDim();
+      conds.push_back(arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq, view.strides[fast],
+          indexConstant(b, loc, 1)));
+      // Origin address alignment.
+      Value origin = indexConstant(b, loc, 0);
+      for (unsigned d = 0; d < dist.getRank(); ++d)
+        origin = arith::AddIOp::create(
+            b, loc, origin,
+            arith::MulIOp::create(b, loc, offsets[d], view.strides[d]));
+      Value originBytes = arith::AddIOp::create(
+          b, loc,
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), view.baseInt),
+          arith::MulIOp::create(b, loc, origin,
+                                indexConstant(b, loc, view.elementBytes)));
+      conds.push_back(arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq,
+          arith::RemUIOp::create(b, loc, originBytes, vb), zero));
+      for (unsigned d = 0; d < dist.getRank(); ++d) {
+        if (d == fast)
+          continue;
+        Value strideBytes = arith::MulIOp::create(
+            b, loc, view.strides[d], indexConstant(b, loc, view.elementBytes));
+        conds.push_back(arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq,
+            arith::RemUIOp::create(b, loc, strideBytes, vb), zero));
+      }
+    }
+    return andAll(b, loc, conds);
+  }
+};
+
+/// The padding value of a load or gather (zero by default).
+Value paddingValue(OpBuilder &b, Location loc, Type elementType,
+                   std::optional<TypedAttr> padding) {
+  TypedAttr attr = padding ? *padding : b.getZeroAttr(elementType);
+  return arith::ConstantOp::create(b, loc, attr);
+}
+
+/// Loads `elementType` from `address` when `pred`, else yields `other`.
+Value predicatedLoad(OpBuilder &b, Location loc, Value pred, Value address,
+                     Type elementType, Value other, unsigned bytes) {
+  auto ifOp = scf::IfOp::create(
+      b, loc, pred,
+      [&](OpBuilder &tb, Location l) {
+        Value v = LLVM::LoadOp::create(tb, l, elementType, address, bytes);
+        scf::YieldOp::create(tb, l, v);
+      },
+      [&](OpBuilder &eb, Location l) { scf::YieldOp::create(eb, l, other); });
+  return ifOp.getResult(0);
+}
+
+/// Stores `value` to `address` when `pred`.
+void predicatedStore(OpBuilder &b, Location loc, Value pred, Value value,
+                     Value address, unsigned bytes) {
+  scf::IfOp::create(b, loc, pred, [&](OpBuilder &tb, Location l) {
+    LLVM::StoreOp::create(tb, l, value, address, bytes);
+    scf::YieldOp::create(tb, l);
+  });
+}
+
+/// Rejects memrefs whose elements the lowering does not move.
+LogicalResult checkElementType(ConversionPatternRewriter &rewriter,
+                               Operation *op, MemRefType type) {
+  unsigned bits = type.getElementTypeBitWidth();
+  if (!type.getElementType().isIntOrFloat() || bits % 8 != 0)
+    return op->emitOpError("cannot access memory of element type ")
+           << type.getElementType()
+           << " on the GPU; use 8-, 16-, 32- or 64-bit integer or float "
+              "elements";
+  return success();
+}
+
+/// ism.load -> vector loads (fast path) or predicated element loads.
+struct LoadOpLowering : IsmConversionPattern<LoadOp> {
+  using IsmConversionPattern::IsmConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkDistributable(rewriter, op, op.getType())) ||
+        failed(checkElementType(rewriter, op, op.getBase().getType())))
+      return failure();
+    Location loc = op.getLoc();
+    Distribution dist(op.getType());
+    Type elementType = op.getType().getElementType();
+    Type vectorType = getTypeConverter()->convertType(op.getType());
+    GlobalView view = getGlobalView(rewriter, loc, adaptor.getBase());
+    Value lane = context.getLaneId(rewriter, loc);
+    Value warp = context.getWarpId(rewriter, loc);
+    BlockAccess access{dist, view,
+                       SmallVector<Value>(adaptor.getOffsets()),
+                       dist.getThreadCoord(rewriter, loc, lane, warp)};
+    Value padding = paddingValue(rewriter, loc, elementType, op.getPadding());
+    Value mask = adaptor.getMask();
+    unsigned vec = access.vectorWidth();
+    int64_t numRegs = dist.getNumRegs();
+
+    auto ifOp = scf::IfOp::create(
+        rewriter, loc, access.fastPathCondition(rewriter, loc, vec),
+        [&](OpBuilder &b, Location l) {
+          // Fast path: the whole tile is in bounds and aligned.
+          auto chunkType = VectorType::get({vec}, elementType);
+          SmallVector<Value> elements;
+          for (int64_t r = 0; r < numRegs; r += vec) {
+            Value address =
+                elementAddress(b, l, view, access.linearIndex(b, l, r));
+            Value chunk = LLVM::LoadOp::create(b, l, chunkType, address,
+                                               vec * view.elementBytes);
+            for (unsigned i = 0; i < vec; ++i)
+              elements.push_back(extractReg(b, l, chunk, i));
+          }
+          Value result = buildVector(b, l, elementType, elements);
+          if (mask) {
+            Value pad = vector::BroadcastOp::create(b, l, vectorType, padding);
+            result = arith::SelectOp::create(b, l, mask, result, pad);
+          }
+          scf::YieldOp::create(b, l, result);
+        },
+        [&](OpBuilder &b, Location l) {
+          // Edge path: each element under its own predicate.
+          SmallVector<Value> elements;
+          for (int64_t r = 0; r < numRegs; ++r) {
+            SmallVector<Value> coords;
+            Value linear = access.linearIndex(b, l, r, &coords);
+            Value pred = access.inBounds(b, l, coords);
+            if (mask)
+              pred = arith::AndIOp::create(b, l, pred,
+                                           extractReg(b, l, mask, r));
+            elements.push_back(predicatedLoad(
+                b, l, pred, elementAddress(b, l, view, linear), elementType,
+                padding, view.elementBytes));
+          }
+          scf::YieldOp::create(b, l,
+                               buildVector(b, l, elementType, elements));
+        });
+    rewriter.replaceOp(op, ifOp.getResult(0));
+    return success();
+  }
+};
+
+/// ism.store -> vector stores (fast path, no mask) or predicated element
+/// stores.
+struct StoreOpLowering : IsmConversionPattern<StoreOp> {
+  using IsmConversionPattern::IsmConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto tileType = op.getValue().getType();
+    if (failed(checkDistributable(rewriter, op, tileType)) ||
+        failed(checkElementType(rewriter, op, op.getBase().getType())))
+      return failure();
+    Location loc = op.getLoc();
+    Distribution dist(tileType);
+    GlobalView view = getGlobalView(rewriter, loc, adaptor.getBase());
+    Value lane = context.getLaneId(rewriter, loc);
+    Value warp = context.getWarpId(rewriter, loc);
+    BlockAccess access{dist, view,
+                       SmallVector<Value>(adaptor.getOffsets()),
+                       dist.getThreadCoord(rewriter, loc, lane, warp)};
+    Value value = adaptor.getValue();
+    Value mask = adaptor.getMask();
+    // With a mask, every element is stored under its own predicate.
+    unsigned vec = mask ? 1 : access.vectorWidth();
+    int64_t numRegs = dist.getNumRegs();
+
+    scf::IfOp::create(
+        rewriter, loc, access.fastPathCondition(rewriter, loc, vec),
+        [&](OpBuilder &b, Location l) {
+          for (int64_t r = 0; r < numRegs; r += vec) {
+            Value address =
+                elementAddress(b, l, view, access.linearIndex(b, l, r));
+            if (mask) {
+              predicatedStore(b, l, extractReg(b, l, mask, r),
+                              extractReg(b, l, value, r), address,
+                              view.elementBytes);
+              continue;
+            }
+            SmallVector<int64_t> lanes;
+            for (unsigned i = 0; i < vec; ++i)
+              lanes.push_back(r + i);
+            Value chunk =
+                vec == 1 ? extractReg(b, l, value, r)
+                         : vector::ShuffleOp::create(b, l, value, value, lanes);
+            LLVM::StoreOp::create(b, l, chunk, address,
+                                  vec * view.elementBytes);
+          }
+          scf::YieldOp::create(b, l);
+        },
+        [&](OpBuilder &b, Location l) {
+          for (int64_t r = 0; r < numRegs; ++r) {
+            SmallVector<Value> coords;
+            Value linear = access.linearIndex(b, l, r, &coords);
+            Value pred = access.inBounds(b, l, coords);
+            if (mask)
+              pred = arith::AndIOp::create(b, l, pred,
+                                           extractReg(b, l, mask, r));
+            predicatedStore(b, l, pred, extractReg(b, l, value, r),
+                            elementAddress(b, l, view, linear),
+                            view.elementBytes);
+          }
+          scf::YieldOp::create(b, l);
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The address and predicate of element `reg` of an indexed access.
+std::pair<Value, Value> indexedElement(OpBuilder &b, Location loc,
+                                       const GlobalView &view,
+                                       ValueRange indices, Value mask,
+                                       int64_t reg) {
+  Value linear = indexConstant(b, loc, 0);
+  SmallVector<Value> conds;
+  for (auto [d, indexTile] : llvm::enumerate(indices)) {
+    Value i = extractReg(b, loc, indexTile, reg);
+    Value idx = arith::IndexCastOp::create(b, loc, b.getIndexType(), i);
+    conds.push_back(inRange(b, loc, idx, view.sizes[d]));
+    linear = arith::AddIOp::create(
+        b, loc, linear, arith::MulIOp::create(b, loc, idx, view.strides[d]));
+  }
+  if (mask)
+    conds.push_back(extractReg(b, loc, mask, reg));
+  return {elementAddress(b, loc, view, linear), andAll(b, loc, conds)};
+}
+
+/// ism.gather -> predicated element loads at the index tiles' coordinates.
+struct GatherOpLowering : IsmConversionPattern<GatherOp> {
+  using IsmConversionPattern::IsmConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkDistributable(rewriter, op, op.getType())) ||
+        failed(checkElementType(rewriter, op, op.getBase().getType())))
+      return failure();
+    Location loc = op.getLoc();
+    Distribution dist(op.getType());
+    Type elementType = op.getType().getElementType();
+    GlobalView view = getGlobalView(rewriter, loc, adaptor.getBase());
+    Value padding = paddingValue(rewriter, loc, elementType, op.getPadding());
+    SmallVector<Value> elements;
+    for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
+      auto [address, pred] = indexedElement(rewriter, loc, view,
+                                            adaptor.getIndices(),
+                                            adaptor.getMask(), r);
+      elements.push_back(predicatedLoad(rewriter, loc, pred, address,
+                                        elementType, padding,
+                                        view.elementBytes));
+    }
+    rewriter.replaceOp(op, buildVector(rewriter, loc, elementType, elements));
+    return success();
+  }
+};
+
+/// ism.scatter -> predicated element stores.
+struct ScatterOpLowering : IsmConversionPattern<ScatterOp> {
+  using IsmConversionPattern::IsmConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ScatterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto tileType = op.getValue().getType();
+    if (failed(checkDistributable(rewriter, op, tileType)) ||
+        failed(checkElementType(rewriter, op, op.getBase().getType())))
+      return failure();
+    Location loc = op.getLoc();
+    Distribution dist(tileType);
+    GlobalView view = getGlobalView(rewriter, loc, adaptor.getBase());
+    for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
+      auto [address, pred] = indexedElement(rewriter, loc, view,
+                                            adaptor.getIndices(),
+                                            adaptor.getMask(), r);
+      predicatedStore(rewriter, loc, pred,
+                      extractReg(rewriter, loc, adaptor.getValue(), r),
+                      address, view.elementBytes);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The LLVM atomic operation for an ism atomic kind on `elementType`.
+LLVM::AtomicBinOp atomicBinOp(AtomicKind kind, Type elementType) {
+  bool isFloat = isa<FloatType>(elementType);
+  switch (kind) {
+  case AtomicKind::Add:
+    return isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
+  case AtomicKind::Max:
+    return isFloat ? LLVM::AtomicBinOp::fmax : LLVM::AtomicBinOp::max;
+  case AtomicKind::Min:
+    return isFloat ? LLVM::AtomicBinOp::fmin : LLVM::AtomicBinOp::min;
+  case AtomicKind::UMax:
+    return LLVM::AtomicBinOp::umax;
+  case AtomicKind::UMin:
+    return LLVM::AtomicBinOp::umin;
+  case AtomicKind::And:
+    return LLVM::AtomicBinOp::_and;
+  case AtomicKind::Or:
+    return LLVM::AtomicBinOp::_or;
+  case AtomicKind::Xor:
+    return LLVM::AtomicBinOp::_xor;
+  case AtomicKind::Xchg:
+    return LLVM::AtomicBinOp::xchg;
+  }
+  llvm_unreachable("unknown atomic kind");
+}
+
+/// ism.atomic_rmw -> predicated per-element atomics (relaxed, GPU scope).
+struct AtomicRMWOpLowering : IsmConversionPattern<AtomicRMWOp> {
+  using IsmConversionPattern::IsmConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AtomicRMWOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto tileType = op.getValue().getType();
+    if (failed(checkDistributable(rewriter, op, tileType)) ||
+        failed(checkElementType(rewriter, op, op.getBase().getType())))
+      return failure();
+    Location loc = op.getLoc();
+    Distribution dist(tileType);
+    Type elementType = tileType.getElementType();
+    GlobalView view = getGlobalView(rewriter, loc, adaptor.getBase());
+    Value zero = arith::ConstantOp::create(rewriter, loc,
+                                           rewriter.getZeroAttr(elementType));
+    LLVM::AtomicBinOp binOp = atomicBinOp(op.getKind(), elementType);
+    SmallVector<Value> elements;
+    for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
+      auto [address, pred] = indexedElement(rewriter, loc, view,
+                                            adaptor.getIndices(),
+                                            adaptor.getMask(), r);
+      Value value = extractReg(rewriter, loc, adaptor.getValue(), r);
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, pred,
+          [&](OpBuilder &b, Location l) {
+            Value old = LLVM::AtomicRMWOp::create(
+                b, l, binOp, address, value, LLVM::AtomicOrdering::monotonic);
+            scf::YieldOp::create(b, l, old);
+          },
+          [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, zero); });
+      elements.push_back(ifOp.getResult(0));
+    }
+    rewriter.replaceOp(op, buildVector(rewriter, loc, elementType, elements));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::ism::populateMemoryOpPatterns(TileTypeConverter &converter,
+                                         LoweringContext &context,
+                                         RewritePatternSet &patterns) {
+  patterns.add<LoadOpLowering, StoreOpLowering, GatherOpLowering,
+               ScatterOpLowering, AtomicRMWOpLowering>(
+      converter, patterns.getContext(), context);
+}

@@ -1,0 +1,82 @@
+//===- Patterns.h - ism-to-GPU pattern groups -------------------*- C++ -*-===//
+
+#ifndef ISM_LIB_CONVERSION_ISMTOGPU_PATTERNS_H
+#define ISM_LIB_CONVERSION_ISMTOGPU_PATTERNS_H
+
+#include "Distribution.h"
+#include "ism/Conversion/IsmToGPU/IsmToGPU.h"
+
+namespace mlir::ism {
+
+/// Base of the ism-to-GPU patterns: a conversion pattern that also sees the
+/// kernel's LoweringContext.
+template <typename OpTy>
+struct IsmConversionPattern : OpConversionPattern<OpTy> {
+  IsmConversionPattern(const TypeConverter &converter, MLIRContext *ctx,
+                       LoweringContext &context)
+      : OpConversionPattern<OpTy>(converter, ctx), context(context) {}
+
+protected:
+  LoweringContext &context;
+};
+
+/// Load/store/gather/scatter/atomic_rmw (MemoryOps.cpp).
+void populateMemoryOpPatterns(TileTypeConverter &converter,
+                              LoweringContext &context,
+                              RewritePatternSet &patterns);
+/// arith and math on tiles, constants, fast f32 math (ElementwiseOps.cpp).
+void populateElementwisePatterns(TileTypeConverter &converter,
+                                 LoweringContext &context,
+                                 RewritePatternSet &patterns);
+/// splat, range, grid queries, broadcast, expand_dims, reshape, trans,
+/// convert_layout (ShapeOps.cpp).
+void populateShapeOpPatterns(TileTypeConverter &converter,
+                             LoweringContext &context,
+                             RewritePatternSet &patterns);
+/// reduce and scan (ReduceScan.cpp).
+void populateReduceScanPatterns(TileTypeConverter &converter,
+                                LoweringContext &context,
+                                RewritePatternSet &patterns);
+/// The SIMT (FMA) dot (Dot.cpp).
+void populateDotPatterns(TileTypeConverter &converter,
+                         LoweringContext &context,
+                         RewritePatternSet &patterns);
+
+//===----------------------------------------------------------------------===//
+// Helpers shared by the pattern groups (Utils.cpp)
+//===----------------------------------------------------------------------===//
+
+/// An index constant.
+Value indexConstant(OpBuilder &b, Location loc, int64_t value);
+/// Element `reg` of a per-thread tile vector.
+Value extractReg(OpBuilder &b, Location loc, Value vector, int64_t reg);
+/// A per-thread tile vector from its elements.
+Value buildVector(OpBuilder &b, Location loc, Type elementType,
+                  ArrayRef<Value> elements);
+
+/// Moves a tile between layouts (and shapes): in registers when every
+/// thread already holds the elements it needs (a static shuffle), through
+/// shared memory otherwise. `src` is the source vector with distribution
+/// `from`; `to` is the result's. Result element at coordinates `c` is the
+/// source element whose row-major linear index is sum_d(c[d] * coefs[d]),
+/// which expresses reshape, transposition, expand_dims and broadcast.
+Value relayout(OpBuilder &b, Location loc, LoweringContext &context,
+               Value src, const Distribution &from, const Distribution &to,
+               ArrayRef<int64_t> coefs);
+
+/// Row-major strides of `shape`.
+SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
+
+/// Runs a combiner region (of ism.reduce / ism.scan) on `lhs` and `rhs`
+/// (one scalar per source each) and returns the yielded values.
+SmallVector<Value> combine(OpBuilder &b, Location loc, Region &combiner,
+                           ValueRange lhs, ValueRange rhs);
+
+/// Fails the match with a message when `type` is a tile the lowering cannot
+/// distribute.
+LogicalResult checkDistributable(ConversionPatternRewriter &rewriter,
+                                 Operation *op, Type type);
+
+} // namespace mlir::ism
+
+#endif // ISM_LIB_CONVERSION_ISMTOGPU_PATTERNS_H

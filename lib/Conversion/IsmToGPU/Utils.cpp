@@ -1,0 +1,153 @@
+//===- Utils.cpp - helpers shared by the ism-to-GPU patterns --------------===//
+
+#include "Patterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::ism;
+
+Value mlir::ism::indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+Value mlir::ism::extractReg(OpBuilder &b, Location loc, Value vector,
+                            int64_t reg) {
+  return vector::ExtractOp::create(b, loc, vector, reg);
+}
+
+Value mlir::ism::buildVector(OpBuilder &b, Location loc, Type elementType,
+                             ArrayRef<Value> elements) {
+  auto type = VectorType::get({int64_t(elements.size())}, elementType);
+  return vector::FromElementsOp::create(b, loc, type, elements);
+}
+
+SmallVector<int64_t> mlir::ism::rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// sum_d coord[d] * coefs[d].
+static int64_t dot(ArrayRef<int64_t> coord, ArrayRef<int64_t> coefs) {
+  int64_t sum = 0;
+  for (auto [c, k] : llvm::zip(coord, coefs))
+    sum += c * k;
+  return sum;
+}
+
+/// sum_d coord[d] * coefs[d] for index values.
+static Value dot(OpBuilder &b, Location loc, ArrayRef<Value> coord,
+                 ArrayRef<int64_t> coefs) {
+  Value sum = indexConstant(b, loc, 0);
+  for (auto [c, k] : llvm::zip(coord, coefs)) {
+    if (k == 0)
+      continue;
+    sum = arith::AddIOp::create(
+        b, loc, sum,
+        arith::MulIOp::create(b, loc, c, indexConstant(b, loc, k)));
+  }
+  return sum;
+}
+
+/// If every thread finds each result element in the same source register,
+/// returns that register for each result register.
+static std::optional<SmallVector<int64_t>>
+findRegisterMap(const Distribution &from, const Distribution &to,
+                ArrayRef<int64_t> coefs) {
+  if (from.getNumThreads() != to.getNumThreads())
+    return std::nullopt;
+  SmallVector<int64_t> fromStrides = rowMajorStrides(from.getShape());
+  SmallVector<int64_t> map(to.getNumRegs(), -1);
+  // Candidates from thread 0, then checked on every thread.
+  llvm::DenseMap<int64_t, int64_t> thread0;
+  for (int64_t r = 0; r < from.getNumRegs(); ++r)
+    thread0.try_emplace(dot(from.getCoord(r, 0, 0), fromStrides), r);
+  for (int64_t r = 0; r < to.getNumRegs(); ++r) {
+    auto it = thread0.find(dot(to.getCoord(r, 0, 0), coefs));
+    if (it == thread0.end())
+      return std::nullopt;
+    map[r] = it->second;
+  }
+  for (int64_t t = 1; t < to.getNumThreads(); ++t) {
+    int64_t lane = t % 32, warp = t / 32;
+    for (int64_t r = 0; r < to.getNumRegs(); ++r)
+      if (dot(to.getCoord(r, lane, warp), coefs) !=
+          dot(from.getCoord(map[r], lane, warp), fromStrides))
+        return std::nullopt;
+  }
+  return map;
+}
+
+Value mlir::ism::relayout(OpBuilder &b, Location loc, LoweringContext &context,
+                          Value src, const Distribution &from,
+                          const Distribution &to, ArrayRef<int64_t> coefs) {
+  Type elementType = from.getType().getElementType();
+  if (std::optional<SmallVector<int64_t>> map = findRegisterMap(from, to, coefs)) {
+    bool identity = from.getNumRegs() == to.getNumRegs() &&
+                    llvm::all_of(llvm::enumerate(*map), [](auto pair) {
+                      return int64_t(pair.index()) == pair.value();
+                    });
+    if (identity)
+      return src;
+    return vector::ShuffleOp::create(b, loc, src, src, *map);
+  }
+
+  // Through shared memory: each thread writes its elements at their
+  // row-major position in the source tile, then reads what it needs.
+  int64_t numElements = from.getType().getNumElements();
+  Value scratch = context.getScratch(b, loc, elementType, numElements);
+  Value lane = context.getLaneId(b, loc), warp = context.getWarpId(b, loc);
+  SmallVector<int64_t> fromStrides = rowMajorStrides(from.getShape());
+  Value fromBase =
+      dot(b, loc, from.getThreadCoord(b, loc, lane, warp), fromStrides);
+  for (int64_t r = 0; r < from.getNumRegs(); ++r) {
+    Value index = arith::AddIOp::create(
+        b, loc, fromBase,
+        indexConstant(b, loc, dot(from.getRegCoord(r), fromStrides)));
+    memref::StoreOp::create(b, loc, extractReg(b, loc, src, r), scratch,
+                            index);
+  }
+  context.barrier(b, loc);
+  Value toBase = dot(b, loc, to.getThreadCoord(b, loc, lane, warp), coefs);
+  SmallVector<Value> elements;
+  for (int64_t r = 0; r < to.getNumRegs(); ++r) {
+    Value index = arith::AddIOp::create(
+        b, loc, toBase, indexConstant(b, loc, dot(to.getRegCoord(r), coefs)));
+    elements.push_back(memref::LoadOp::create(b, loc, scratch, index));
+  }
+  context.barrier(b, loc);
+  return buildVector(b, loc, elementType, elements);
+}
+
+SmallVector<Value> mlir::ism::combine(OpBuilder &b, Location loc,
+                                      Region &combiner, ValueRange lhs,
+                                      ValueRange rhs) {
+  Block &block = combiner.front();
+  IRMapping mapping;
+  for (auto [i, value] : llvm::enumerate(lhs))
+    mapping.map(block.getArgument(i), value);
+  for (auto [i, value] : llvm::enumerate(rhs))
+    mapping.map(block.getArgument(lhs.size() + i), value);
+  for (Operation &op : block.without_terminator())
+    b.clone(op, mapping);
+  SmallVector<Value> results;
+  for (Value v : block.getTerminator()->getOperands())
+    results.push_back(mapping.lookupOrDefault(v));
+  return results;
+}
+
+LogicalResult mlir::ism::checkDistributable(ConversionPatternRewriter &rewriter,
+                                            Operation *op, Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return success();
+  std::string reason;
+  if (!Distribution::isSupported(tensor, reason))
+    return rewriter.notifyMatchFailure(op, "tile " + reason);
+  return success();
+}

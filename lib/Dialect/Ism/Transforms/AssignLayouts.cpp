@@ -1,0 +1,157 @@
+//===- AssignLayouts.cpp - ism-assign-layouts: pick thread layouts --------===//
+
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+#include "ism/Dialect/Ism/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::ism {
+#define GEN_PASS_DEF_ISMASSIGNLAYOUTS
+#include "ism/Dialect/Ism/Transforms/Passes.h.inc"
+} // namespace mlir::ism
+
+using namespace mlir;
+using namespace mlir::ism;
+
+namespace {
+
+using Shape = SmallVector<int64_t>;
+
+/// Bytes of one element as stored in memory (i1 masks count as one byte).
+unsigned elementBytes(Type type) {
+  return std::max<unsigned>(1, getElementTypeOrSelf(type).getIntOrFloatBitWidth() / 8);
+}
+
+/// The blocked layout for a tile of `shape` whose memory accesses use
+/// `bytes`-byte elements, spread over `numWarps` warps. See the pass
+/// description.
+BlockedEncodingAttr chooseLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
+                                 unsigned bytes, unsigned numWarps) {
+  unsigned rank = shape.size();
+  SmallVector<unsigned> order, sizePerThread(rank, 1), threads(rank, 1),
+      warps(rank, 1);
+  for (unsigned d = rank; d-- > 0;)
+    order.push_back(d);
+  unsigned fast = order.front();
+  sizePerThread[fast] = std::max<unsigned>(
+      1, std::min<int64_t>(std::max<unsigned>(1, 16 / bytes), shape[fast]));
+
+  unsigned lanesLeft = 32;
+  for (unsigned d : order) {
+    int64_t extent = std::max<int64_t>(1, shape[d] / sizePerThread[d]);
+    unsigned t = std::min<int64_t>(lanesLeft, extent);
+    threads[d] = t;
+    lanesLeft /= t;
+  }
+  threads[order.back()] *= lanesLeft;
+
+  unsigned warpsLeft = numWarps;
+  for (unsigned d : order) {
+    int64_t extent =
+        std::max<int64_t>(1, shape[d] / (sizePerThread[d] * threads[d]));
+    unsigned w = std::min<int64_t>(warpsLeft, extent);
+    warps[d] = w;
+    warpsLeft /= w;
+  }
+  warps[order.back()] *= warpsLeft;
+  return BlockedEncodingAttr::get(ctx, sizePerThread, threads, warps, order);
+}
+
+/// Returns `type` with `encoding`, for ranked tensors without one.
+Type withEncoding(Type type,
+                  const DenseMap<Shape, BlockedEncodingAttr> &layouts) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensor.getEncoding())
+    return type;
+  auto it = layouts.find(Shape(tensor.getShape()));
+  if (it == layouts.end())
+    return type;
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                               it->second);
+}
+
+struct IsmAssignLayoutsPass
+    : mlir::ism::impl::IsmAssignLayoutsBase<IsmAssignLayoutsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    getOperation().walk([&](KernelOp kernel) {
+      if (numWarps != 0) {
+        if (numWarps > 32 || !llvm::isPowerOf2_32(numWarps)) {
+          kernel.emitOpError("num-warps must be a power of two from 1 to 32, "
+                             "got ")
+              << numWarps;
+          return signalPassFailure();
+        }
+        kernel.setNumWarps(numWarps);
+      }
+      assign(kernel);
+    });
+  }
+
+  void assign(KernelOp kernel) {
+    // The element size that decides the vector width of each shape.
+    DenseMap<Shape, unsigned> memoryBytes, valueBytes;
+    auto note = [](DenseMap<Shape, unsigned> &map, Type type) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (!tensor || tensor.getEncoding())
+        return;
+      Shape shape(tensor.getShape());
+      unsigned bytes = elementBytes(tensor);
+      auto [it, inserted] = map.try_emplace(shape, bytes);
+      if (!inserted)
+        it->second = std::min(it->second, bytes);
+    };
+    kernel.walk([&](Operation *op) {
+      if (isa<LoadOp, GatherOp>(op))
+        note(memoryBytes, op->getResult(0).getType());
+      if (isa<StoreOp, ScatterOp, AtomicRMWOp>(op))
+        note(memoryBytes, op->getOperand(isa<AtomicRMWOp>(op) ? 2 : 0).getType());
+      for (Type type : op->getResultTypes())
+        if (!getElementTypeOrSelf(type).isInteger(1))
+          note(valueBytes, type);
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            note(valueBytes, arg.getType());
+    });
+
+    DenseMap<Shape, BlockedEncodingAttr> layouts;
+    auto choose = [&](const Shape &shape, unsigned bytes) {
+      if (!layouts.count(shape))
+        layouts[shape] = chooseLayout(&getContext(), shape, bytes,
+                                      kernel.getNumWarps());
+    };
+    for (auto &[shape, bytes] : memoryBytes)
+      choose(shape, bytes);
+    for (auto &[shape, bytes] : valueBytes)
+      choose(shape, bytes);
+    // Shapes seen only as i1 masks.
+    kernel.walk([&](Operation *op) {
+      for (Type type : op->getResultTypes())
+        if (auto tensor = dyn_cast<RankedTensorType>(type);
+            tensor && !tensor.getEncoding())
+          choose(Shape(tensor.getShape()), 4);
+    });
+
+    kernel.walk([&](Operation *op) {
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            arg.setType(withEncoding(arg.getType(), layouts));
+      for (OpResult result : op->getResults())
+        result.setType(withEncoding(result.getType(), layouts));
+      if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+        if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+          if (dense.getType() != constant.getType())
+            constant.setValueAttr(
+                dense.reshape(cast<ShapedType>(constant.getType())));
+      }
+    });
+  }
+};
+
+} // namespace
