@@ -393,6 +393,11 @@ class _Builder:
                 if dw > sw else "arith.trunci"
         return self._op1(name, [x], self._like(x, dst))
 
+    def dim(self, buffer: Value, index: int) -> Value:
+        """The size of dimension ``index`` of a memref (``memref.dim``)."""
+        return self._op1("memref.dim", [buffer, self._index(index)],
+                         self._type("index"))
+
     # -- loops -----------------------------------------------------------------
     def for_range(self, lo, hi, step=1, iter_args: Sequence[Value] = (),
                   body: Optional[Callable] = None):
@@ -789,11 +794,6 @@ class HostBuilder(_Builder):
         op, self._op = self._op, None
         self._verify(op)
 
-    def dim(self, buffer: Value, index: int) -> Value:
-        """The size of dimension ``index`` of a memref (``memref.dim``)."""
-        return self._op1("memref.dim", [buffer, self._index(index)],
-                         self._type("index"))
-
     def launch(self, kernel, grid: Sequence, args: Sequence[Value]) -> None:
         """``ism.launch``: runs ``kernel`` (a name or KernelBuilder) over a
         1-3 dimensional grid; the arguments must match the kernel's."""
@@ -831,6 +831,11 @@ class _Coschedule:
         if exc_type is not None:
             self.op.erase()
             return
+        # Operands made inside the block (grid constants, ...) belong
+        # before the coschedule, which holds only launches.
+        for op in self.block.operations:
+            if op.name != "ism.launch":
+                op.move_before(self.op)
         self.b._verify(self.op)
 
 

@@ -480,11 +480,12 @@ NB_MODULE(_ism, m) {
           [](ContextHandle &ctx, const std::string &text,
              const std::string &sourceName) {
             DiagnosticCollector diags(ctx.context.get());
-            ParserConfig config(ctx.context.get());
+            ParserConfig config(ctx.context.get(), /*verifyAfterParse=*/false);
             OwningOpRef<ModuleOp> module =
                 parseSourceString<ModuleOp>(text, config, sourceName);
             if (!module)
               diags.raise(ErrorKind::Parse, "could not parse the module");
+            verifyOperation(*module);
             return new ModuleHandle{std::move(module)};
           },
           nb::arg("context"), nb::arg("text"),
@@ -565,6 +566,12 @@ NB_MODULE(_ism, m) {
           "The named attribute (inherent or discardable) as text, or None.")
       .def("verify", [](OperationHandle &self) { verifyOperation(self.op); })
       .def("erase", [](OperationHandle &self) { self.op->erase(); })
+      .def(
+          "move_before",
+          [](OperationHandle &self, OperationHandle &other) {
+            self.op->moveBefore(other.op);
+          },
+          "Moves this operation right before `other` (same region tree).")
       .def("__str__", [](OperationHandle &self) {
         return printOperation(self.op, false, false);
       });
