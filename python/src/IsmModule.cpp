@@ -74,7 +74,8 @@ static const char *severityName(DiagnosticSeverity severity) {
   return "error";
 }
 
-template <typename T> static std::string printToString(const T &value) {
+template <typename T>
+static std::string printToString(const T &value) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << value;
@@ -84,8 +85,7 @@ template <typename T> static std::string printToString(const T &value) {
 DiagnosticCollector::DiagnosticCollector(MLIRContext *context)
     : handler(context, [this](Diagnostic &diag) {
         diagnostics.push_back({severityName(diag.getSeverity()),
-                               printToString(diag.getLocation()),
-                               diag.str()});
+                               printToString(diag.getLocation()), diag.str()});
         for (Diagnostic &note : diag.getNotes())
           diagnostics.push_back(
               {"note", printToString(note.getLocation()), note.str()});
@@ -158,9 +158,9 @@ static void registerPassesOnce() {
 static void verifyOperation(Operation *op) {
   DiagnosticCollector diags(op->getContext());
   if (failed(verify(op)))
-    diags.raise(ErrorKind::Verification, "'" +
-                                             op->getName().getStringRef().str() +
-                                             "' failed to verify");
+    diags.raise(ErrorKind::Verification,
+                "'" + op->getName().getStringRef().str() +
+                    "' failed to verify");
   SymbolTableCollection symbolTables;
   bool ok = true;
   op->walk([&](SymbolUserOpInterface user) {
@@ -176,12 +176,12 @@ static void verifyOperation(Operation *op) {
 /// Creates an operation by name at the end of `block` (before its
 /// terminator when `beforeTerminator`). It is not verified: callers fill
 /// its regions first, then call verify().
-static OperationHandle
-createOperation(const std::string &name, const std::vector<ValueHandle> &operands,
-                const std::vector<TypeHandle> &resultTypes,
-                const std::vector<std::pair<std::string, AttributeHandle>> &attrs,
-                unsigned numRegions, BlockHandle block, LocationHandle loc,
-                bool beforeTerminator) {
+static OperationHandle createOperation(
+    const std::string &name, const std::vector<ValueHandle> &operands,
+    const std::vector<TypeHandle> &resultTypes,
+    const std::vector<std::pair<std::string, AttributeHandle>> &attrs,
+    unsigned numRegions, BlockHandle block, LocationHandle loc,
+    bool beforeTerminator) {
   MLIRContext *context = loc.loc.getContext();
   std::optional<RegisteredOperationName> opName =
       RegisteredOperationName::lookup(name, context);
@@ -207,8 +207,7 @@ createOperation(const std::string &name, const std::vector<ValueHandle> &operand
   return {op};
 }
 
-static std::string printOperation(Operation *op, bool debugInfo,
-                                  bool generic) {
+static std::string printOperation(Operation *op, bool debugInfo, bool generic) {
   OpPrintingFlags flags;
   if (debugInfo)
     flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
@@ -246,7 +245,8 @@ struct StageRecorder : public PassInstrumentation {
 /// `builtin.module(...)` anchor) on `module` in place. With `recordStages`,
 /// returns the module's IR after each pass.
 static std::vector<std::pair<std::string, std::string>>
-runPipeline(ModuleHandle &module, const std::string &pipeline, bool recordStages) {
+runPipeline(ModuleHandle &module, const std::string &pipeline,
+            bool recordStages) {
   registerPassesOnce();
   MLIRContext *context = module.module->getContext();
   std::vector<std::pair<std::string, std::string>> stages;
@@ -262,8 +262,8 @@ runPipeline(ModuleHandle &module, const std::string &pipeline, bool recordStages
   std::string parseErrors;
   llvm::raw_string_ostream errorStream(parseErrors);
   if (failed(parsePassPipeline(text, pm, errorStream)))
-    throw IsmError(ErrorKind::Compile, "invalid pass pipeline '" + pipeline +
-                                           "': " + parseErrors);
+    throw IsmError(ErrorKind::Compile,
+                   "invalid pass pipeline '" + pipeline + "': " + parseErrors);
 
   // Recording prints the whole module from inside nested pass managers,
   // which is only safe when they do not run in parallel.
@@ -276,8 +276,7 @@ runPipeline(ModuleHandle &module, const std::string &pipeline, bool recordStages
   if (recordStages && wasMultithreaded)
     context->enableMultithreading();
   if (failed(result))
-    diags.raise(ErrorKind::Compile,
-                "pass pipeline '" + pipeline + "' failed");
+    diags.raise(ErrorKind::Compile, "pass pipeline '" + pipeline + "' failed");
   return stages;
 }
 
@@ -328,7 +327,8 @@ compileGPUToPTX(ModuleHandle &module, const std::string &chip,
 /// Converts the Python-side description of each argument: a tuple
 /// ("buffer", data address, element type, shape, strides) or
 /// ("int"|"float", value).
-static std::vector<double> runEntry(ModuleHandle &module, const std::string &entry,
+static std::vector<double> runEntry(ModuleHandle &module,
+                                    const std::string &entry,
                                     const nb::list &arguments,
                                     const std::string &chip, bool timing,
                                     unsigned warmup, unsigned repetitions) {
@@ -413,13 +413,12 @@ NB_MODULE(_ism, m) {
 
   baseErrorClass = makeErrorClass(m, "IsmError", PyExc_Exception,
                                   "Base class of ism errors.");
-  nb::object valueBases = nb::make_tuple(nb::handle(baseErrorClass),
-                                         nb::handle(PyExc_ValueError));
+  nb::object valueBases =
+      nb::make_tuple(nb::handle(baseErrorClass), nb::handle(PyExc_ValueError));
   nb::object runtimeBases = nb::make_tuple(nb::handle(baseErrorClass),
                                            nb::handle(PyExc_RuntimeError));
-  errorClasses[static_cast<int>(ErrorKind::Parse)] =
-      makeErrorClass(m, "ParseError", valueBases.ptr(),
-                     "MLIR could not parse the text.");
+  errorClasses[static_cast<int>(ErrorKind::Parse)] = makeErrorClass(
+      m, "ParseError", valueBases.ptr(), "MLIR could not parse the text.");
   errorClasses[static_cast<int>(ErrorKind::Verification)] = makeErrorClass(
       m, "VerificationError", valueBases.ptr(),
       "An operation or module failed to verify; carries MLIR's diagnostics.");
@@ -429,9 +428,8 @@ NB_MODULE(_ism, m) {
   errorClasses[static_cast<int>(ErrorKind::RuntimeUnavailable)] =
       makeErrorClass(m, "RuntimeUnavailable", runtimeBases.ptr(),
                      "No GPU runner, CUDA driver or GPU is available.");
-  errorClasses[static_cast<int>(ErrorKind::Run)] =
-      makeErrorClass(m, "RunError", runtimeBases.ptr(),
-                     "Running on the GPU failed.");
+  errorClasses[static_cast<int>(ErrorKind::Run)] = makeErrorClass(
+      m, "RunError", runtimeBases.ptr(), "Running on the GPU failed.");
   nb::register_exception_translator(translateIsmError);
 
   nb::class_<ContextHandle>(m, "Context")
@@ -455,8 +453,7 @@ NB_MODULE(_ism, m) {
             Attribute attr =
                 parseAttribute(text, self.context.get(), Type(), &numRead);
             if (!attr || numRead != text.size())
-              diags.raise(ErrorKind::Parse,
-                          "invalid attribute '" + text + "'");
+              diags.raise(ErrorKind::Parse, "invalid attribute '" + text + "'");
             return AttributeHandle{attr};
           },
           "Parses an MLIR attribute, e.g. '128 : index'.")
@@ -507,8 +504,7 @@ NB_MODULE(_ism, m) {
             return printOperation(*self.module, debugInfo, generic);
           },
           nb::arg("debug_info") = false, nb::arg("generic") = false)
-      .def("verify",
-           [](ModuleHandle &self) { verifyOperation(*self.module); })
+      .def("verify", [](ModuleHandle &self) { verifyOperation(*self.module); })
       .def("clone",
            [](ModuleHandle &self) {
              return new ModuleHandle{
@@ -556,8 +552,8 @@ NB_MODULE(_ism, m) {
                    })
       .def(
           "attr",
-          [](OperationHandle &self, const std::string &name)
-              -> std::optional<std::string> {
+          [](OperationHandle &self,
+             const std::string &name) -> std::optional<std::string> {
             Attribute attr = self.op->getAttr(name);
             if (!attr)
               return std::nullopt;
@@ -615,8 +611,9 @@ NB_MODULE(_ism, m) {
       });
 
   nb::class_<ValueHandle>(m, "Value")
-      .def_prop_ro("type",
-                   [](ValueHandle &self) { return TypeHandle{self.value.getType()}; })
+      .def_prop_ro(
+          "type",
+          [](ValueHandle &self) { return TypeHandle{self.value.getType()}; })
       .def_prop_ro("owner",
                    [](ValueHandle &self) -> std::optional<OperationHandle> {
                      if (Operation *op = self.value.getDefiningOp())
@@ -641,16 +638,16 @@ NB_MODULE(_ism, m) {
 
   nb::class_<TypeHandle>(m, "Type")
       .def("__str__", [](TypeHandle &self) { return printToString(self.type); })
-      .def("__eq__",
-           [](TypeHandle &self, TypeHandle &other) { return self.type == other.type; })
+      .def("__eq__", [](TypeHandle &self,
+                        TypeHandle &other) { return self.type == other.type; })
       .def("__hash__",
            [](TypeHandle &self) {
-             return reinterpret_cast<uintptr_t>(
-                 self.type.getAsOpaquePointer());
+             return reinterpret_cast<uintptr_t>(self.type.getAsOpaquePointer());
            })
       .def_prop_ro(
           "shape",
-          [](TypeHandle &self) -> std::optional<std::vector<std::optional<int64_t>>> {
+          [](TypeHandle &self)
+              -> std::optional<std::vector<std::optional<int64_t>>> {
             auto shaped = dyn_cast<ShapedType>(self.type);
             if (!shaped || !shaped.hasRank())
               return std::nullopt;
@@ -666,8 +663,9 @@ NB_MODULE(_ism, m) {
                    [](TypeHandle &self) {
                      return TypeHandle{getElementTypeOrSelf(self.type)};
                    })
-      .def_prop_ro("is_tensor",
-                   [](TypeHandle &self) { return isa<RankedTensorType>(self.type); })
+      .def_prop_ro(
+          "is_tensor",
+          [](TypeHandle &self) { return isa<RankedTensorType>(self.type); })
       .def_prop_ro("is_memref",
                    [](TypeHandle &self) { return isa<MemRefType>(self.type); })
       .def_prop_ro("is_index",
@@ -690,7 +688,8 @@ NB_MODULE(_ism, m) {
       });
 
   nb::class_<LocationHandle>(m, "Location")
-      .def("__str__", [](LocationHandle &self) { return printToString(self.loc); });
+      .def("__str__",
+           [](LocationHandle &self) { return printToString(self.loc); });
 
   m.def("run_pipeline", &runPipeline, nb::arg("module"), nb::arg("pipeline"),
         nb::arg("record_stages") = false,

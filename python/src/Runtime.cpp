@@ -15,9 +15,9 @@ using namespace mlir::ism::python;
 bool mlir::ism::python::isRuntimeAvailable() { return false; }
 
 RunResult mlir::ism::python::runHostFunction(mlir::ModuleOp module,
-                                       const std::string &entry,
-                                       std::vector<HostArgument> &args,
-                                       const RunOptions &options) {
+                                             const std::string &entry,
+                                             std::vector<HostArgument> &args,
+                                             const RunOptions &options) {
   throw IsmError(
       ErrorKind::RuntimeUnavailable,
       "ism.run: this build has no GPU runner (the lib/Runtime CUDA driver "
