@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian/Ubuntu machine for ism and builds it.
 #   - installs LLVM/MLIR 22 and the build tools with apt when they are missing
-#   - configures build/ with CMake + Ninja and builds ism-opt
+#   - installs the Python build and test packages (nanobind, pytest, numpy)
+#     with pip when they are missing
+#   - configures build/ with CMake + Ninja and builds ism-opt and the Python
+#     package (build/python_packages/ism)
 # Safe to run again: it installs nothing that is there and rebuilds
 # incrementally.
 set -euo pipefail
@@ -16,7 +19,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
-          cmake ninja-build g++ python3 zlib1g-dev libzstd-dev)
+          cmake ninja-build g++ python3 python3-dev python3-pip zlib1g-dev
+          libzstd-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
@@ -29,10 +33,23 @@ if [ ${#missing[@]} -gt 0 ]; then
     --no-install-recommends "${missing[@]}"
 fi
 
-if [ ! -f "$build/build.ninja" ]; then
+# The Python package builds with nanobind and is tested with pytest and
+# NumPy, all from PyPI. A python3 on PATH (a virtualenv, pyenv) is used as is;
+# the system one may need --break-system-packages (PEP 668).
+python=${PYTHON:-python3}
+if ! "$python" -c "import nanobind, pytest, numpy" 2>/dev/null; then
+  echo "setup: installing nanobind, pytest and numpy with pip"
+  "$python" -m pip install -q nanobind pytest numpy ||
+    "$python" -m pip install -q --break-system-packages nanobind pytest numpy
+fi
+
+if [ ! -f "$build/build.ninja" ] ||
+   ! grep -q "_ism" "$build/build.ninja"; then
   cmake -G Ninja -S "$root" -B "$build" \
     -DCMAKE_BUILD_TYPE=Release \
     -DMLIR_DIR="$llvm/lib/cmake/mlir" \
-    -DLLVM_EXTERNAL_LIT="$llvm/bin/lit"
+    -DLLVM_EXTERNAL_LIT="$llvm/bin/lit" \
+    -DPython_EXECUTABLE="$(command -v "$python")" \
+    -DISM_ENABLE_PYTHON=ON
 fi
-cmake --build "$build" --target ism-opt
+cmake --build "$build" --target ism-opt _ism
