@@ -153,6 +153,22 @@ mlir::ism::compileGPUModuleToPTX(ModuleOp module, const PTXOptions &options) {
   });
   if (result.ptx.empty())
     return llvm::createStringError("lowering produced no PTX");
+  // Math the lowering leaves to libdevice becomes calls to __nv_*
+  // functions; without libdevice linked they stay undefined and the module
+  // would fail to load on the GPU.
+  StringRef ptx = result.ptx;
+  size_t pos = ptx.find(".extern .func");
+  if (pos != StringRef::npos) {
+    StringRef rest = ptx.substr(pos);
+    StringRef name = rest.drop_until([](char c) { return c == '_'; })
+                         .take_until([](char c) { return c == '(' || c == '\n'; })
+                         .trim();
+    return llvm::createStringError(
+        "the kernels call " + name.str() +
+        ", a libdevice function that was not linked: install the CUDA "
+        "toolkit (its nvvm/libdevice) where ism compiles, or avoid that "
+        "math function");
+  }
   return result;
 }
 

@@ -12,6 +12,7 @@
 #include "ism/Dialect/Ism/IR/IsmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -131,8 +132,7 @@ struct DotOpLowering : IsmConversionPattern<DotOp> {
             Value c = extractReg(b, l, iterArgs[0], r);
             Value a = aVals[rowOf[r]], bv = bVals[colOf[r]];
             if (isFloat)
-              acc.push_back(arith::AddFOp::create(
-                  b, l, arith::MulFOp::create(b, l, a, bv), c));
+              acc.push_back(LLVM::FMAOp::create(b, l, a, bv, c));
             else
               acc.push_back(arith::AddIOp::create(
                   b, l, arith::MulIOp::create(b, l, a, bv), c));

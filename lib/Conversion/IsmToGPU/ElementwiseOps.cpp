@@ -64,9 +64,7 @@ struct ConstantOpLowering : OpConversionPattern<arith::ConstantOp> {
       return failure();
     auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
     if (!dense || !dense.isSplat())
-      return op.emitOpError("only splat tile constants can be lowered; "
-                            "build other constant tiles with ism.range and "
-                            "arithmetic");
+      return rewriter.notifyMatchFailure(op, "not a splat constant");
     auto vectorType =
         cast<VectorType>(getTypeConverter()->convertType(tensorType));
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(

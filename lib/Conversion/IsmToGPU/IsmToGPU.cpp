@@ -43,7 +43,8 @@ void mlir::ism::populateIsmToGPUConversionPatterns(
 namespace {
 
 /// Reports the first tile of `kernel` that cannot be distributed over
-/// threads, naming the op.
+/// threads, and the first constant or memory access the lowering cannot
+/// handle, naming the op.
 LogicalResult checkTiles(KernelOp kernel) {
   WalkResult result = kernel.walk([&](Operation *op) {
     auto check = [&](Type type) {
@@ -66,6 +67,28 @@ LogicalResult checkTiles(KernelOp kernel) {
     for (Type type : op->getResultTypes())
       if (failed(check(type)))
         return WalkResult::interrupt();
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (isa<RankedTensorType>(constant.getType()) &&
+          (!dense || !dense.isSplat())) {
+        op->emitOpError("only splat tile constants can be lowered; build "
+                        "other constant tiles with ism.range and arithmetic");
+        return WalkResult::interrupt();
+      }
+    }
+    for (Value operand : op->getOperands()) {
+      auto memref = dyn_cast<MemRefType>(operand.getType());
+      if (!memref || !isa<LoadOp, StoreOp, GatherOp, ScatterOp, AtomicRMWOp>(op))
+        continue;
+      unsigned bits = memref.getElementTypeBitWidth();
+      if (!memref.getElementType().isIntOrFloat() || bits % 8 != 0) {
+        op->emitOpError("cannot access memory of element type ")
+            << memref.getElementType()
+            << " on the GPU; use 8-, 16-, 32- or 64-bit integer or float "
+               "elements";
+        return WalkResult::interrupt();
+      }
+    }
     for (Region &region : op->getRegions())
       for (Block &block : region)
         for (BlockArgument arg : block.getArguments())

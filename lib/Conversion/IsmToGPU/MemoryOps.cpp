@@ -201,10 +201,7 @@ LogicalResult checkElementType(ConversionPatternRewriter &rewriter,
                                Operation *op, MemRefType type) {
   unsigned bits = type.getElementTypeBitWidth();
   if (!type.getElementType().isIntOrFloat() || bits % 8 != 0)
-    return op->emitOpError("cannot access memory of element type ")
-           << type.getElementType()
-           << " on the GPU; use 8-, 16-, 32- or 64-bit integer or float "
-              "elements";
+    return rewriter.notifyMatchFailure(op, "unsupported element type");
   return success();
 }
 

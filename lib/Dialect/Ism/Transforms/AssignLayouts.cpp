@@ -83,7 +83,7 @@ struct IsmAssignLayoutsPass
         if (numWarps > 32 || !llvm::isPowerOf2_32(numWarps)) {
           kernel.emitOpError("num-warps must be a power of two from 1 to 32, "
                              "got ")
-              << numWarps;
+              << numWarps.getValue();
           return signalPassFailure();
         }
         kernel.setNumWarps(numWarps);

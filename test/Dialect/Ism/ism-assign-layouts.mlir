@@ -1,0 +1,71 @@
+// RUN: ism-opt %s -ism-assign-layouts -split-input-file | FileCheck %s
+// RUN: ism-opt %s -ism-assign-layouts=num-warps=2 -split-input-file | FileCheck %s --check-prefix=WARPS2
+
+// A 1-D f16 row: 16 bytes (8 halves) per thread, 32 lanes then 8 warps
+// along it; the f32 values of the same shape share the layout.
+// CHECK: #[[$ROW:.*]] = #ism.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>
+// CHECK-LABEL: ism.kernel @row
+// CHECK: ism.load {{.*}} -> tensor<4096xf16, #[[$ROW]]>
+// CHECK: arith.extf {{.*}} : tensor<4096xf16, #[[$ROW]]> to tensor<4096xf32, #[[$ROW]]>
+// CHECK: %[[C:.*]] = arith.constant dense<1.000000e+00> : tensor<4096xf32, #[[$ROW]]>
+// CHECK: arith.addf {{.*}}, %[[C]] : tensor<4096xf32, #[[$ROW]]>
+// WARPS2-LABEL: ism.kernel @row
+// WARPS2-SAME: num_warps = 2
+// WARPS2: warpsPerCTA = [2]
+ism.kernel @row(%x: memref<?xf16>, %y: memref<?xf32>) attributes {num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : index
+  %t = ism.load %x[%c0] : memref<?xf16> -> tensor<4096xf16>
+  %f = arith.extf %t : tensor<4096xf16> to tensor<4096xf32>
+  %one = arith.constant dense<1.0> : tensor<4096xf32>
+  %s = arith.addf %f, %one : tensor<4096xf32>
+  ism.store %s, %y[%c0] : tensor<4096xf32> -> memref<?xf32>
+  ism.return
+}
+
+// -----
+
+// 2-D f32: 4 floats per thread along the rows, 32 lanes across a 128-wide
+// row, the 4 warps down the columns; loop-carried tiles get the layout too.
+// CHECK: #[[$ACC:.*]] = #ism.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-LABEL: ism.kernel @loop
+// CHECK: scf.for {{.*}} -> (tensor<64x128xf32, #[[$ACC]]>)
+ism.kernel @loop(%x: memref<?x?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant dense<0.0> : tensor<64x128xf32>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zero) -> (tensor<64x128xf32>) {
+    %t = ism.load %x[%i, %c0] : memref<?x?xf32> -> tensor<64x128xf32>
+    %s = arith.addf %a, %t : tensor<64x128xf32>
+    scf.yield %s : tensor<64x128xf32>
+  }
+  ism.store %acc, %x[%c0, %c0] : tensor<64x128xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+// -----
+
+// A tile smaller than the CTA's footprint: extra lanes and warps replicate
+// it along the slowest dimension.
+// CHECK: #[[$SMALL:.*]] = #ism.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-LABEL: ism.kernel @small
+// CHECK: tensor<64xf32, #[[$SMALL]]>
+ism.kernel @small(%x: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %t = ism.load %x[%c0] : memref<?xf32> -> tensor<64xf32>
+  ism.store %t, %x[%c0] : tensor<64xf32> -> memref<?xf32>
+  ism.return
+}
+
+// -----
+
+// Tiles that already have a layout keep it.
+#mine = #ism.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK: #[[$MINE:.*]] = #ism.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-LABEL: ism.kernel @kept
+// CHECK: tensor<512xf32, #[[$MINE]]>
+ism.kernel @kept(%x: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %t = ism.load %x[%c0] : memref<?xf32> -> tensor<512xf32, #mine>
+  ism.store %t, %x[%c0] : tensor<512xf32, #mine> -> memref<?xf32>
+  ism.return
+}
