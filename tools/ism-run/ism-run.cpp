@@ -231,6 +231,57 @@ int main(int argc, char **argv) {
     return 0;
   }
 
+  // The host function and its arguments, checked before any GPU work.
+  func::FuncOp entry;
+  std::vector<BoundArg> args;
+  std::vector<BufferUse> uses;
+  std::vector<SaveRequest> saveRequests;
+  if (emit != "ptx") {
+    entry = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        *module, StringAttr::get(&context, entryName));
+    if (!entry) {
+      std::string names;
+      for (auto func : module->getOps<func::FuncOp>())
+        names += (names.empty() ? "@" : ", @") + func.getName().str();
+      return fail("no host function @" + entryName + " in '" + inputFile + "'" +
+                  (names.empty() ? std::string(" (it has none)")
+                                 : " (functions: " + names + ")"));
+    }
+
+    // Arguments, and which buffers the kernels read and write.
+    std::vector<ArgSpec> specs;
+    for (auto [i, text] : llvm::enumerate(argSpecs)) {
+      llvm::Expected<ArgSpec> spec = parseArgSpec(text, i);
+      if (!spec)
+        return fail(spec.takeError());
+      specs.push_back(std::move(*spec));
+    }
+    for (const std::string &text : saves) {
+      llvm::StringRef index, path;
+      std::tie(index, path) = llvm::StringRef(text).split(':');
+      unsigned i;
+      if (index.getAsInteger(10, i) || path.empty())
+        return fail("--save '" + text + "': expected IDX:PATH.npy");
+      if (i >= specs.size())
+        return fail("--save '" + text + "': there is no argument " + index);
+      saveRequests.push_back({i, path.str()});
+    }
+    llvm::Expected<std::vector<BoundArg>> bound =
+        bindArguments(entry, specs, seed);
+    if (!bound)
+      return fail(bound.takeError());
+    args = std::move(*bound);
+    uses = analyzeBufferUse(entry);
+    for (auto [arg, use] : llvm::zip(args, uses))
+      if (arg.isBuffer && use.written && !use.read)
+        arg.buffer.poison(); // unwritten output elements fail the check
+    for (const SaveRequest &save : saveRequests)
+      if (!args[save.index].isBuffer)
+        return fail(llvm::formatv("--save {0}: argument {0} is not a buffer",
+                                  save.index)
+                        .str());
+  }
+
   // The GPU, unless the run stays on the CPU.
   std::unique_ptr<cuda::Context> gpu;
   bool needGPU = !interpret;
@@ -263,51 +314,6 @@ int main(int argc, char **argv) {
       return 0;
     }
   }
-
-  auto entry = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-      *module, StringAttr::get(&context, entryName));
-  if (!entry) {
-    std::string names;
-    for (auto func : module->getOps<func::FuncOp>())
-      names += (names.empty() ? "@" : ", @") + func.getName().str();
-    return fail("no host function @" + entryName + " in '" + inputFile + "'" +
-                (names.empty() ? std::string(" (it has none)")
-                               : " (functions: " + names + ")"));
-  }
-
-  // Arguments, and which buffers the kernels read and write.
-  std::vector<ArgSpec> specs;
-  for (auto [i, text] : llvm::enumerate(argSpecs)) {
-    llvm::Expected<ArgSpec> spec = parseArgSpec(text, i);
-    if (!spec)
-      return fail(spec.takeError());
-    specs.push_back(std::move(*spec));
-  }
-  std::vector<SaveRequest> saveRequests;
-  for (const std::string &text : saves) {
-    llvm::StringRef index, path;
-    std::tie(index, path) = llvm::StringRef(text).split(':');
-    unsigned i;
-    if (index.getAsInteger(10, i) || path.empty())
-      return fail("--save '" + text + "': expected IDX:PATH.npy");
-    if (i >= specs.size())
-      return fail("--save '" + text + "': there is no argument " + index);
-    saveRequests.push_back({i, path.str()});
-  }
-  llvm::Expected<std::vector<BoundArg>> bound =
-      bindArguments(entry, specs, seed);
-  if (!bound)
-    return fail(bound.takeError());
-  std::vector<BoundArg> &args = *bound;
-  std::vector<BufferUse> uses = analyzeBufferUse(entry);
-  for (auto [arg, use] : llvm::zip(args, uses))
-    if (arg.isBuffer && use.written && !use.read)
-      arg.buffer.poison(); // unwritten output elements fail the check
-  for (const SaveRequest &save : saveRequests)
-    if (!args[save.index].isBuffer)
-      return fail(
-          llvm::formatv("--save {0}: argument {0} is not a buffer", save.index)
-              .str());
 
   llvm::json::Object report{{"file", inputFile}, {"entry", entryName}};
   std::vector<std::string> notes;
