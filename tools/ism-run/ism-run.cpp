@@ -463,9 +463,10 @@ int main(int argc, char **argv) {
           result.maxRelError, result.relNormError, result.numMismatches,
           tolerance.atol, tolerance.rtol);
       if (result.firstMismatch >= 0)
-        llvm::outs() << llvm::formatv(
-            "check: arg {0}: first mismatch at {1}: got {2}, expected {3}\n", i,
-            first, result.firstGot, result.firstExpected);
+        llvm::outs() << llvm::formatv("check: arg {0}: first mismatch at {1}: "
+                                      "got {2:e}, expected {3:e}\n",
+                                      i, first, result.firstGot,
+                                      result.firstExpected);
     }
     if (numOutputs == 0)
       return fail("--check: the kernels write none of the buffers");
