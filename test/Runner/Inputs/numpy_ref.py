@@ -56,7 +56,7 @@ def main(argv):
     bound = float(rtol) * (np.abs(expected) + np.abs(expected).max())
     bad = ~(err <= bound)
     if bad.any():
-        i = np.unravel_index(np.argmax(bad), bad.shape)
+        i = tuple(int(k) for k in np.unravel_index(np.argmax(bad), bad.shape))
         print(f"numpy_ref {op}: {bad.sum()} mismatches; first at {i}: "
               f"got {got[i]}, expected {expected[i]}")
         return 1
