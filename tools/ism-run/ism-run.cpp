@@ -98,6 +98,12 @@ static cl::list<std::string>
           cl::desc("IDX:PATH.npy: write buffer argument IDX after "
                    "the run"),
           cl::cat(category));
+static cl::list<std::string>
+    expects("expect",
+            cl::desc("IDX:PATH.npy: with --interpret, compare buffer IDX of "
+                     "the reference run with an output computed elsewhere, "
+                     "as --check does"),
+            cl::cat(category));
 static cl::opt<bool> json("json", cl::desc("Print one JSON object"),
                           cl::cat(category));
 static cl::opt<bool> listDevices("list-devices",
@@ -191,6 +197,65 @@ static OwningOpRef<ModuleOp> parseInput(MLIRContext &context,
   if (!module && error.empty())
     error = "cannot parse '" + inputFile + "'";
   return module;
+}
+
+/// Compares output `index` (as computed, `got`) with the reference, prints
+/// the result (unless --json) and appends it to `outputs`. Returns whether it
+/// passed.
+static bool checkOutput(unsigned index, DType dtype,
+                        llvm::ArrayRef<int64_t> shape, const HostBuffer &got,
+                        llvm::ArrayRef<double> expected,
+                        llvm::json::Array &outputs) {
+  Tolerance tolerance = getDefaultTolerance(dtype);
+  if (atolOverride >= 0)
+    tolerance.atol = atolOverride;
+  if (rtolOverride >= 0)
+    tolerance.rtol = rtolOverride;
+  CheckResult result = compareOutput(got, expected, tolerance);
+  std::string first;
+  if (result.firstMismatch >= 0) {
+    // The first mismatch as a multi-dimensional index.
+    llvm::SmallVector<int64_t, 4> position(shape.size());
+    int64_t rest = result.firstMismatch;
+    for (int d = static_cast<int>(position.size()) - 1; d >= 0; --d) {
+      position[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    first = "[";
+    for (auto [d, v] : llvm::enumerate(position))
+      first += (d ? ", " : "") + std::to_string(v);
+    first += "]";
+  }
+  outputs.push_back(llvm::json::Object{
+      {"arg", static_cast<int64_t>(index)},
+      {"dtype", getDTypeName(dtype)},
+      {"elements", result.numElements},
+      {"passed", result.passed},
+      {"mismatches", result.numMismatches},
+      {"max_abs_error", result.maxAbsError},
+      {"max_rel_error", result.maxRelError},
+      {"rel_norm_error", result.relNormError},
+      {"atol", tolerance.atol},
+      {"rtol", tolerance.rtol},
+      {"first_mismatch", first},
+      {"first_got", result.firstMismatch >= 0 ? result.firstGot : 0.0},
+      {"first_expected",
+       result.firstMismatch >= 0 ? result.firstExpected : 0.0}});
+  if (json)
+    return result.passed;
+  llvm::outs() << llvm::formatv(
+      "check: arg {0} ({1}, {2} elements): {3}; max abs error {4:e}, max "
+      "rel error {5:e}, rel norm error {6:e}, {7} mismatch(es) (atol "
+      "{8:e} x max|ref|, rtol {9:e})\n",
+      index, getDTypeName(dtype), result.numElements,
+      result.passed ? "ok" : "FAILED", result.maxAbsError, result.maxRelError,
+      result.relNormError, result.numMismatches, tolerance.atol,
+      tolerance.rtol);
+  if (result.firstMismatch >= 0)
+    llvm::outs() << llvm::formatv(
+        "check: arg {0}: first mismatch at {1}: got {2:e}, expected {3:e}\n",
+        index, first, result.firstGot, result.firstExpected);
+  return result.passed;
 }
 
 /// One --save request.
@@ -345,6 +410,29 @@ int main(int argc, char **argv) {
                        reference[save.index].data))
         return fail(std::move(error));
     }
+    llvm::json::Array outputs;
+    bool expectFailed = false;
+    for (const std::string &text : expects) {
+      llvm::StringRef indexText, path;
+      std::tie(indexText, path) = llvm::StringRef(text).split(':');
+      unsigned i;
+      if (indexText.getAsInteger(10, i) || path.empty() || i >= args.size() ||
+          !args[i].isBuffer)
+        return fail("--expect '" + text +
+                    "': expected IDX:PATH.npy naming a buffer argument");
+      llvm::Expected<HostBuffer> got = readNpy(path, args[i].buffer.dtype);
+      if (!got)
+        return fail(got.takeError());
+      if (got->shape != args[i].buffer.shape)
+        return fail("--expect '" + text + "': the shape differs from " +
+                    "argument " + indexText + "'s");
+      expectFailed |=
+          !checkOutput(i, args[i].buffer.dtype, args[i].buffer.shape, *got,
+                       reference[i].data, outputs);
+    }
+    if (!expects.empty())
+      report["check"] = llvm::json::Object{{"passed", !expectFailed},
+                                           {"outputs", std::move(outputs)}};
     report["mode"] = "interpret";
     report["notes"] = llvm::json::Array(notes);
     if (json)
@@ -353,7 +441,7 @@ int main(int argc, char **argv) {
     else
       for (const std::string &note : notes)
         llvm::outs() << "note: " << note << "\n";
-    return 0;
+    return expectFailed ? 1 : 0;
   }
 
   // The GPU run.
@@ -415,58 +503,8 @@ int main(int argc, char **argv) {
       if (!arg.isBuffer || !uses[i].written)
         continue;
       ++numOutputs;
-      Tolerance tolerance = getDefaultTolerance(arg.buffer.dtype);
-      if (atolOverride >= 0)
-        tolerance.atol = atolOverride;
-      if (rtolOverride >= 0)
-        tolerance.rtol = rtolOverride;
-      CheckResult result =
-          compareOutput(results[i], reference[i].data, tolerance);
-      checkFailed |= !result.passed;
-      std::string first;
-      if (result.firstMismatch >= 0) {
-        // The first mismatch as a multi-dimensional index.
-        llvm::SmallVector<int64_t, 4> index(arg.buffer.shape.size());
-        int64_t rest = result.firstMismatch;
-        for (int d = static_cast<int>(index.size()) - 1; d >= 0; --d) {
-          index[d] = rest % arg.buffer.shape[d];
-          rest /= arg.buffer.shape[d];
-        }
-        first = "[";
-        for (auto [d, v] : llvm::enumerate(index))
-          first += (d ? ", " : "") + std::to_string(v);
-        first += "]";
-      }
-      outputs.push_back(llvm::json::Object{
-          {"arg", static_cast<int64_t>(i)},
-          {"dtype", getDTypeName(arg.buffer.dtype)},
-          {"elements", result.numElements},
-          {"passed", result.passed},
-          {"mismatches", result.numMismatches},
-          {"max_abs_error", result.maxAbsError},
-          {"max_rel_error", result.maxRelError},
-          {"rel_norm_error", result.relNormError},
-          {"atol", tolerance.atol},
-          {"rtol", tolerance.rtol},
-          {"first_mismatch", first},
-          {"first_got", result.firstMismatch >= 0 ? result.firstGot : 0.0},
-          {"first_expected",
-           result.firstMismatch >= 0 ? result.firstExpected : 0.0}});
-      if (json)
-        continue;
-      llvm::outs() << llvm::formatv(
-          "check: arg {0} ({1}, {2} elements): {3}; max abs error {4:e}, max "
-          "rel error {5:e}, rel norm error {6:e}, {7} mismatch(es) (atol "
-          "{8:e} x max|ref|, rtol {9:e})\n",
-          i, getDTypeName(arg.buffer.dtype), result.numElements,
-          result.passed ? "ok" : "FAILED", result.maxAbsError,
-          result.maxRelError, result.relNormError, result.numMismatches,
-          tolerance.atol, tolerance.rtol);
-      if (result.firstMismatch >= 0)
-        llvm::outs() << llvm::formatv("check: arg {0}: first mismatch at {1}: "
-                                      "got {2:e}, expected {3:e}\n",
-                                      i, first, result.firstGot,
-                                      result.firstExpected);
+      checkFailed |= !checkOutput(i, arg.buffer.dtype, arg.buffer.shape,
+                                  results[i], reference[i].data, outputs);
     }
     if (numOutputs == 0)
       return fail("--check: the kernels write none of the buffers");
