@@ -13,10 +13,11 @@ log=$(mktemp)
 cmake --build "$build" --target check-ism 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 
-# lit's summary lines: "  Passed: 7 (100.00%)"; absent kinds count 0.
+# lit's summary lines: "  Passed: 7 (100.00%)", names padded to one width
+# ("  Passed     : 12") when several kinds are listed; absent kinds count 0.
 count() {
   local n
-  n=$(sed -n "s/^ *$1: *\([0-9][0-9]*\).*/\1/p" "$log" | tail -n 1)
+  n=$(sed -n "s/^ *$1 *: *\([0-9][0-9]*\).*/\1/p" "$log" | tail -n 1)
   echo "${n:-0}"
 }
 passed=$(( $(count Passed) + $(count 'Expectedly Failed') ))

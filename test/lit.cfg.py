@@ -3,6 +3,8 @@
 
 import os
 import shutil
+import subprocess
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -13,7 +15,8 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.ism_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py",
+                   "Inputs"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%ism_src_root", config.ism_src_root))
@@ -29,7 +32,10 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.ism_tools_dir, config.llvm_tools_dir]
-tools = [ToolSubst("ism-opt", unresolved="fatal")]
+# scripts/gpu-tests.sh runs the GPU subset with only ism-run at hand.
+gpu_subset = lit_config.params.get("gpu_subset") == "1"
+tools = [ToolSubst("ism-opt", unresolved="ignore" if gpu_subset else "fatal"),
+         ToolSubst("ism-run", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # ptxas assembles generated PTX for sm_90a where the CUDA toolkit is
@@ -40,3 +46,40 @@ ptxas = shutil.which("ptxas") or (
 if ptxas and os.path.exists(ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# GPU tests say `REQUIRES: cuda-gpu`: the feature is set only when ism-run
+# finds a CUDA driver and a GPU. Tests of tile-level kernels on the GPU also
+# need `ism-to-gpu`, set when this build can lower ism.kernel to PTX.
+ism_run = os.path.join(config.ism_tools_dir, "ism-run")
+
+
+def ism_run_succeeds(*args):
+    try:
+        return subprocess.run([ism_run, *args], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL,
+                              timeout=120).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+if ism_run_succeeds("--list-devices"):
+    config.available_features.add("cuda-gpu")
+if ism_run_succeeds("--emit=ptx", "--chip=sm_90a",
+                    os.path.join(config.ism_src_root, "examples",
+                                 "vector_add.mlir")):
+    config.available_features.add("ism-to-gpu")
+
+# NumPy checks --interpret results in tests that say `REQUIRES: numpy`; the
+# Python that runs them is the first of lit's own and python3 on PATH that
+# has it.
+for python in [sys.executable, shutil.which("python3")]:
+    if not python:
+        continue
+    probe = subprocess.run(
+        [python, "-c", "import sys, numpy; print(sys.executable)"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    if probe.returncode == 0:
+        config.available_features.add("numpy")
+        # The real interpreter, not a shim that depends on the environment.
+        config.substitutions.append(("%numpy_python", probe.stdout.strip()))
+        break

@@ -1,0 +1,127 @@
+"""Triton baselines for bench/bench.py, written after the Triton tutorials.
+
+Each `run_*` function takes the same tensors as the ism kernel (and writes
+the same output), so bench.py times all implementations on one set of
+buffers.
+"""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _add_kernel(x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(z_ptr + offs, x + y, mask=mask)
+
+
+def run_vector_add(x, y, z):
+    n = x.numel()
+    _add_kernel[(triton.cdiv(n, 1024),)](x, y, z, n, BLOCK=1024)
+
+
+@triton.jit
+def _softmax_kernel(x_ptr, y_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride + cols, mask=mask,
+                other=-float("inf")).to(tl.float32)
+    x = x - tl.max(x, axis=0)
+    e = tl.exp(x)
+    y = e / tl.sum(e, axis=0)
+    tl.store(y_ptr + row * stride + cols, y.to(y_ptr.dtype.element_ty),
+             mask=mask)
+
+
+def run_softmax(x, y):
+    rows, cols = x.shape
+    _softmax_kernel[(rows,)](x, y, x.stride(0), cols,
+                             BLOCK=triton.next_power_of_2(cols), num_warps=8)
+
+
+@triton.jit
+def _layernorm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, stride, n_cols, eps,
+                      BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride + cols, mask=mask,
+                other=0.0).to(tl.float32)
+    mean = tl.sum(x, axis=0) / n_cols
+    xc = tl.where(mask, x - mean, 0.0)
+    var = tl.sum(xc * xc, axis=0) / n_cols
+    rstd = 1.0 / tl.sqrt(var + eps)
+    w = tl.load(w_ptr + cols, mask=mask).to(tl.float32)
+    b = tl.load(b_ptr + cols, mask=mask).to(tl.float32)
+    y = xc * rstd * w + b
+    tl.store(y_ptr + row * stride + cols, y.to(y_ptr.dtype.element_ty),
+             mask=mask)
+
+
+def run_layernorm(x, w, b, y, eps):
+    rows, cols = x.shape
+    _layernorm_kernel[(rows,)](x, w, b, y, x.stride(0), cols, eps,
+                               BLOCK=triton.next_power_of_2(cols),
+                               num_warps=8)
+
+
+@triton.jit
+def _rmsnorm_kernel(x_ptr, w_ptr, y_ptr, stride, n_cols, eps,
+                    BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride + cols, mask=mask,
+                other=0.0).to(tl.float32)
+    rrms = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / n_cols + eps)
+    w = tl.load(w_ptr + cols, mask=mask).to(tl.float32)
+    tl.store(y_ptr + row * stride + cols,
+             (x * rrms * w).to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def run_rmsnorm(x, w, y, eps):
+    rows, cols = x.shape
+    _rmsnorm_kernel[(rows,)](x, w, y, x.stride(0), cols, eps,
+                             BLOCK=triton.next_power_of_2(cols), num_warps=8)
+
+
+@triton.jit
+def _rope_kernel(x_ptr, cos_ptr, sin_ptr, out_ptr, heads,
+                 HEADS: tl.constexpr, HALF: tl.constexpr):
+    tok = tl.program_id(0)
+    h = tl.arange(0, HEADS)[:, None]
+    d = tl.arange(0, HALF)[None, :]
+    mask = h < heads
+    base = tok * heads * 2 * HALF + h * 2 * HALF + d
+    x1 = tl.load(x_ptr + base, mask=mask).to(tl.float32)
+    x2 = tl.load(x_ptr + base + HALF, mask=mask).to(tl.float32)
+    c = tl.load(cos_ptr + tok * HALF + d)
+    s = tl.load(sin_ptr + tok * HALF + d)
+    ty = out_ptr.dtype.element_ty
+    tl.store(out_ptr + base, (x1 * c - x2 * s).to(ty), mask=mask)
+    tl.store(out_ptr + base + HALF, (x2 * c + x1 * s).to(ty), mask=mask)
+
+
+def run_rope(x, cos, sin, out):
+    tokens, heads, dim = x.shape
+    _rope_kernel[(tokens,)](x, cos, sin, out, heads,
+                            HEADS=triton.next_power_of_2(heads),
+                            HALF=dim // 2, num_warps=4)
+
+
+def rope_torch(x, cos, sin, out):
+    """The PyTorch baseline of RoPE (rotate-half), writing into `out`."""
+    half = x.shape[-1] // 2
+    x1, x2 = x[..., :half].float(), x[..., half:].float()
+    c, s = cos[:, None, :], sin[:, None, :]
+    out[..., :half] = x1 * c - x2 * s
+    out[..., half:] = x2 * c + x1 * s
+
+
+__all__ = ["run_vector_add", "run_softmax", "run_layernorm", "run_rmsnorm",
+           "run_rope", "rope_torch", "torch"]

@@ -1,0 +1,57 @@
+//===- ArgSpec.h - Entry arguments from the command line --------*- C++ -*-===//
+//
+// `--arg` specifications ("f32:1024x64:randn", "bf16:4096:npy", "1e-5",
+// "npy:x.npy") and their binding to the arguments of the host function,
+// checked against its signature.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ISM_RUNNER_ARGSPEC_H
+#define ISM_RUNNER_ARGSPEC_H
+
+#include "ism/Runner/Buffer.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace mlir::ism::runner {
+
+/// One parsed `--arg`.
+struct ArgSpec {
+  std::string text;
+  /// Buffer arguments: dtype, shape and initialiser, or an .npy path.
+  std::optional<DType> dtype;
+  llvm::SmallVector<int64_t, 4> shape;
+  Init init = Init::Zeros;
+  std::string npyPath;
+  /// Scalar arguments: the literal value.
+  bool isScalar = false;
+  std::string scalarText;
+};
+
+/// Parses one `--arg` (position `index`, counted from 0, for messages).
+llvm::Expected<ArgSpec> parseArgSpec(llvm::StringRef text, unsigned index);
+
+/// A bound argument of the entry function: a host buffer (for a memref) or
+/// a scalar with its MLIR type.
+struct BoundArg {
+  Type type;
+  bool isBuffer = false;
+  HostBuffer buffer;
+  /// Scalars: integers (index, iN) and floats (rounded to their type).
+  int64_t intValue = 0;
+  double floatValue = 0;
+};
+
+/// Checks `specs` against the arguments of `entry` (count, memref rank,
+/// element type, static sizes; scalar types) and materialises them; buffers
+/// are filled with seed `seed + position`. Errors are one line naming the
+/// argument.
+llvm::Expected<std::vector<BoundArg>>
+bindArguments(func::FuncOp entry, llvm::ArrayRef<ArgSpec> specs, uint64_t seed);
+
+} // namespace mlir::ism::runner
+
+#endif // ISM_RUNNER_ARGSPEC_H

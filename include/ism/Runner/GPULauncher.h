@@ -1,0 +1,66 @@
+//===- GPULauncher.h - Running launches on the GPU --------------*- C++ -*-===//
+//
+// Launches the kernels of a host function on a GPU through the CUDA driver,
+// passing arguments by the ism kernel ABI: a memref of rank r is the
+// expanded descriptor (allocated pointer, aligned pointer, offset, r sizes,
+// r strides), `index` is i64, iN an N-bit integer (i1 a byte), f16/bf16 2
+// bytes, f32 4, f64 8. The block is (numThreads, 1, 1) and the dynamic
+// shared memory is the kernel's, as compiled.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ISM_RUNNER_GPULAUNCHER_H
+#define ISM_RUNNER_GPULAUNCHER_H
+
+#include "ism/Pipelines/Pipelines.h"
+#include "ism/Runner/HostExecutor.h"
+#include "ism/Runtime/CudaDriver.h"
+
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::ism::runner {
+
+/// A buffer of the host function on the device.
+struct DeviceArg {
+  cuda::CUdeviceptr ptr = 0;
+  llvm::SmallVector<int64_t, 4> shape;
+};
+
+/// Runs launches on the GPU, on one stream, asynchronously.
+class GPULauncher : public LaunchHandler {
+public:
+  /// `buffers` has one entry per host-function argument (unused for
+  /// scalars). The compiled module must be loaded into `context`.
+  GPULauncher(cuda::Context &context, const CompiledModule &compiled,
+              llvm::ArrayRef<DeviceArg> buffers, cuda::CUstream stream)
+      : context(context), compiled(compiled), buffers(buffers), stream(stream) {
+  }
+
+  llvm::Error launch(LaunchOp op, const unsigned grid[3],
+                     llvm::ArrayRef<HostValue> args) override;
+  llvm::Error launchGPUFunc(gpu::LaunchFuncOp op, const unsigned grid[3],
+                            const unsigned block[3],
+                            unsigned dynamicSharedMemoryBytes,
+                            llvm::ArrayRef<HostValue> args) override;
+
+  /// Kernels launched so far.
+  unsigned getNumLaunches() const { return numLaunches; }
+
+private:
+  llvm::Expected<const cuda::Kernel *> getKernel(llvm::StringRef name,
+                                                 unsigned sharedMemoryBytes);
+  llvm::Error run(const cuda::Kernel &kernel, const unsigned grid[3],
+                  const unsigned block[3], llvm::ArrayRef<Type> types,
+                  llvm::ArrayRef<HostValue> args);
+
+  cuda::Context &context;
+  const CompiledModule &compiled;
+  llvm::ArrayRef<DeviceArg> buffers;
+  cuda::CUstream stream;
+  llvm::StringMap<cuda::Kernel> kernels;
+  unsigned numLaunches = 0;
+};
+
+} // namespace mlir::ism::runner
+
+#endif // ISM_RUNNER_GPULAUNCHER_H

@@ -1,0 +1,76 @@
+//===- HostExecutor.h - Interpreter of host functions -----------*- C++ -*-===//
+//
+// ism-run executes the host function (`func.func @main`) itself: it
+// evaluates its scalar arithmetic and memref.dim, and hands each launch
+// (ism.launch, and upstream gpu.launch_func) to a LaunchHandler, which runs
+// it on the GPU or in the reference interpreter.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ISM_RUNNER_HOSTEXECUTOR_H
+#define ISM_RUNNER_HOSTEXECUTOR_H
+
+#include "ism/Runner/ArgSpec.h"
+
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::ism::runner {
+
+/// A value of the host function: an integer (index, iN), a float, or one of
+/// the entry's buffers (by argument position).
+struct HostValue {
+  enum class Kind { Int, Float, Buffer };
+  Kind kind = Kind::Int;
+  int64_t intValue = 0;
+  double floatValue = 0;
+  unsigned buffer = 0;
+
+  static HostValue getInt(int64_t v) { return {Kind::Int, v, 0, 0}; }
+  static HostValue getFloat(double v) { return {Kind::Float, 0, v, 0}; }
+  static HostValue getBuffer(unsigned b) { return {Kind::Buffer, 0, 0, b}; }
+};
+
+/// Runs the launches of a host function.
+class LaunchHandler {
+public:
+  virtual ~LaunchHandler();
+  /// Runs `op` over `grid` (missing dimensions are 1) with `args`, the
+  /// values of its operands.
+  virtual llvm::Error launch(LaunchOp op, const unsigned grid[3],
+                             llvm::ArrayRef<HostValue> args) = 0;
+  /// Runs an upstream `gpu.launch_func`.
+  virtual llvm::Error launchGPUFunc(gpu::LaunchFuncOp op,
+                                    const unsigned grid[3],
+                                    const unsigned block[3],
+                                    unsigned dynamicSharedMemoryBytes,
+                                    llvm::ArrayRef<HostValue> args) = 0;
+};
+
+/// Executes `entry` with `args` as its arguments, passing launches to
+/// `handler`. Ops other than arith on scalars, memref.dim, ism.launch,
+/// ism.coschedule (whose launches run one after another), gpu.launch_func,
+/// gpu.wait and func.return are an error naming the op. Remarks about how
+/// the function ran (e.g. coschedule) are appended to `notes`.
+llvm::Error executeHostFunction(func::FuncOp entry,
+                                llvm::ArrayRef<BoundArg> args,
+                                LaunchHandler &handler,
+                                std::vector<std::string> *notes = nullptr);
+
+/// How the kernels launched by a host function use one of its buffers.
+struct BufferUse {
+  bool read = false;
+  bool written = false;
+};
+
+/// For each argument of `entry`, whether the kernels it launches read or
+/// write it (from the memory effects of the ops in the kernels).
+std::vector<BufferUse> analyzeBufferUse(func::FuncOp entry);
+
+} // namespace mlir::ism::runner
+
+#endif // ISM_RUNNER_HOSTEXECUTOR_H

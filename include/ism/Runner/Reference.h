@@ -1,0 +1,58 @@
+//===- Reference.h - Reference interpreter of tile programs -----*- C++ -*-===//
+//
+// The independent reference `--check` compares against: an interpreter of
+// ism tile programs on the CPU in float64. It executes every program
+// instance of every launch over host copies of the buffers (inputs hold the
+// exact values uploaded to the GPU). Integers keep their width and wrap;
+// float casts between float types are the identity, so the reference is
+// the exact-arithmetic result the kernel approximates.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ISM_RUNNER_REFERENCE_H
+#define ISM_RUNNER_REFERENCE_H
+
+#include "ism/Runner/HostExecutor.h"
+
+#include <atomic>
+#include <mutex>
+
+namespace mlir::ism::runner {
+
+/// A buffer of the reference run, in float64 (integers are exact up to
+/// 2^53, which covers i8 and i32 buffers).
+struct RefBuffer {
+  llvm::SmallVector<int64_t, 4> shape;
+  std::vector<double> data;
+  bool isInt = false;
+};
+
+/// Runs launches in the reference interpreter. Program instances of one
+/// launch run in parallel on the host's cores (ism.atomic_rmw serialises).
+class ReferenceLauncher : public LaunchHandler {
+public:
+  /// `buffers` has one entry per argument of the host function (unused for
+  /// scalars).
+  explicit ReferenceLauncher(std::vector<RefBuffer> &buffers)
+      : buffers(buffers) {}
+
+  llvm::Error launch(LaunchOp op, const unsigned grid[3],
+                     llvm::ArrayRef<HostValue> args) override;
+  llvm::Error launchGPUFunc(gpu::LaunchFuncOp op, const unsigned grid[3],
+                            const unsigned block[3],
+                            unsigned dynamicSharedMemoryBytes,
+                            llvm::ArrayRef<HostValue> args) override;
+
+  /// Program instances interpreted so far.
+  uint64_t getNumInstances() const { return numInstances; }
+
+private:
+  std::vector<RefBuffer> &buffers;
+  std::mutex atomicMutex;
+  std::atomic<uint64_t> numInstances{0};
+  SymbolTableCollection symbols;
+};
+
+} // namespace mlir::ism::runner
+
+#endif // ISM_RUNNER_REFERENCE_H

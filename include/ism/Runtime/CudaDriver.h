@@ -1,0 +1,217 @@
+//===- CudaDriver.h - The CUDA Driver API, loaded at run time ---*- C++ -*-===//
+//
+// A thin, checked layer over the CUDA Driver API. The driver library
+// (libcuda.so.1) is opened with dlopen when first needed, so programs that
+// link this library start on machines without a GPU and report the missing
+// driver as an error. Every call is checked; a failure becomes an llvm::Error
+// naming the call, the kernel where there is one, and the driver's text.
+//
+// The few driver types and constants used here are declared below with the
+// values of cuda.h, so building needs no CUDA toolkit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ISM_RUNTIME_CUDADRIVER_H
+#define ISM_RUNTIME_CUDADRIVER_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir::ism::cuda {
+
+/// Driver handle types (opaque pointers and integers, as in cuda.h).
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUstream = struct CUstream_st *;
+using CUevent = struct CUevent_st *;
+
+/// What the runner needs to know about one GPU.
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int smCount = 0;
+  int ccMajor = 0;
+  int ccMinor = 0;
+  uint64_t totalMemoryBytes = 0;
+  int l2CacheBytes = 0;
+  /// Shared memory a block may use by default and after opting in.
+  int sharedMemoryPerBlock = 0;
+  int sharedMemoryPerBlockOptin = 0;
+  /// The chip name LLVM's NVPTX backend takes, e.g. "sm_90a".
+  std::string chip() const;
+};
+
+/// The function table of the loaded driver. Obtain it with Driver::get().
+class Driver {
+public:
+  /// Opens libcuda.so.1, resolves the functions and calls cuInit once. The
+  /// error says when there is no driver or no GPU.
+  static llvm::Expected<Driver &> get();
+
+  /// Number of GPUs the driver sees.
+  llvm::Expected<int> getDeviceCount();
+  /// Queries one device.
+  llvm::Expected<DeviceInfo> getDeviceInfo(int ordinal);
+  /// The driver's version, e.g. 13000 for CUDA 13.0.
+  int getDriverVersion() const { return driverVersion; }
+
+  /// Turns a CUresult into an llvm::Error naming `call` (and `kernel` when
+  /// not empty). Success gives llvm::Error::success().
+  llvm::Error check(CUresult result, llvm::StringRef call,
+                    llvm::StringRef kernel = {}) const;
+
+  // The resolved entry points (the _v2 ABI where cuda.h maps to one).
+  CUresult (*cuInit)(unsigned) = nullptr;
+  CUresult (*cuDriverGetVersion)(int *) = nullptr;
+  CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
+  CUresult (*cuGetErrorName)(CUresult, const char **) = nullptr;
+  CUresult (*cuDeviceGetCount)(int *) = nullptr;
+  CUresult (*cuDeviceGet)(CUdevice *, int) = nullptr;
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice) = nullptr;
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice) = nullptr;
+  CUresult (*cuDeviceTotalMem)(size_t *, CUdevice) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice) = nullptr;
+  CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
+  CUresult (*cuCtxSynchronize)() = nullptr;
+  CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,
+                                 void **) = nullptr;
+  CUresult (*cuModuleUnload)(CUmodule) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule,
+                                  const char *) = nullptr;
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
+  CUresult (*cuFuncGetAttribute)(int *, int, CUfunction) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **) = nullptr;
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t) = nullptr;
+  CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t) = nullptr;
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
+  CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t) = nullptr;
+  CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t,
+                              CUstream) = nullptr;
+  CUresult (*cuStreamCreate)(CUstream *, unsigned) = nullptr;
+  CUresult (*cuStreamDestroy)(CUstream) = nullptr;
+  CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
+  CUresult (*cuEventCreate)(CUevent *, unsigned) = nullptr;
+  CUresult (*cuEventDestroy)(CUevent) = nullptr;
+  CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
+  CUresult (*cuEventSynchronize)(CUevent) = nullptr;
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent) = nullptr;
+
+private:
+  Driver() = default;
+  int driverVersion = 0;
+};
+
+/// Driver constants used by the runtime (values from cuda.h).
+enum : int {
+  kCudaSuccess = 0,
+  kCudaErrorNoDevice = 100,
+  kAttrMaxSharedMemoryPerBlock = 8,
+  kAttrMultiprocessorCount = 16,
+  kAttrL2CacheSize = 38,
+  kAttrComputeCapabilityMajor = 75,
+  kAttrComputeCapabilityMinor = 76,
+  kAttrMaxSharedMemoryPerBlockOptin = 97,
+  kFuncAttrSharedSizeBytes = 1,
+  kFuncAttrMaxDynamicSharedSizeBytes = 8,
+  kJitInfoLogBuffer = 3,
+  kJitInfoLogBufferSizeBytes = 4,
+  kJitErrorLogBuffer = 5,
+  kJitErrorLogBufferSizeBytes = 6,
+  kStreamNonBlocking = 1,
+};
+
+/// A device buffer; frees itself.
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  DeviceBuffer(DeviceBuffer &&other) noexcept;
+  DeviceBuffer &operator=(DeviceBuffer &&other) noexcept;
+  ~DeviceBuffer();
+
+  CUdeviceptr get() const { return ptr; }
+  size_t size() const { return bytes; }
+
+private:
+  friend class Context;
+  Driver *driver = nullptr;
+  CUdeviceptr ptr = 0;
+  size_t bytes = 0;
+};
+
+/// A loaded module's kernel with the launch facts it needs.
+struct Kernel {
+  std::string name;
+  CUfunction function = nullptr;
+  unsigned sharedMemoryBytes = 0;
+};
+
+/// The primary context of one device, current on the calling thread, with
+/// the operations the runner uses. Destroying it releases the context and
+/// unloads the modules loaded through it.
+class Context {
+public:
+  /// Retains the primary context of device `ordinal` and makes it current.
+  static llvm::Expected<std::unique_ptr<Context>> create(int ordinal);
+  ~Context();
+
+  const DeviceInfo &getDeviceInfo() const { return info; }
+  Driver &getDriver() { return driver; }
+
+  /// Loads PTX (the driver JIT-compiles it for this GPU). A JIT failure
+  /// returns the driver's error log.
+  llvm::Error loadPTX(llvm::StringRef ptx);
+  /// Finds kernel `name` in the loaded modules and prepares it for
+  /// `sharedMemoryBytes` of dynamic shared memory: raises the kernel's
+  /// opt-in limit when that is above 48 KB, and fails when the device
+  /// cannot give that much.
+  llvm::Expected<Kernel> getKernel(llvm::StringRef name,
+                                   unsigned sharedMemoryBytes);
+  /// Launches `kernel` on `stream` with block (blockX, blockY, blockZ).
+  /// `params` holds one pointer per kernel parameter.
+  llvm::Error launch(const Kernel &kernel, const unsigned grid[3],
+                     const unsigned block[3], CUstream stream,
+                     llvm::ArrayRef<void *> params);
+
+  llvm::Expected<DeviceBuffer> allocate(size_t bytes);
+  llvm::Error copyToDevice(CUdeviceptr dst, const void *src, size_t bytes);
+  llvm::Error copyToHost(void *dst, CUdeviceptr src, size_t bytes);
+  llvm::Error memset(CUdeviceptr dst, uint8_t value, size_t bytes,
+                     CUstream stream = nullptr);
+  llvm::Error synchronize();
+
+  llvm::Expected<CUstream> createStream();
+  llvm::Error destroyStream(CUstream stream);
+  llvm::Expected<CUevent> createEvent();
+  llvm::Error destroyEvent(CUevent event);
+  llvm::Error record(CUevent event, CUstream stream);
+  /// Milliseconds between two recorded events (waits for `end`).
+  llvm::Expected<float> elapsedMs(CUevent start, CUevent end);
+
+private:
+  Context(Driver &driver) : driver(driver) {}
+  Driver &driver;
+  DeviceInfo info;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  std::vector<CUmodule> modules;
+};
+
+} // namespace mlir::ism::cuda
+
+#endif // ISM_RUNTIME_CUDADRIVER_H

@@ -1,0 +1,458 @@
+//===- HostExecutor.cpp - Interpreter of host functions -------------------===//
+
+#include "ism/Runner/HostExecutor.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::ism;
+using namespace mlir::ism::runner;
+
+LaunchHandler::~LaunchHandler() = default;
+
+/// The bit width of an integer or index type (index is 64).
+static unsigned getWidth(Type type) {
+  return type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+}
+
+/// Sign-extends the low `width` bits of `v`.
+static int64_t wrap(uint64_t v, unsigned width) {
+  if (width >= 64)
+    return static_cast<int64_t>(v);
+  return static_cast<int64_t>(v << (64 - width)) >> (64 - width);
+}
+
+/// The low `width` bits of `v`, as unsigned.
+static uint64_t unsignedOf(int64_t v, unsigned width) {
+  if (width >= 64)
+    return static_cast<uint64_t>(v);
+  return static_cast<uint64_t>(v) & ((uint64_t(1) << width) - 1);
+}
+
+namespace {
+/// Evaluates one host function.
+class HostInterpreter {
+public:
+  HostInterpreter(LaunchHandler &handler, llvm::ArrayRef<BoundArg> args,
+                  std::vector<std::string> *notes)
+      : handler(handler), args(args), notes(notes) {}
+
+  llvm::Error run(func::FuncOp entry);
+
+private:
+  llvm::Error execute(Operation *op);
+  llvm::Error executeArith(Operation *op);
+  llvm::Error executeLaunch(LaunchOp op);
+  llvm::Error executeGPULaunch(gpu::LaunchFuncOp op);
+  llvm::Expected<unsigned> getDim(Value value, llvm::StringRef what);
+
+  llvm::Error fail(Operation *op, const llvm::Twine &why) {
+    std::string location;
+    llvm::raw_string_ostream os(location);
+    os << op->getLoc();
+    return llvm::createStringError(location + ": " + why.str());
+  }
+
+  LaunchHandler &handler;
+  llvm::ArrayRef<BoundArg> args;
+  std::vector<std::string> *notes;
+  llvm::DenseMap<Value, HostValue> values;
+};
+} // namespace
+
+llvm::Error HostInterpreter::run(func::FuncOp entry) {
+  if (entry.isExternal())
+    return llvm::createStringError("@" + entry.getName().str() +
+                                   " has no body");
+  for (auto [index, arg] : llvm::enumerate(entry.getArguments())) {
+    const BoundArg &bound = args[index];
+    if (bound.isBuffer)
+      values[arg] = HostValue::getBuffer(index);
+    else if (isa<FloatType>(bound.type))
+      values[arg] = HostValue::getFloat(bound.floatValue);
+    else
+      values[arg] = HostValue::getInt(bound.intValue);
+  }
+  if (!entry.getBody().hasOneBlock())
+    return fail(entry, "host functions with more than one block are not "
+                       "supported");
+  for (Operation &op : entry.getBody().front())
+    if (llvm::Error error = execute(&op))
+      return error;
+  return llvm::Error::success();
+}
+
+llvm::Error HostInterpreter::execute(Operation *op) {
+  if (isa<func::ReturnOp>(op)) {
+    if (op->getNumOperands())
+      return fail(op, "the host function must not return values");
+    return llvm::Error::success();
+  }
+  if (op->getDialect() && op->getDialect()->getNamespace() == "arith")
+    return executeArith(op);
+  if (auto dim = dyn_cast<memref::DimOp>(op)) {
+    HostValue source = values.lookup(dim.getSource());
+    HostValue index = values.lookup(dim.getIndex());
+    const BoundArg &buffer = args[source.buffer];
+    if (source.kind != HostValue::Kind::Buffer || index.intValue < 0 ||
+        index.intValue >= static_cast<int64_t>(buffer.buffer.shape.size()))
+      return fail(op, "memref.dim index out of range");
+    values[dim.getResult()] =
+        HostValue::getInt(buffer.buffer.shape[index.intValue]);
+    return llvm::Error::success();
+  }
+  if (auto launch = dyn_cast<LaunchOp>(op))
+    return executeLaunch(launch);
+  if (auto coschedule = dyn_cast<CoscheduleOp>(op)) {
+    if (notes)
+      notes->push_back(
+          llvm::formatv("ism.coschedule {0}: its launches ran "
+                        "one after another (co-scheduled "
+                        "execution is not lowered yet)",
+                        stringifyCoschedulePolicy(coschedule.getPolicy()))
+              .str());
+    for (Operation &inner : coschedule.getBody().front())
+      if (llvm::Error error = execute(&inner))
+        return error;
+    return llvm::Error::success();
+  }
+  if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
+    return executeGPULaunch(launch);
+  if (isa<gpu::WaitOp>(op)) {
+    // Launches are ordered on one stream; a wait has nothing to do.
+    for (Value result : op->getResults())
+      values[result] = HostValue::getInt(0);
+    return llvm::Error::success();
+  }
+  return fail(op, "ism-run cannot execute '" + op->getName().getStringRef() +
+                      "' in a host function (supported: arith on scalars, "
+                      "memref.dim, ism.launch, ism.coschedule, "
+                      "gpu.launch_func, func.return)");
+}
+
+llvm::Error HostInterpreter::executeArith(Operation *op) {
+  if (op->getNumResults() != 1 || isa<ShapedType>(op->getResult(0).getType()))
+    return fail(op, "'" + op->getName().getStringRef() +
+                        "' on tensors or vectors is not supported in a host "
+                        "function");
+  Value result = op->getResult(0);
+  Type type = result.getType();
+  auto operand = [&](unsigned i) { return values.lookup(op->getOperand(i)); };
+
+  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    if (auto attr = dyn_cast<IntegerAttr>(constant.getValue()))
+      values[result] = HostValue::getInt(
+          wrap(attr.getValue().getZExtValue(), getWidth(type)));
+    else if (auto attr = dyn_cast<FloatAttr>(constant.getValue()))
+      values[result] = HostValue::getFloat(attr.getValueAsDouble());
+    else
+      return fail(op, "unsupported constant");
+    return llvm::Error::success();
+  }
+
+  if (isa<FloatType>(type) && op->getNumOperands() == 2 &&
+      isa<FloatType>(op->getOperand(0).getType())) {
+    double a = operand(0).floatValue, b = operand(1).floatValue;
+    std::optional<double> r =
+        llvm::TypeSwitch<Operation *, std::optional<double>>(op)
+            .Case([&](arith::AddFOp) { return a + b; })
+            .Case([&](arith::SubFOp) { return a - b; })
+            .Case([&](arith::MulFOp) { return a * b; })
+            .Case([&](arith::DivFOp) { return a / b; })
+            .Case([&](arith::MaximumFOp) { return std::fmax(a, b); })
+            .Case([&](arith::MinimumFOp) { return std::fmin(a, b); })
+            .Default([](Operation *) { return std::nullopt; });
+    if (!r)
+      return fail(op, "'" + op->getName().getStringRef() +
+                          "' is not supported in a host function");
+    values[result] = HostValue::getFloat(*r);
+    return llvm::Error::success();
+  }
+
+  if (isa<FloatType>(type)) {
+    HostValue a = operand(0);
+    Type from = op->getOperand(0).getType();
+    std::optional<double> r =
+        llvm::TypeSwitch<Operation *, std::optional<double>>(op)
+            .Case([&](arith::SIToFPOp) {
+              return double(wrap(a.intValue, getWidth(from)));
+            })
+            .Case([&](arith::UIToFPOp) {
+              return double(unsignedOf(a.intValue, getWidth(from)));
+            })
+            .Case<arith::ExtFOp, arith::TruncFOp>(
+                [&](Operation *) { return a.floatValue; })
+            .Case([&](arith::NegFOp) { return -a.floatValue; })
+            .Case([&](arith::SelectOp) {
+              return operand(0).intValue ? operand(1).floatValue
+                                         : operand(2).floatValue;
+            })
+            .Default([](Operation *) { return std::nullopt; });
+    if (!r)
+      return fail(op, "'" + op->getName().getStringRef() +
+                          "' is not supported in a host function");
+    values[result] = HostValue::getFloat(*r);
+    return llvm::Error::success();
+  }
+
+  if (!type.isIntOrIndex())
+    return fail(op, "unsupported result type in a host function");
+  unsigned width = getWidth(type);
+  HostValue a = operand(0);
+  HostValue b = op->getNumOperands() > 1 ? operand(1) : HostValue();
+  int64_t x = a.intValue, y = b.intValue;
+  uint64_t ux = unsignedOf(x, width), uy = unsignedOf(y, width);
+  bool divides =
+      isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+          arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op);
+  if (divides && y == 0)
+    return fail(op, "division by zero in the host function");
+  auto floorDiv = [](int64_t p, int64_t q) {
+    int64_t d = p / q;
+    return (p % q != 0 && ((p < 0) != (q < 0))) ? d - 1 : d;
+  };
+  auto ceilDiv = [](int64_t p, int64_t q) {
+    int64_t d = p / q;
+    return (p % q != 0 && ((p < 0) == (q < 0))) ? d + 1 : d;
+  };
+  std::optional<uint64_t> r =
+      llvm::TypeSwitch<Operation *, std::optional<uint64_t>>(op)
+          .Case([&](arith::AddIOp) { return uint64_t(x) + uint64_t(y); })
+          .Case([&](arith::SubIOp) { return uint64_t(x) - uint64_t(y); })
+          .Case([&](arith::MulIOp) { return uint64_t(x) * uint64_t(y); })
+          .Case([&](arith::DivSIOp) { return uint64_t(x / y); })
+          .Case([&](arith::DivUIOp) { return ux / uy; })
+          .Case([&](arith::RemSIOp) { return uint64_t(x % y); })
+          .Case([&](arith::RemUIOp) { return ux % uy; })
+          .Case([&](arith::CeilDivUIOp) { return (ux + uy - 1) / uy; })
+          .Case([&](arith::CeilDivSIOp) { return uint64_t(ceilDiv(x, y)); })
+          .Case([&](arith::FloorDivSIOp) { return uint64_t(floorDiv(x, y)); })
+          .Case([&](arith::MaxSIOp) { return uint64_t(std::max(x, y)); })
+          .Case([&](arith::MinSIOp) { return uint64_t(std::min(x, y)); })
+          .Case([&](arith::MaxUIOp) { return std::max(ux, uy); })
+          .Case([&](arith::MinUIOp) { return std::min(ux, uy); })
+          .Case([&](arith::AndIOp) { return uint64_t(x & y); })
+          .Case([&](arith::OrIOp) { return uint64_t(x | y); })
+          .Case([&](arith::XOrIOp) { return uint64_t(x ^ y); })
+          .Case([&](arith::ShLIOp) { return uy >= width ? 0 : ux << uy; })
+          .Case([&](arith::ShRUIOp) { return uy >= width ? 0 : ux >> uy; })
+          .Case([&](arith::ShRSIOp) {
+            return uint64_t(x >> std::min<uint64_t>(uy, 63));
+          })
+          .Case<arith::IndexCastOp, arith::ExtSIOp, arith::TruncIOp>(
+              [&](Operation *) {
+                return uint64_t(wrap(x, getWidth(op->getOperand(0).getType())));
+              })
+          .Case<arith::IndexCastUIOp, arith::ExtUIOp>([&](Operation *) {
+            return unsignedOf(x, getWidth(op->getOperand(0).getType()));
+          })
+          .Case(
+              [&](arith::FPToSIOp) { return uint64_t(int64_t(a.floatValue)); })
+          .Case([&](arith::FPToUIOp) { return uint64_t(a.floatValue); })
+          .Case([&](arith::SelectOp) {
+            return uint64_t(a.intValue ? y : operand(2).intValue);
+          })
+          .Case([&](arith::CmpIOp cmp) -> std::optional<uint64_t> {
+            unsigned w = getWidth(cmp.getLhs().getType());
+            int64_t sx = wrap(x, w), sy = wrap(y, w);
+            uint64_t vx = unsignedOf(x, w), vy = unsignedOf(y, w);
+            switch (cmp.getPredicate()) {
+            case arith::CmpIPredicate::eq:
+              return vx == vy;
+            case arith::CmpIPredicate::ne:
+              return vx != vy;
+            case arith::CmpIPredicate::slt:
+              return sx < sy;
+            case arith::CmpIPredicate::sle:
+              return sx <= sy;
+            case arith::CmpIPredicate::sgt:
+              return sx > sy;
+            case arith::CmpIPredicate::sge:
+              return sx >= sy;
+            case arith::CmpIPredicate::ult:
+              return vx < vy;
+            case arith::CmpIPredicate::ule:
+              return vx <= vy;
+            case arith::CmpIPredicate::ugt:
+              return vx > vy;
+            case arith::CmpIPredicate::uge:
+              return vx >= vy;
+            }
+            return std::nullopt;
+          })
+          .Case([&](arith::CmpFOp cmp) -> std::optional<uint64_t> {
+            double p = a.floatValue, q = b.floatValue;
+            bool unordered = std::isnan(p) || std::isnan(q);
+            switch (cmp.getPredicate()) {
+            case arith::CmpFPredicate::OEQ:
+              return !unordered && p == q;
+            case arith::CmpFPredicate::ONE:
+              return !unordered && p != q;
+            case arith::CmpFPredicate::OLT:
+              return !unordered && p < q;
+            case arith::CmpFPredicate::OLE:
+              return !unordered && p <= q;
+            case arith::CmpFPredicate::OGT:
+              return !unordered && p > q;
+            case arith::CmpFPredicate::OGE:
+              return !unordered && p >= q;
+            case arith::CmpFPredicate::UNE:
+              return unordered || p != q;
+            default:
+              return std::nullopt;
+            }
+          })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!r)
+    return fail(op, "'" + op->getName().getStringRef() +
+                        "' is not supported in a host function");
+  values[result] = HostValue::getInt(wrap(*r, width));
+  return llvm::Error::success();
+}
+
+llvm::Expected<unsigned> HostInterpreter::getDim(Value value,
+                                                 llvm::StringRef what) {
+  int64_t v = values.lookup(value).intValue;
+  if (v < 0 || v > 0x7fffffff)
+    return llvm::createStringError(
+        llvm::formatv("{0} {1} is out of range", what, v).str());
+  return static_cast<unsigned>(v);
+}
+
+llvm::Error HostInterpreter::executeLaunch(LaunchOp op) {
+  unsigned grid[3] = {1, 1, 1};
+  for (auto [i, size] : llvm::enumerate(op.getGrid())) {
+    llvm::Expected<unsigned> dim = getDim(size, "grid size");
+    if (!dim)
+      return fail(op, llvm::toString(dim.takeError()));
+    grid[i] = *dim;
+  }
+  llvm::SmallVector<HostValue> operands;
+  for (Value arg : op.getArgs())
+    operands.push_back(values.lookup(arg));
+  if (llvm::Error error = handler.launch(op, grid, operands))
+    return fail(op, llvm::toString(std::move(error)));
+  return llvm::Error::success();
+}
+
+llvm::Error HostInterpreter::executeGPULaunch(gpu::LaunchFuncOp op) {
+  unsigned grid[3], block[3];
+  gpu::KernelDim3 g = op.getGridSizeOperandValues();
+  gpu::KernelDim3 b = op.getBlockSizeOperandValues();
+  Value sizes[6] = {g.x, g.y, g.z, b.x, b.y, b.z};
+  for (unsigned i = 0; i < 6; ++i) {
+    llvm::Expected<unsigned> dim =
+        getDim(sizes[i], i < 3 ? "grid size" : "block size");
+    if (!dim)
+      return fail(op, llvm::toString(dim.takeError()));
+    (i < 3 ? grid[i] : block[i - 3]) = *dim;
+  }
+  unsigned shared = 0;
+  if (Value size = op.getDynamicSharedMemorySize()) {
+    llvm::Expected<unsigned> bytes = getDim(size, "dynamic shared memory");
+    if (!bytes)
+      return fail(op, llvm::toString(bytes.takeError()));
+    shared = *bytes;
+  }
+  llvm::SmallVector<HostValue> operands;
+  for (Value arg : op.getKernelOperands())
+    operands.push_back(values.lookup(arg));
+  if (llvm::Error error =
+          handler.launchGPUFunc(op, grid, block, shared, operands))
+    return fail(op, llvm::toString(std::move(error)));
+  if (Value token = op.getAsyncToken())
+    values[token] = HostValue::getInt(0);
+  return llvm::Error::success();
+}
+
+llvm::Error mlir::ism::runner::executeHostFunction(
+    func::FuncOp entry, llvm::ArrayRef<BoundArg> args, LaunchHandler &handler,
+    std::vector<std::string> *notes) {
+  HostInterpreter interpreter(handler, args, notes);
+  return interpreter.run(entry);
+}
+
+//===----------------------------------------------------------------------===//
+// Buffer use
+//===----------------------------------------------------------------------===//
+
+/// Whether ops in `body` read or write `arg` or a view of it.
+static BufferUse getUse(BlockArgument arg) {
+  BufferUse use;
+  llvm::SmallVector<Value> worklist = {arg};
+  llvm::DenseSet<Value> seen = {arg};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
+        for (Value result : user->getResults())
+          if (isa<BaseMemRefType>(result.getType()) &&
+              seen.insert(result).second)
+            worklist.push_back(result);
+      } else if (isa<memref::CastOp, memref::ReinterpretCastOp>(user)) {
+        if (seen.insert(user->getResult(0)).second)
+          worklist.push_back(user->getResult(0));
+      }
+      auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+      if (!effects) {
+        // An op with unknown effects on the buffer may do anything.
+        if (!user->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+            !isa<ViewLikeOpInterface>(user)) {
+          use.read = true;
+          use.written = true;
+        }
+        continue;
+      }
+      llvm::SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffectsOnValue(value, instances);
+      for (const MemoryEffects::EffectInstance &instance : instances) {
+        if (isa<MemoryEffects::Read>(instance.getEffect()))
+          use.read = true;
+        if (isa<MemoryEffects::Write>(instance.getEffect()))
+          use.written = true;
+      }
+    }
+  }
+  return use;
+}
+
+std::vector<BufferUse> mlir::ism::runner::analyzeBufferUse(func::FuncOp entry) {
+  std::vector<BufferUse> uses(entry.getNumArguments());
+  SymbolTableCollection symbols;
+  auto moduleOp = entry->getParentOfType<ModuleOp>();
+  auto record = [&](ValueRange operands, Region &body) {
+    if (body.empty())
+      return;
+    for (auto [operand, param] :
+         llvm::zip(operands, body.front().getArguments())) {
+      auto arg = dyn_cast<BlockArgument>(operand);
+      if (!arg || arg.getOwner()->getParentOp() != entry.getOperation() ||
+          !isa<BaseMemRefType>(arg.getType()))
+        continue;
+      BufferUse use = getUse(param);
+      uses[arg.getArgNumber()].read |= use.read;
+      uses[arg.getArgNumber()].written |= use.written;
+    }
+  };
+  entry.walk([&](Operation *op) {
+    if (auto launch = dyn_cast<LaunchOp>(op)) {
+      if (KernelOp kernel = launch.getKernelOp(symbols))
+        record(launch.getArgs(), kernel.getBody());
+    } else if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op)) {
+      auto func = symbols.lookupNearestSymbolFrom<gpu::GPUFuncOp>(
+          moduleOp, launch.getKernel());
+      if (func)
+        record(launch.getKernelOperands(), func.getBody());
+    }
+  });
+  return uses;
+}

@@ -1,0 +1,430 @@
+//===- CudaDriver.cpp - The CUDA Driver API, loaded at run time -----------===//
+//
+// Opens libcuda.so.1 with dlopen, resolves the entry points by their ABI
+// names and wraps the calls the runner makes so that each failure names the
+// call, the kernel and the driver's error text.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ism/Runtime/CudaDriver.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <dlfcn.h>
+
+using namespace mlir::ism::cuda;
+
+std::string DeviceInfo::chip() const {
+  std::string chip = "sm_" + std::to_string(ccMajor * 10 + ccMinor);
+  // The architecture-specific features (wgmma, setmaxnreg, tcgen05) need
+  // the "a" targets on Hopper and Blackwell.
+  if (ccMajor >= 9)
+    chip += "a";
+  return chip;
+}
+
+/// Resolves `symbol` from `library` into `fn`; false when it is missing.
+template <typename Fn>
+static bool resolve(void *library, const char *symbol, Fn &fn) {
+  fn = reinterpret_cast<Fn>(dlsym(library, symbol));
+  return fn != nullptr;
+}
+
+llvm::Expected<Driver &> Driver::get() {
+  static Driver driver;
+  static std::string failure;
+  static bool initialised = false;
+  if (initialised) {
+    if (!failure.empty())
+      return llvm::createStringError(failure);
+    return driver;
+  }
+  initialised = true;
+
+  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    const char *why = dlerror();
+    failure = std::string("no CUDA driver found (libcuda.so.1): ") +
+              (why ? why : "dlopen failed");
+    return llvm::createStringError(failure);
+  }
+
+  struct Entry {
+    const char *symbol;
+    bool ok;
+  };
+  std::vector<Entry> entries = {
+      {"cuInit", resolve(library, "cuInit", driver.cuInit)},
+      {"cuDriverGetVersion",
+       resolve(library, "cuDriverGetVersion", driver.cuDriverGetVersion)},
+      {"cuGetErrorString",
+       resolve(library, "cuGetErrorString", driver.cuGetErrorString)},
+      {"cuGetErrorName",
+       resolve(library, "cuGetErrorName", driver.cuGetErrorName)},
+      {"cuDeviceGetCount",
+       resolve(library, "cuDeviceGetCount", driver.cuDeviceGetCount)},
+      {"cuDeviceGet", resolve(library, "cuDeviceGet", driver.cuDeviceGet)},
+      {"cuDeviceGetName",
+       resolve(library, "cuDeviceGetName", driver.cuDeviceGetName)},
+      {"cuDeviceGetAttribute",
+       resolve(library, "cuDeviceGetAttribute", driver.cuDeviceGetAttribute)},
+      {"cuDeviceTotalMem_v2",
+       resolve(library, "cuDeviceTotalMem_v2", driver.cuDeviceTotalMem)},
+      {"cuDevicePrimaryCtxRetain", resolve(library, "cuDevicePrimaryCtxRetain",
+                                           driver.cuDevicePrimaryCtxRetain)},
+      {"cuDevicePrimaryCtxRelease_v2",
+       resolve(library, "cuDevicePrimaryCtxRelease_v2",
+               driver.cuDevicePrimaryCtxRelease)},
+      {"cuCtxSetCurrent",
+       resolve(library, "cuCtxSetCurrent", driver.cuCtxSetCurrent)},
+      {"cuCtxSynchronize",
+       resolve(library, "cuCtxSynchronize", driver.cuCtxSynchronize)},
+      {"cuModuleLoadDataEx",
+       resolve(library, "cuModuleLoadDataEx", driver.cuModuleLoadDataEx)},
+      {"cuModuleUnload",
+       resolve(library, "cuModuleUnload", driver.cuModuleUnload)},
+      {"cuModuleGetFunction",
+       resolve(library, "cuModuleGetFunction", driver.cuModuleGetFunction)},
+      {"cuFuncSetAttribute",
+       resolve(library, "cuFuncSetAttribute", driver.cuFuncSetAttribute)},
+      {"cuFuncGetAttribute",
+       resolve(library, "cuFuncGetAttribute", driver.cuFuncGetAttribute)},
+      {"cuLaunchKernel",
+       resolve(library, "cuLaunchKernel", driver.cuLaunchKernel)},
+      {"cuMemAlloc_v2", resolve(library, "cuMemAlloc_v2", driver.cuMemAlloc)},
+      {"cuMemFree_v2", resolve(library, "cuMemFree_v2", driver.cuMemFree)},
+      {"cuMemcpyHtoD_v2",
+       resolve(library, "cuMemcpyHtoD_v2", driver.cuMemcpyHtoD)},
+      {"cuMemcpyDtoH_v2",
+       resolve(library, "cuMemcpyDtoH_v2", driver.cuMemcpyDtoH)},
+      {"cuMemsetD8_v2", resolve(library, "cuMemsetD8_v2", driver.cuMemsetD8)},
+      {"cuMemsetD8Async",
+       resolve(library, "cuMemsetD8Async", driver.cuMemsetD8Async)},
+      {"cuStreamCreate",
+       resolve(library, "cuStreamCreate", driver.cuStreamCreate)},
+      {"cuStreamDestroy_v2",
+       resolve(library, "cuStreamDestroy_v2", driver.cuStreamDestroy)},
+      {"cuStreamSynchronize",
+       resolve(library, "cuStreamSynchronize", driver.cuStreamSynchronize)},
+      {"cuEventCreate",
+       resolve(library, "cuEventCreate", driver.cuEventCreate)},
+      {"cuEventDestroy_v2",
+       resolve(library, "cuEventDestroy_v2", driver.cuEventDestroy)},
+      {"cuEventRecord",
+       resolve(library, "cuEventRecord", driver.cuEventRecord)},
+      {"cuEventSynchronize",
+       resolve(library, "cuEventSynchronize", driver.cuEventSynchronize)},
+      {"cuEventElapsedTime",
+       resolve(library, "cuEventElapsedTime", driver.cuEventElapsedTime)},
+  };
+  for (const Entry &entry : entries) {
+    if (!entry.ok) {
+      failure = std::string("the CUDA driver (libcuda.so.1) lacks ") +
+                entry.symbol + "; the driver is too old";
+      return llvm::createStringError(failure);
+    }
+  }
+
+  CUresult result = driver.cuInit(0);
+  if (result == kCudaErrorNoDevice) {
+    failure = "no CUDA GPU found (cuInit: no CUDA-capable device is detected)";
+    return llvm::createStringError(failure);
+  }
+  if (llvm::Error error = driver.check(result, "cuInit")) {
+    failure = llvm::toString(std::move(error));
+    return llvm::createStringError(failure);
+  }
+  if (llvm::Error error =
+          driver.check(driver.cuDriverGetVersion(&driver.driverVersion),
+                       "cuDriverGetVersion")) {
+    failure = llvm::toString(std::move(error));
+    return llvm::createStringError(failure);
+  }
+  return driver;
+}
+
+llvm::Error Driver::check(CUresult result, llvm::StringRef call,
+                          llvm::StringRef kernel) const {
+  if (result == kCudaSuccess)
+    return llvm::Error::success();
+  const char *name = nullptr;
+  const char *text = nullptr;
+  if (cuGetErrorName)
+    cuGetErrorName(result, &name);
+  if (cuGetErrorString)
+    cuGetErrorString(result, &text);
+  std::string message = call.str();
+  if (!kernel.empty())
+    message += " (kernel '" + kernel.str() + "')";
+  message += llvm::formatv(" failed: {0} ({1}): {2}", name ? name : "?", result,
+                           text ? text : "unknown error")
+                 .str();
+  return llvm::createStringError(message);
+}
+
+llvm::Expected<int> Driver::getDeviceCount() {
+  int count = 0;
+  if (llvm::Error error = check(cuDeviceGetCount(&count), "cuDeviceGetCount"))
+    return std::move(error);
+  return count;
+}
+
+llvm::Expected<DeviceInfo> Driver::getDeviceInfo(int ordinal) {
+  DeviceInfo info;
+  info.ordinal = ordinal;
+  CUdevice device;
+  if (llvm::Error error = check(cuDeviceGet(&device, ordinal), "cuDeviceGet"))
+    return std::move(error);
+  char name[256] = {0};
+  if (llvm::Error error = check(cuDeviceGetName(name, sizeof(name) - 1, device),
+                                "cuDeviceGetName"))
+    return std::move(error);
+  info.name = name;
+  size_t memory = 0;
+  if (llvm::Error error =
+          check(cuDeviceTotalMem(&memory, device), "cuDeviceTotalMem_v2"))
+    return std::move(error);
+  info.totalMemoryBytes = memory;
+  struct {
+    int *field;
+    int attribute;
+  } attributes[] = {
+      {&info.smCount, kAttrMultiprocessorCount},
+      {&info.ccMajor, kAttrComputeCapabilityMajor},
+      {&info.ccMinor, kAttrComputeCapabilityMinor},
+      {&info.l2CacheBytes, kAttrL2CacheSize},
+      {&info.sharedMemoryPerBlock, kAttrMaxSharedMemoryPerBlock},
+      {&info.sharedMemoryPerBlockOptin, kAttrMaxSharedMemoryPerBlockOptin},
+  };
+  for (auto &attribute : attributes)
+    if (llvm::Error error = check(
+            cuDeviceGetAttribute(attribute.field, attribute.attribute, device),
+            "cuDeviceGetAttribute"))
+      return std::move(error);
+  return info;
+}
+
+//===----------------------------------------------------------------------===//
+// DeviceBuffer
+//===----------------------------------------------------------------------===//
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer &&other) noexcept
+    : driver(other.driver), ptr(other.ptr), bytes(other.bytes) {
+  other.ptr = 0;
+  other.bytes = 0;
+}
+
+DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
+  if (this != &other) {
+    if (ptr)
+      driver->cuMemFree(ptr);
+    driver = other.driver;
+    ptr = other.ptr;
+    bytes = other.bytes;
+    other.ptr = 0;
+    other.bytes = 0;
+  }
+  return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  // A failure to free is not actionable at this point; the context's
+  // release reclaims the memory anyway.
+  if (ptr)
+    driver->cuMemFree(ptr);
+}
+
+//===----------------------------------------------------------------------===//
+// Context
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<std::unique_ptr<Context>> Context::create(int ordinal) {
+  llvm::Expected<Driver &> driver = Driver::get();
+  if (!driver)
+    return driver.takeError();
+  llvm::Expected<int> count = driver->getDeviceCount();
+  if (!count)
+    return count.takeError();
+  if (*count == 0)
+    return llvm::createStringError("no CUDA GPU found");
+  if (ordinal < 0 || ordinal >= *count)
+    return llvm::createStringError(
+        llvm::formatv("device {0} does not exist; this machine has {1} CUDA "
+                      "GPU(s)",
+                      ordinal, *count)
+            .str());
+
+  std::unique_ptr<Context> context(new Context(*driver));
+  llvm::Expected<DeviceInfo> info = driver->getDeviceInfo(ordinal);
+  if (!info)
+    return info.takeError();
+  context->info = *info;
+  if (llvm::Error error = driver->check(
+          driver->cuDeviceGet(&context->device, ordinal), "cuDeviceGet"))
+    return std::move(error);
+  if (llvm::Error error = driver->check(
+          driver->cuDevicePrimaryCtxRetain(&context->context, context->device),
+          "cuDevicePrimaryCtxRetain"))
+    return std::move(error);
+  if (llvm::Error error = driver->check(
+          driver->cuCtxSetCurrent(context->context), "cuCtxSetCurrent"))
+    return std::move(error);
+  return context;
+}
+
+Context::~Context() {
+  for (CUmodule module : modules)
+    driver.cuModuleUnload(module);
+  if (context)
+    driver.cuDevicePrimaryCtxRelease(device);
+}
+
+llvm::Error Context::loadPTX(llvm::StringRef ptx) {
+  std::string image = ptx.str(); // the driver wants a NUL-terminated image
+  std::vector<char> errorLog(1 << 16, 0);
+  std::vector<char> infoLog(1 << 16, 0);
+  int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSizeBytes,
+                   kJitInfoLogBuffer, kJitInfoLogBufferSizeBytes};
+  void *values[] = {
+      errorLog.data(), reinterpret_cast<void *>(errorLog.size() - 1),
+      infoLog.data(), reinterpret_cast<void *>(infoLog.size() - 1)};
+  CUmodule module = nullptr;
+  CUresult result =
+      driver.cuModuleLoadDataEx(&module, image.c_str(), 4, options, values);
+  if (llvm::Error error = driver.check(result, "cuModuleLoadDataEx")) {
+    std::string log(errorLog.data());
+    if (log.empty())
+      return error;
+    return llvm::createStringError(llvm::toString(std::move(error)) +
+                                   "; JIT log: " + log);
+  }
+  modules.push_back(module);
+  return llvm::Error::success();
+}
+
+llvm::Expected<Kernel> Context::getKernel(llvm::StringRef name,
+                                          unsigned sharedMemoryBytes) {
+  Kernel kernel;
+  kernel.name = name.str();
+  kernel.sharedMemoryBytes = sharedMemoryBytes;
+  CUresult last = kCudaSuccess;
+  for (CUmodule module : modules) {
+    last = driver.cuModuleGetFunction(&kernel.function, module,
+                                      kernel.name.c_str());
+    if (last == kCudaSuccess)
+      break;
+  }
+  if (!kernel.function) {
+    if (modules.empty())
+      return llvm::createStringError("kernel '" + kernel.name +
+                                     "': no module is loaded");
+    if (llvm::Error error = driver.check(last, "cuModuleGetFunction", name))
+      return std::move(error);
+  }
+
+  int staticShared = 0;
+  if (llvm::Error error = driver.check(
+          driver.cuFuncGetAttribute(&staticShared, kFuncAttrSharedSizeBytes,
+                                    kernel.function),
+          "cuFuncGetAttribute", name))
+    return std::move(error);
+  uint64_t total = uint64_t(sharedMemoryBytes) + staticShared;
+  if (total > uint64_t(info.sharedMemoryPerBlockOptin))
+    return llvm::createStringError(
+        llvm::formatv("kernel '{0}' needs {1} bytes of shared memory but {2} "
+                      "allows at most {3} per block",
+                      name, total, info.name, info.sharedMemoryPerBlockOptin)
+            .str());
+  if (sharedMemoryBytes > 48 * 1024 ||
+      total > uint64_t(info.sharedMemoryPerBlock)) {
+    if (llvm::Error error = driver.check(
+            driver.cuFuncSetAttribute(kernel.function,
+                                      kFuncAttrMaxDynamicSharedSizeBytes,
+                                      sharedMemoryBytes),
+            "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", name))
+      return std::move(error);
+  }
+  return kernel;
+}
+
+llvm::Error Context::launch(const Kernel &kernel, const unsigned grid[3],
+                            const unsigned block[3], CUstream stream,
+                            llvm::ArrayRef<void *> params) {
+  return driver.check(driver.cuLaunchKernel(
+                          kernel.function, grid[0], grid[1], grid[2], block[0],
+                          block[1], block[2], kernel.sharedMemoryBytes, stream,
+                          const_cast<void **>(params.data()), nullptr),
+                      "cuLaunchKernel", kernel.name);
+}
+
+llvm::Expected<DeviceBuffer> Context::allocate(size_t bytes) {
+  DeviceBuffer buffer;
+  buffer.driver = &driver;
+  buffer.bytes = bytes;
+  // Zero-sized arguments still get a distinct, valid address.
+  if (llvm::Error error =
+          driver.check(driver.cuMemAlloc(&buffer.ptr, bytes ? bytes : 1),
+                       llvm::formatv("cuMemAlloc_v2({0} bytes)", bytes).str()))
+    return std::move(error);
+  return std::move(buffer);
+}
+
+llvm::Error Context::copyToDevice(CUdeviceptr dst, const void *src,
+                                  size_t bytes) {
+  return driver.check(driver.cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD_v2");
+}
+
+llvm::Error Context::copyToHost(void *dst, CUdeviceptr src, size_t bytes) {
+  return driver.check(driver.cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH_v2");
+}
+
+llvm::Error Context::memset(CUdeviceptr dst, uint8_t value, size_t bytes,
+                            CUstream stream) {
+  if (stream)
+    return driver.check(driver.cuMemsetD8Async(dst, value, bytes, stream),
+                        "cuMemsetD8Async");
+  return driver.check(driver.cuMemsetD8(dst, value, bytes), "cuMemsetD8_v2");
+}
+
+llvm::Error Context::synchronize() {
+  return driver.check(driver.cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+llvm::Expected<CUstream> Context::createStream() {
+  CUstream stream = nullptr;
+  if (llvm::Error error = driver.check(
+          driver.cuStreamCreate(&stream, kStreamNonBlocking), "cuStreamCreate"))
+    return std::move(error);
+  return stream;
+}
+
+llvm::Error Context::destroyStream(CUstream stream) {
+  return driver.check(driver.cuStreamDestroy(stream), "cuStreamDestroy_v2");
+}
+
+llvm::Expected<CUevent> Context::createEvent() {
+  CUevent event = nullptr;
+  if (llvm::Error error =
+          driver.check(driver.cuEventCreate(&event, 0), "cuEventCreate"))
+    return std::move(error);
+  return event;
+}
+
+llvm::Error Context::destroyEvent(CUevent event) {
+  return driver.check(driver.cuEventDestroy(event), "cuEventDestroy_v2");
+}
+
+llvm::Error Context::record(CUevent event, CUstream stream) {
+  return driver.check(driver.cuEventRecord(event, stream), "cuEventRecord");
+}
+
+llvm::Expected<float> Context::elapsedMs(CUevent start, CUevent end) {
+  if (llvm::Error error =
+          driver.check(driver.cuEventSynchronize(end), "cuEventSynchronize"))
+    return std::move(error);
+  float ms = 0;
+  if (llvm::Error error = driver.check(
+          driver.cuEventElapsedTime(&ms, start, end), "cuEventElapsedTime"))
+    return std::move(error);
+  return ms;
+}

@@ -1,0 +1,69 @@
+"""Checks ism-run --interpret outputs (saved .npy) against NumPy.
+
+usage: numpy_ref.py OP RTOL IN.npy... OUT.npy [--eps E]
+Prints "numpy_ref OP: ok" or the worst error and exits non-zero.
+"""
+import sys
+
+import numpy as np
+
+
+def rope(x, cos, sin):
+    x1, x2 = x[..., :64], x[..., 64:]
+    c, s = cos[:, None, :], sin[:, None, :]
+    return np.concatenate([x1 * c - x2 * s, x2 * c + x1 * s], axis=-1)
+
+
+def layernorm(x, w, b, eps):
+    mean = x.mean(axis=1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * w + b
+
+
+def rmsnorm(x, w, eps):
+    return x / np.sqrt((x * x).mean(axis=1, keepdims=True) + eps) * w
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+OPS = {
+    "vector_add": lambda x, y, eps: x + y,
+    "softmax": lambda x, eps: softmax(x),
+    "layernorm": lambda x, w, b, eps: layernorm(x, w, b, eps),
+    "rmsnorm": lambda x, w, eps: rmsnorm(x, w, eps),
+    "rope": lambda x, c, s, eps: rope(x, c, s),
+    "matmul": lambda a, b, eps: a @ b,
+}
+
+
+def main(argv):
+    eps = 1e-5
+    if "--eps" in argv:
+        at = argv.index("--eps")
+        eps = float(argv[at + 1])
+        argv = argv[:at] + argv[at + 2:]
+    op, rtol, *files = argv
+    arrays = [np.load(f).astype(np.float64) for f in files]
+    expected = OPS[op](*arrays[:-1], eps)
+    got = arrays[-1]
+    if got.shape != expected.shape:
+        print(f"numpy_ref {op}: shape {got.shape} != {expected.shape}")
+        return 1
+    err = np.abs(got - expected)
+    bound = float(rtol) * (np.abs(expected) + np.abs(expected).max())
+    bad = ~(err <= bound)
+    if bad.any():
+        i = tuple(int(k) for k in np.unravel_index(np.argmax(bad), bad.shape))
+        print(f"numpy_ref {op}: {bad.sum()} mismatches; first at {i}: "
+              f"got {got[i]}, expected {expected[i]}")
+        return 1
+    print(f"numpy_ref {op}: ok ({got.size} elements, max abs error "
+          f"{err.max():.3g})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,608 @@
+//===- ism-run.cpp - Execute, check and time ism kernels ------------------===//
+//
+// Parses an ism module, binds the host function's arguments from the
+// command line, runs it on the GPU through the CUDA driver (or on the CPU in
+// the reference interpreter with --interpret), checks the outputs against
+// the reference (--check) and times the host function (--bench). See
+// docs/runner.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ism/InitIsm.h"
+#include "ism/Runner/ArgSpec.h"
+#include "ism/Runner/Check.h"
+#include "ism/Runner/Compile.h"
+#include "ism/Runner/GPULauncher.h"
+#include "ism/Runner/HostExecutor.h"
+#include "ism/Runner/Reference.h"
+#include "ism/Runtime/CudaDriver.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::ism;
+using namespace mlir::ism::runner;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("ism-run options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<file.mlir>"),
+                                      cl::cat(category));
+static cl::opt<std::string> entryName("entry", cl::desc("Host function to run"),
+                                      cl::init("main"), cl::cat(category));
+static cl::opt<std::string>
+    chipName("chip",
+             cl::desc("GPU architecture to compile for (default: the "
+                      "device's, e.g. sm_90a; sm_90a without a GPU)"),
+             cl::cat(category));
+static cl::opt<int> deviceOrdinal("device", cl::desc("CUDA device ordinal"),
+                                  cl::init(0), cl::cat(category));
+static cl::list<std::string>
+    argSpecs("arg",
+             cl::desc("Entry argument, in order: DTYPE:SHAPE[:INIT] "
+                      "(INIT: randn, uniform, zeros, ones, arange, poison, "
+                      "PATH.npy), npy:PATH, DTYPE:scalar=V or V"),
+             cl::cat(category));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the initialisers"),
+                              cl::init(0), cl::cat(category));
+static cl::opt<bool> check("check",
+                           cl::desc("Compare the outputs with the float64 "
+                                    "reference interpreter"),
+                           cl::cat(category));
+static cl::opt<bool> interpret("interpret",
+                               cl::desc("Run on the CPU in the reference "
+                                        "interpreter only"),
+                               cl::cat(category));
+static cl::opt<bool> bench("bench", cl::desc("Time the host function"),
+                           cl::cat(category));
+static cl::opt<unsigned> warmup("warmup", cl::desc("Warm-up runs of --bench"),
+                                cl::init(10), cl::cat(category));
+static cl::opt<unsigned> reps("reps", cl::desc("Timed runs of --bench"),
+                              cl::init(100), cl::cat(category));
+static cl::opt<bool> flushL2("flush-l2",
+                             cl::desc("Flush the L2 cache before each timed "
+                                      "run (default on)"),
+                             cl::init(true), cl::cat(category));
+static cl::opt<double> bytesOverride("bytes",
+                                     cl::desc("Bytes moved per run, for GB/s "
+                                              "(default: inputs read once + "
+                                              "outputs written once)"),
+                                     cl::init(0), cl::cat(category));
+static cl::opt<double> flops("flops",
+                             cl::desc("Floating-point operations per run, "
+                                      "for TFLOP/s"),
+                             cl::init(0), cl::cat(category));
+static cl::opt<double> atolOverride("atol",
+                                    cl::desc("Override the check's atol"),
+                                    cl::init(-1), cl::cat(category));
+static cl::opt<double> rtolOverride("rtol",
+                                    cl::desc("Override the check's rtol"),
+                                    cl::init(-1), cl::cat(category));
+static cl::list<std::string>
+    saves("save",
+          cl::desc("IDX:PATH.npy: write buffer argument IDX after "
+                   "the run"),
+          cl::cat(category));
+static cl::list<std::string>
+    expects("expect",
+            cl::desc("IDX:PATH.npy: with --interpret, compare buffer IDX of "
+                     "the reference run with an output computed elsewhere, "
+                     "as --check does"),
+            cl::cat(category));
+static cl::opt<bool> json("json", cl::desc("Print one JSON object"),
+                          cl::cat(category));
+static cl::opt<bool> listDevices("list-devices",
+                                 cl::desc("List the CUDA GPUs and exit"),
+                                 cl::cat(category));
+static cl::opt<std::string> emit("emit",
+                                 cl::desc("Stop early and print: ptx or ir"),
+                                 cl::cat(category));
+
+/// Prints "ism-run: MESSAGE" and returns the exit code 1.
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "ism-run: " << message << "\n";
+  return 1;
+}
+
+static int fail(llvm::Error error) {
+  return fail(llvm::toString(std::move(error)));
+}
+
+static llvm::json::Object deviceJSON(const cuda::DeviceInfo &info) {
+  return llvm::json::Object{
+      {"ordinal", info.ordinal},
+      {"name", info.name},
+      {"sm_count", info.smCount},
+      {"compute_capability",
+       std::to_string(info.ccMajor) + "." + std::to_string(info.ccMinor)},
+      {"chip", info.chip()},
+      {"memory_bytes", static_cast<int64_t>(info.totalMemoryBytes)},
+      {"l2_bytes", info.l2CacheBytes},
+      {"shared_memory_per_block_optin", info.sharedMemoryPerBlockOptin}};
+}
+
+static int runListDevices() {
+  llvm::Expected<cuda::Driver &> driver = cuda::Driver::get();
+  if (!driver)
+    return fail(driver.takeError());
+  llvm::Expected<int> count = driver->getDeviceCount();
+  if (!count)
+    return fail(count.takeError());
+  if (*count == 0)
+    return fail("no CUDA GPU found");
+  llvm::json::Array devices;
+  for (int i = 0; i < *count; ++i) {
+    llvm::Expected<cuda::DeviceInfo> info = driver->getDeviceInfo(i);
+    if (!info)
+      return fail(info.takeError());
+    if (json) {
+      devices.push_back(deviceJSON(*info));
+      continue;
+    }
+    llvm::outs() << llvm::formatv(
+        "{0}: {1}, {2} SMs, compute capability {3}.{4} ({5}), {6:F1} GiB, "
+        "L2 {7:F1} MiB, shared memory per block {8} KiB (opt-in)\n",
+        i, info->name, info->smCount, info->ccMajor, info->ccMinor,
+        info->chip(), info->totalMemoryBytes / double(1 << 30),
+        info->l2CacheBytes / double(1 << 20),
+        info->sharedMemoryPerBlockOptin / 1024);
+  }
+  if (json)
+    llvm::outs() << llvm::formatv(
+        "{0:2}\n", llvm::json::Value(llvm::json::Object{
+                       {"driver_version", driver->getDriverVersion()},
+                       {"devices", std::move(devices)}}));
+  return 0;
+}
+
+/// Parses the input, keeping only the first error as one line.
+static OwningOpRef<ModuleOp> parseInput(MLIRContext &context,
+                                        std::string &error) {
+  std::string errorMessage;
+  if (!llvm::sys::fs::exists(inputFile)) {
+    error = "cannot open '" + inputFile + "': no such file";
+    return nullptr;
+  }
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error && error.empty()) {
+      llvm::raw_string_ostream os(error);
+      os << diag.getLocation() << ": " << diag;
+    }
+    return success();
+  });
+  llvm::SourceMgr sourceMgr;
+  std::string includedFrom;
+  auto file = llvm::MemoryBuffer::getFile(inputFile);
+  if (!file) {
+    error = "cannot open '" + inputFile + "': " + file.getError().message();
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(*file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module && error.empty())
+    error = "cannot parse '" + inputFile + "'";
+  return module;
+}
+
+/// Compares output `index` (as computed, `got`) with the reference, prints
+/// the result (unless --json) and appends it to `outputs`. Returns whether it
+/// passed.
+static bool checkOutput(unsigned index, DType dtype,
+                        llvm::ArrayRef<int64_t> shape, const HostBuffer &got,
+                        llvm::ArrayRef<double> expected,
+                        llvm::json::Array &outputs) {
+  Tolerance tolerance = getDefaultTolerance(dtype);
+  if (atolOverride >= 0)
+    tolerance.atol = atolOverride;
+  if (rtolOverride >= 0)
+    tolerance.rtol = rtolOverride;
+  CheckResult result = compareOutput(got, expected, tolerance);
+  std::string first;
+  if (result.firstMismatch >= 0) {
+    // The first mismatch as a multi-dimensional index.
+    llvm::SmallVector<int64_t, 4> position(shape.size());
+    int64_t rest = result.firstMismatch;
+    for (int d = static_cast<int>(position.size()) - 1; d >= 0; --d) {
+      position[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    first = "[";
+    for (auto [d, v] : llvm::enumerate(position))
+      first += (d ? ", " : "") + std::to_string(v);
+    first += "]";
+  }
+  outputs.push_back(llvm::json::Object{
+      {"arg", static_cast<int64_t>(index)},
+      {"dtype", getDTypeName(dtype)},
+      {"elements", result.numElements},
+      {"passed", result.passed},
+      {"mismatches", result.numMismatches},
+      {"max_abs_error", result.maxAbsError},
+      {"max_rel_error", result.maxRelError},
+      {"rel_norm_error", result.relNormError},
+      {"atol", tolerance.atol},
+      {"rtol", tolerance.rtol},
+      {"first_mismatch", first},
+      {"first_got", result.firstMismatch >= 0 ? result.firstGot : 0.0},
+      {"first_expected",
+       result.firstMismatch >= 0 ? result.firstExpected : 0.0}});
+  if (json)
+    return result.passed;
+  llvm::outs() << llvm::formatv(
+      "check: arg {0} ({1}, {2} elements): {3}; max abs error {4:e}, max "
+      "rel error {5:e}, rel norm error {6:e}, {7} mismatch(es) (atol "
+      "{8:e} x max|ref|, rtol {9:e})\n",
+      index, getDTypeName(dtype), result.numElements,
+      result.passed ? "ok" : "FAILED", result.maxAbsError, result.maxRelError,
+      result.relNormError, result.numMismatches, tolerance.atol,
+      tolerance.rtol);
+  if (result.firstMismatch >= 0)
+    llvm::outs() << llvm::formatv(
+        "check: arg {0}: first mismatch at {1}: got {2:e}, expected {3:e}\n",
+        index, first, result.firstGot, result.firstExpected);
+  return result.passed;
+}
+
+/// One --save request.
+struct SaveRequest {
+  unsigned index;
+  std::string path;
+};
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "ism-run: execute, check and time ism kernels on NVIDIA GPUs\n");
+
+  if (listDevices)
+    return runListDevices();
+  if (inputFile.empty())
+    return fail("no input file (usage: ism-run FILE.mlir [options])");
+  if (!emit.empty() && emit != "ptx" && emit != "ir")
+    return fail("--emit takes ptx or ir, not '" + emit + "'");
+  if (interpret && bench)
+    return fail("--interpret runs on the CPU; it cannot be combined with "
+                "--bench");
+
+  DialectRegistry registry;
+  registerAllIsmDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  std::string parseError;
+  OwningOpRef<ModuleOp> module = parseInput(context, parseError);
+  if (!module)
+    return fail(parseError);
+
+  if (emit == "ir") {
+    module->print(llvm::outs());
+    llvm::outs() << "\n";
+    return 0;
+  }
+
+  // The host function and its arguments, checked before any GPU work.
+  func::FuncOp entry;
+  std::vector<BoundArg> args;
+  std::vector<BufferUse> uses;
+  std::vector<SaveRequest> saveRequests;
+  if (emit != "ptx") {
+    entry = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        *module, StringAttr::get(&context, entryName));
+    if (!entry) {
+      std::string names;
+      for (auto func : module->getOps<func::FuncOp>())
+        names += (names.empty() ? "@" : ", @") + func.getName().str();
+      return fail("no host function @" + entryName + " in '" + inputFile + "'" +
+                  (names.empty() ? std::string(" (it has none)")
+                                 : " (functions: " + names + ")"));
+    }
+
+    // Arguments, and which buffers the kernels read and write.
+    std::vector<ArgSpec> specs;
+    for (auto [i, text] : llvm::enumerate(argSpecs)) {
+      llvm::Expected<ArgSpec> spec = parseArgSpec(text, i);
+      if (!spec)
+        return fail(spec.takeError());
+      specs.push_back(std::move(*spec));
+    }
+    for (const std::string &text : saves) {
+      llvm::StringRef index, path;
+      std::tie(index, path) = llvm::StringRef(text).split(':');
+      unsigned i;
+      if (index.getAsInteger(10, i) || path.empty())
+        return fail("--save '" + text + "': expected IDX:PATH.npy");
+      if (i >= specs.size())
+        return fail("--save '" + text + "': there is no argument " + index);
+      saveRequests.push_back({i, path.str()});
+    }
+    llvm::Expected<std::vector<BoundArg>> bound =
+        bindArguments(entry, specs, seed);
+    if (!bound)
+      return fail(bound.takeError());
+    args = std::move(*bound);
+    uses = analyzeBufferUse(entry);
+    for (auto [arg, use] : llvm::zip(args, uses))
+      if (arg.isBuffer && use.written && !use.read)
+        arg.buffer.poison(); // unwritten output elements fail the check
+    for (const SaveRequest &save : saveRequests)
+      if (!args[save.index].isBuffer)
+        return fail(llvm::formatv("--save {0}: argument {0} is not a buffer",
+                                  save.index)
+                        .str());
+  }
+
+  // The GPU, unless the run stays on the CPU.
+  std::unique_ptr<cuda::Context> gpu;
+  bool needGPU = !interpret;
+  if (needGPU) {
+    llvm::Expected<std::unique_ptr<cuda::Context>> created =
+        cuda::Context::create(deviceOrdinal);
+    if (!created) {
+      // --emit=ptx works without a GPU when the chip is known.
+      if (emit != "ptx")
+        return fail(created.takeError());
+      llvm::consumeError(created.takeError());
+    } else {
+      gpu = std::move(*created);
+    }
+  }
+  PTXOptions ptxOptions;
+  if (!chipName.empty())
+    ptxOptions.chip = chipName;
+  else if (gpu)
+    ptxOptions.chip = gpu->getDeviceInfo().chip();
+
+  std::optional<CompiledModule> compiled;
+  if (needGPU) {
+    llvm::Expected<CompiledModule> result = compileModule(*module, ptxOptions);
+    if (!result)
+      return fail(result.takeError());
+    compiled = std::move(*result);
+    if (emit == "ptx") {
+      llvm::outs() << compiled->ptx;
+      return 0;
+    }
+  }
+
+  llvm::json::Object report{{"file", inputFile}, {"entry", entryName}};
+  std::vector<std::string> notes;
+
+  // The reference run.
+  std::vector<RefBuffer> reference;
+  if (check || interpret) {
+    for (const BoundArg &arg : args) {
+      RefBuffer buffer;
+      if (arg.isBuffer) {
+        buffer.shape = arg.buffer.shape;
+        buffer.data = arg.buffer.toDoubles();
+        buffer.isInt = !isFloatDType(arg.buffer.dtype);
+      }
+      reference.push_back(std::move(buffer));
+    }
+    ReferenceLauncher launcher(reference);
+    if (llvm::Error error = executeHostFunction(entry, args, launcher, &notes))
+      return fail(std::move(error));
+    report["reference_instances"] =
+        static_cast<int64_t>(launcher.getNumInstances());
+  }
+
+  if (interpret) {
+    for (const SaveRequest &save : saveRequests) {
+      const BoundArg &arg = args[save.index];
+      if (llvm::Error error =
+              writeNpy(save.path, arg.buffer.dtype, arg.buffer.shape,
+                       reference[save.index].data))
+        return fail(std::move(error));
+    }
+    llvm::json::Array outputs;
+    bool expectFailed = false;
+    for (const std::string &text : expects) {
+      llvm::StringRef indexText, path;
+      std::tie(indexText, path) = llvm::StringRef(text).split(':');
+      unsigned i;
+      if (indexText.getAsInteger(10, i) || path.empty() || i >= args.size() ||
+          !args[i].isBuffer)
+        return fail("--expect '" + text +
+                    "': expected IDX:PATH.npy naming a buffer argument");
+      llvm::Expected<HostBuffer> got = readNpy(path, args[i].buffer.dtype);
+      if (!got)
+        return fail(got.takeError());
+      if (got->shape != args[i].buffer.shape)
+        return fail("--expect '" + text + "': the shape differs from " +
+                    "argument " + indexText + "'s");
+      expectFailed |=
+          !checkOutput(i, args[i].buffer.dtype, args[i].buffer.shape, *got,
+                       reference[i].data, outputs);
+    }
+    if (!expects.empty())
+      report["check"] = llvm::json::Object{{"passed", !expectFailed},
+                                           {"outputs", std::move(outputs)}};
+    report["mode"] = "interpret";
+    report["notes"] = llvm::json::Array(notes);
+    if (json)
+      llvm::outs() << llvm::formatv("{0:2}\n",
+                                    llvm::json::Value(std::move(report)));
+    else
+      for (const std::string &note : notes)
+        llvm::outs() << "note: " << note << "\n";
+    return expectFailed ? 1 : 0;
+  }
+
+  // The GPU run.
+  if (llvm::Error error = gpu->loadPTX(compiled->ptx))
+    return fail(std::move(error));
+  report["device"] = deviceJSON(gpu->getDeviceInfo());
+  report["chip"] = ptxOptions.chip;
+  std::vector<cuda::DeviceBuffer> deviceBuffers(args.size());
+  std::vector<DeviceArg> deviceArgs(args.size());
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    if (!arg.isBuffer)
+      continue;
+    llvm::Expected<cuda::DeviceBuffer> buffer =
+        gpu->allocate(arg.buffer.getSizeInBytes());
+    if (!buffer)
+      return fail(buffer.takeError());
+    deviceBuffers[i] = std::move(*buffer);
+    deviceArgs[i] = {deviceBuffers[i].get(), arg.buffer.shape};
+    if (llvm::Error error =
+            gpu->copyToDevice(deviceArgs[i].ptr, arg.buffer.bytes.data(),
+                              arg.buffer.getSizeInBytes()))
+      return fail(std::move(error));
+  }
+  llvm::Expected<cuda::CUstream> stream = gpu->createStream();
+  if (!stream)
+    return fail(stream.takeError());
+  GPULauncher launcher(*gpu, *compiled, deviceArgs, *stream);
+  if (llvm::Error error =
+          executeHostFunction(entry, args, launcher, check ? nullptr : &notes))
+    return fail(std::move(error));
+  if (llvm::Error error = gpu->synchronize())
+    return fail(std::move(error));
+  report["launches"] = launcher.getNumLaunches();
+
+  // Results back to the host.
+  std::vector<HostBuffer> results(args.size());
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    if (!arg.isBuffer || !uses[i].written)
+      continue;
+    results[i] = arg.buffer;
+    if (llvm::Error error =
+            gpu->copyToHost(results[i].bytes.data(), deviceArgs[i].ptr,
+                            results[i].getSizeInBytes()))
+      return fail(std::move(error));
+  }
+  for (const SaveRequest &save : saveRequests) {
+    const HostBuffer &buffer = uses[save.index].written
+                                   ? results[save.index]
+                                   : args[save.index].buffer;
+    if (llvm::Error error = writeNpy(save.path, buffer))
+      return fail(std::move(error));
+  }
+
+  bool checkFailed = false;
+  if (check) {
+    llvm::json::Array outputs;
+    unsigned numOutputs = 0;
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      if (!arg.isBuffer || !uses[i].written)
+        continue;
+      ++numOutputs;
+      checkFailed |= !checkOutput(i, arg.buffer.dtype, arg.buffer.shape,
+                                  results[i], reference[i].data, outputs);
+    }
+    if (numOutputs == 0)
+      return fail("--check: the kernels write none of the buffers");
+    report["check"] = llvm::json::Object{{"passed", !checkFailed},
+                                         {"outputs", std::move(outputs)}};
+  }
+
+  if (bench) {
+    // A buffer twice the L2's size, written before each timed run, evicts
+    // the inputs and outputs of the previous run.
+    const cuda::DeviceInfo &info = gpu->getDeviceInfo();
+    size_t flushBytes = std::max<size_t>(2 * size_t(info.l2CacheBytes), 1);
+    cuda::DeviceBuffer flushBuffer;
+    if (flushL2) {
+      llvm::Expected<cuda::DeviceBuffer> buffer = gpu->allocate(flushBytes);
+      if (!buffer)
+        return fail(buffer.takeError());
+      flushBuffer = std::move(*buffer);
+    }
+    llvm::Expected<cuda::CUevent> start = gpu->createEvent();
+    if (!start)
+      return fail(start.takeError());
+    llvm::Expected<cuda::CUevent> end = gpu->createEvent();
+    if (!end)
+      return fail(end.takeError());
+    std::vector<double> times;
+    for (unsigned rep = 0; rep < warmup + reps; ++rep) {
+      if (flushL2)
+        if (llvm::Error error =
+                gpu->memset(flushBuffer.get(), rep & 0xff, flushBytes, *stream))
+          return fail(std::move(error));
+      if (llvm::Error error = gpu->record(*start, *stream))
+        return fail(std::move(error));
+      if (llvm::Error error = executeHostFunction(entry, args, launcher))
+        return fail(std::move(error));
+      if (llvm::Error error = gpu->record(*end, *stream))
+        return fail(std::move(error));
+      llvm::Expected<float> ms = gpu->elapsedMs(*start, *end);
+      if (!ms)
+        return fail(ms.takeError());
+      if (rep >= warmup)
+        times.push_back(*ms);
+    }
+    if (llvm::Error error = gpu->destroyEvent(*start))
+      return fail(std::move(error));
+    if (llvm::Error error = gpu->destroyEvent(*end))
+      return fail(std::move(error));
+    std::sort(times.begin(), times.end());
+    double median =
+        times.empty() ? 0
+        : times.size() % 2
+            ? times[times.size() / 2]
+            : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
+    double mean = 0;
+    for (double t : times)
+      mean += t / times.size();
+    double bytes = bytesOverride;
+    if (bytes <= 0)
+      for (auto [i, arg] : llvm::enumerate(args))
+        if (arg.isBuffer)
+          bytes += arg.buffer.getSizeInBytes() *
+                   (double(uses[i].read) + double(uses[i].written));
+    double gbps = median > 0 ? bytes / (median * 1e-3) / 1e9 : 0;
+    double tflops =
+        median > 0 && flops > 0 ? flops / (median * 1e-3) / 1e12 : 0;
+    report["bench"] =
+        llvm::json::Object{{"median_ms", median},
+                           {"min_ms", times.empty() ? 0 : times.front()},
+                           {"max_ms", times.empty() ? 0 : times.back()},
+                           {"mean_ms", mean},
+                           {"reps", static_cast<int64_t>(reps)},
+                           {"warmup", static_cast<int64_t>(warmup)},
+                           {"l2_flushed", static_cast<bool>(flushL2)},
+                           {"bytes", bytes},
+                           {"gbps", gbps},
+                           {"flops", static_cast<double>(flops)},
+                           {"tflops", tflops}};
+    if (!json) {
+      llvm::outs() << llvm::formatv(
+          "bench: median {0:F4} ms (min {1:F4}, max {2:F4}) over {3} runs "
+          "after {4} warm-up, L2 {5}; {6:F1} GB/s ({7:F1} MB moved)",
+          median, times.empty() ? 0 : times.front(),
+          times.empty() ? 0 : times.back(), unsigned(reps), unsigned(warmup),
+          flushL2 ? "flushed" : "not flushed", gbps, bytes / 1e6);
+      if (tflops > 0)
+        llvm::outs() << llvm::formatv(", {0:F1} TFLOP/s", tflops);
+      llvm::outs() << "\n";
+    }
+  }
+  if (llvm::Error error = gpu->destroyStream(*stream))
+    return fail(std::move(error));
+
+  report["notes"] = llvm::json::Array(notes);
+  if (json)
+    llvm::outs() << llvm::formatv("{0:2}\n",
+                                  llvm::json::Value(std::move(report)));
+  else
+    for (const std::string &note : notes)
+      llvm::outs() << "note: " << note << "\n";
+  return checkFailed ? 1 : 0;
+}
