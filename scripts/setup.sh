@@ -52,4 +52,4 @@ if [ ! -f "$build/build.ninja" ] ||
     -DPython_EXECUTABLE="$(command -v "$python")" \
     -DISM_ENABLE_PYTHON=ON
 fi
-cmake --build "$build" --target ism-opt _ism
+cmake --build "$build" --target ism-opt ism-run _ism

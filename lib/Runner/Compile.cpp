@@ -16,7 +16,18 @@ mlir::ism::runner::compileModule(ModuleOp module, const PTXOptions &options) {
   if (hasTileKernels(module)) {
     IsmToPTXOptions tileOptions;
     static_cast<PTXOptions &>(tileOptions) = options;
-    return compileToPTX(module, tileOptions);
+    // ism-run runs the launches of an ism.coschedule one after the other
+    // (the sequential baseline); the kernels compile as ordinary launches.
+    OwningOpRef<ModuleOp> copy(module.clone());
+    SmallVector<CoscheduleOp> coschedules;
+    copy->walk([&](CoscheduleOp op) { coschedules.push_back(op); });
+    for (CoscheduleOp op : coschedules) {
+      Block &body = op.getBody().front();
+      op->getBlock()->getOperations().splice(Block::iterator(op),
+                                             body.getOperations());
+      op.erase();
+    }
+    return compileToPTX(*copy, tileOptions);
   }
   return compileGPUModuleToPTX(module, options);
 }
