@@ -1,7 +1,8 @@
 // LayerNorm forward in fp16 with fp32 statistics:
 //   y[r, :] = (x[r, :] - mean) / sqrt(var + eps) * w + b
 // One program per row of up to 4096 columns. The mask keeps the padding
-// columns out of the variance.
+// columns out of the variance. Weight and bias are loaded with the row, so
+// that all loads are in flight before the reductions' barriers.
 
 ism.kernel @layernorm(%x: memref<?x?xf16>, %w: memref<?xf16>, %b: memref<?xf16>,
                       %y: memref<?x?xf16>, %eps: f32)
@@ -17,6 +18,10 @@ ism.kernel @layernorm(%x: memref<?x?xf16>, %w: memref<?xf16>, %b: memref<?xf16>,
   %valid = arith.cmpi slt, %cols, %ns : tensor<4096xi32>
 
   %t = ism.load %x[%row, %c0] : memref<?x?xf16> -> tensor<1x4096xf16>
+  %wt = ism.load %w[%c0] : memref<?xf16> -> tensor<4096xf16>
+  %bt = ism.load %b[%c0] : memref<?xf16> -> tensor<4096xf16>
+  %wf = arith.extf %wt : tensor<4096xf16> to tensor<4096xf32>
+  %bf = arith.extf %bt : tensor<4096xf16> to tensor<4096xf32>
   %t1 = ism.reshape %t : tensor<1x4096xf16> -> tensor<4096xf16>
   %v = arith.extf %t1 : tensor<4096xf16> to tensor<4096xf32>
   %sum = ism.reduce %v axis = 0 : tensor<4096xf32> -> f32 {
@@ -40,11 +45,6 @@ ism.kernel @layernorm(%x: memref<?x?xf16>, %w: memref<?xf16>, %b: memref<?xf16>,
   %rstd = math.rsqrt %vareps : f32
   %rstds = ism.splat %rstd : f32 -> tensor<4096xf32>
   %normed = arith.mulf %d, %rstds : tensor<4096xf32>
-
-  %wt = ism.load %w[%c0] : memref<?xf16> -> tensor<4096xf16>
-  %bt = ism.load %b[%c0] : memref<?xf16> -> tensor<4096xf16>
-  %wf = arith.extf %wt : tensor<4096xf16> to tensor<4096xf32>
-  %bf = arith.extf %bt : tensor<4096xf16> to tensor<4096xf32>
   %scaled = arith.mulf %normed, %wf : tensor<4096xf32>
   %shifted = arith.addf %scaled, %bf : tensor<4096xf32>
   %o16 = arith.truncf %shifted : tensor<4096xf32> to tensor<4096xf16>

@@ -1,11 +1,12 @@
 // RMSNorm forward in bf16 with fp32 statistics:
 //   y[r, :] = x[r, :] / sqrt(mean(x[r, :]^2) + eps) * w
 // One program per row of up to 4096 columns; padding columns read 0 and add
-// nothing to the sum of squares.
+// nothing to the sum of squares. The weight is loaded with the row, so that
+// both loads are in flight before the reduction's barrier.
 
 ism.kernel @rmsnorm(%x: memref<?x?xbf16>, %w: memref<?xbf16>,
                     %y: memref<?x?xbf16>, %eps: f32)
-    attributes {num_warps = 8 : i32} {
+    attributes {num_warps = 4 : i32} {
   %row = ism.program_id x : index
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -14,6 +15,8 @@ ism.kernel @rmsnorm(%x: memref<?x?xbf16>, %w: memref<?xbf16>,
   %nf = arith.uitofp %n32 : i32 to f32
 
   %t = ism.load %x[%row, %c0] : memref<?x?xbf16> -> tensor<1x4096xbf16>
+  %wt = ism.load %w[%c0] : memref<?xbf16> -> tensor<4096xbf16>
+  %wf = arith.extf %wt : tensor<4096xbf16> to tensor<4096xf32>
   %t1 = ism.reshape %t : tensor<1x4096xbf16> -> tensor<4096xbf16>
   %v = arith.extf %t1 : tensor<4096xbf16> to tensor<4096xf32>
   %sq = arith.mulf %v, %v : tensor<4096xf32>
@@ -27,9 +30,6 @@ ism.kernel @rmsnorm(%x: memref<?x?xbf16>, %w: memref<?xbf16>,
   %rrms = math.rsqrt %mseps : f32
   %rrmss = ism.splat %rrms : f32 -> tensor<4096xf32>
   %normed = arith.mulf %v, %rrmss : tensor<4096xf32>
-
-  %wt = ism.load %w[%c0] : memref<?xbf16> -> tensor<4096xbf16>
-  %wf = arith.extf %wt : tensor<4096xbf16> to tensor<4096xf32>
   %scaled = arith.mulf %normed, %wf : tensor<4096xf32>
   %o16 = arith.truncf %scaled : tensor<4096xf32> to tensor<4096xbf16>
   %out = ism.reshape %o16 : tensor<4096xbf16> -> tensor<1x4096xbf16>

@@ -77,8 +77,9 @@ struct DotOpLowering : IsmConversionPattern<DotOp> {
     bool isFloat = isa<FloatType>(accType);
 
     int64_t bytesA = m * k * ((inType.getIntOrFloatBitWidth() + 7) / 8);
-    Value bufA = context.getScratch(rewriter, loc, inType, m * k);
-    Value bufB = context.getScratch(rewriter, loc, inType, k * n,
+    unsigned region = context.beginScratch(op);
+    Value bufA = context.getScratch(rewriter, loc, region, inType, m * k);
+    Value bufB = context.getScratch(rewriter, loc, region, inType, k * n,
                                     (bytesA + 15) / 16 * 16);
     storeRowMajor(rewriter, loc, context, bufA, adaptor.getA(), distA);
     storeRowMajor(rewriter, loc, context, bufB, adaptor.getB(), distB);
@@ -139,7 +140,8 @@ struct DotOpLowering : IsmConversionPattern<DotOp> {
           }
           scf::YieldOp::create(b, l, buildVector(b, l, accType, acc));
         });
-    context.barrier(rewriter, loc);
+    if (context.needsTrailingBarrier(region))
+      context.barrier(rewriter, loc);
     rewriter.replaceOp(op, loop.getResult(0));
     return success();
   }

@@ -4,8 +4,9 @@
 // all tiles of an elementwise op share one layout, so lane element i of
 // every operand is the same tile element. Splat constants become vector
 // constants. f32 exp, exp2, log, log2, sqrt and rsqrt (on tiles and
-// scalars) become the GPU's approximate special-function instructions, as
-// Triton emits them, instead of calls into libdevice.
+// scalars) become the GPU's approximate special-function instructions, and
+// f32 division div.full.f32, as Triton emits them, instead of calls into
+// libdevice or IEEE division sequences.
 //
 //===----------------------------------------------------------------------===//
 
@@ -127,13 +128,50 @@ struct FastMathLowering : OpConversionPattern<MathOp> {
   double inScale, outScale;
 };
 
+/// f32 arith.divf -> div.full.f32 (at most 2 ulp off), per element, as
+/// Triton lowers f32 division; division by a broadcast row sum is the hot
+/// path of softmax, and IEEE div.rn expands to a slow multi-instruction
+/// sequence.
+struct FastDivLowering : OpConversionPattern<arith::DivFOp> {
+  FastDivLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern<arith::DivFOp>(converter, ctx, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type || !getElementTypeOrSelf(type).isF32())
+      return rewriter.notifyMatchFailure(op, "not f32");
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    auto divide = [&](Value a, Value b) -> Value {
+      return LLVM::CallIntrinsicOp::create(
+                 rewriter, loc, f32, rewriter.getStringAttr("llvm.nvvm.div.full"),
+                 ValueRange{a, b})
+          .getResult(0);
+    };
+    auto vectorType = dyn_cast<VectorType>(type);
+    if (!vectorType) {
+      rewriter.replaceOp(op, divide(adaptor.getLhs(), adaptor.getRhs()));
+      return success();
+    }
+    SmallVector<Value> elements;
+    for (int64_t i = 0; i < vectorType.getNumElements(); ++i)
+      elements.push_back(divide(extractReg(rewriter, loc, adaptor.getLhs(), i),
+                                extractReg(rewriter, loc, adaptor.getRhs(), i)));
+    rewriter.replaceOp(op, buildVector(rewriter, loc, f32, elements));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::ism::populateElementwisePatterns(TileTypeConverter &converter,
                                             LoweringContext &context,
                                             RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ElementwiseOpLowering, ConstantOpLowering>(converter, ctx);
+  patterns.add<ElementwiseOpLowering, ConstantOpLowering, FastDivLowering>(
+      converter, ctx);
   const double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
   patterns.add<FastMathLowering<math::ExpOp>>(
       converter, ctx, "llvm.nvvm.ex2.approx.ftz.f", log2e, 1.0);

@@ -194,7 +194,8 @@ struct ConvertIsmToGPUPass
     target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
         typesLegal);
     target.addDynamicallyLegalOp<math::ExpOp, math::Exp2Op, math::LogOp,
-                                 math::Log2Op, math::RsqrtOp, math::SqrtOp>(
+                                 math::Log2Op, math::RsqrtOp, math::SqrtOp,
+                                 arith::DivFOp>(
         [&](Operation *op) {
           return !getElementTypeOrSelf(op->getResult(0).getType()).isF32() &&
                  converter.isLegal(op);
@@ -204,6 +205,7 @@ struct ConvertIsmToGPUPass
                                                          target);
     if (failed(applyPartialConversion(func, target, std::move(patterns))))
       return failure();
+    context.finalizeScratch(func);
     func->setAttr(kSharedMemoryAttrName,
                   b.getI32IntegerAttr(context.getSharedMemoryBytes()));
     return func;

@@ -41,10 +41,25 @@ void LoweringContext::barrier(OpBuilder &b, Location loc) const {
   NVVM::BarrierOp::create(b, loc, TypeRange{}, id, threads, {}, Value{});
 }
 
-Value LoweringContext::getScratch(OpBuilder &b, Location loc, Type elementType,
-                                  int64_t numElements, int64_t byteOffset) {
+/// Marks the placeholder offset constants of scratch views: their region
+/// and offset within it, resolved by finalizeScratch.
+static constexpr llvm::StringLiteral kScratchRegionAttr = "ism.scratch_region";
+static constexpr llvm::StringLiteral kScratchOffsetAttr = "ism.scratch_offset";
+
+unsigned LoweringContext::beginScratch(Operation *op, bool alwaysBarrier) {
+  if (alwaysBarrier || !isa<gpu::GPUFuncOp>(op->getParentOp()))
+    return 2;
+  unsigned region = parity;
+  parity ^= 1;
+  return region;
+}
+
+Value LoweringContext::getScratch(OpBuilder &b, Location loc, unsigned region,
+                                  Type elementType, int64_t numElements,
+                                  int64_t byteOffset) {
   int64_t bytes = numElements * ((elementType.getIntOrFloatBitWidth() + 7) / 8);
-  scratchBytes = std::max<unsigned>(scratchBytes, (byteOffset + bytes + 15) / 16 * 16);
+  regionBytes[region] = std::max<unsigned>(regionBytes[region],
+                                           (byteOffset + bytes + 15) / 16 * 16);
   auto workgroup = gpu::AddressSpaceAttr::get(
       b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
   auto raw = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
@@ -52,9 +67,28 @@ Value LoweringContext::getScratch(OpBuilder &b, Location loc, Type elementType,
   Value base = gpu::DynamicSharedMemoryOp::create(b, loc, raw);
   auto viewType = MemRefType::get({numElements}, elementType,
                                   MemRefLayoutAttrInterface{}, workgroup);
-  Value offset =
-      indexConstant(b, loc, partition.sharedMemoryBase + byteOffset);
+  // The region's place is known only when the whole kernel is lowered.
+  auto offset = arith::ConstantIndexOp::create(b, loc, 0);
+  offset->setAttr(kScratchRegionAttr, b.getI32IntegerAttr(region));
+  offset->setAttr(kScratchOffsetAttr, b.getI64IntegerAttr(byteOffset));
   return memref::ViewOp::create(b, loc, viewType, base, offset, ValueRange{});
+}
+
+void LoweringContext::finalizeScratch(Operation *root) {
+  int64_t start[3] = {partition.sharedMemoryBase,
+                      partition.sharedMemoryBase + regionBytes[0],
+                      partition.sharedMemoryBase + regionBytes[0] +
+                          regionBytes[1]};
+  root->walk([&](arith::ConstantIndexOp op) {
+    auto region = op->getAttrOfType<IntegerAttr>(kScratchRegionAttr);
+    if (!region)
+      return;
+    auto offset = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr);
+    OpBuilder b(op);
+    op.setValueAttr(b.getIndexAttr(start[region.getInt()] + offset.getInt()));
+    op->removeAttr(kScratchRegionAttr);
+    op->removeAttr(kScratchOffsetAttr);
+  });
 }
 
 TileTypeConverter::TileTypeConverter() {

@@ -59,8 +59,9 @@ Value buildVector(OpBuilder &b, Location loc, Type elementType,
 /// shared memory otherwise. `src` is the source vector with distribution
 /// `from`; `to` is the result's. Result element at coordinates `c` is the
 /// source element whose row-major linear index is sum_d(c[d] * coefs[d]),
-/// which expresses reshape, transposition, expand_dims and broadcast.
-Value relayout(OpBuilder &b, Location loc, LoweringContext &context,
+/// which expresses reshape, transposition, expand_dims and broadcast. `op`
+/// is the op being lowered (its place decides the scratch region).
+Value relayout(OpBuilder &b, Operation *op, LoweringContext &context,
                Value src, const Distribution &from, const Distribution &to,
                ArrayRef<int64_t> coefs);
 

@@ -146,10 +146,12 @@ struct ReduceOpLowering : IsmConversionPattern<ReduceOp> {
     SmallVector<int64_t> resStrides = rowMajorStrides(resShape);
     SmallVector<int64_t> offsets =
         bufferOffsets(elementTypes, warps * numResults);
+    unsigned region = context.beginScratch(op);
     SmallVector<Value> buffers;
     for (size_t i = 0; i < n; ++i)
-      buffers.push_back(context.getScratch(rewriter, loc, elementTypes[i],
-                                           warps * numResults, offsets[i]));
+      buffers.push_back(context.getScratch(rewriter, loc, region,
+                                           elementTypes[i], warps * numResults,
+                                           offsets[i]));
     Value lane = context.getLaneId(rewriter, loc);
     Value warp = context.getWarpId(rewriter, loc);
     SmallVector<Value> threadCoord =
@@ -216,7 +218,8 @@ struct ReduceOpLowering : IsmConversionPattern<ReduceOp> {
       for (size_t i = 0; i < n; ++i)
         results.push_back(buildVector(rewriter, loc, elementTypes[i], elements[i]));
     }
-    context.barrier(rewriter, loc);
+    if (context.needsTrailingBarrier(region))
+      context.barrier(rewriter, loc);
     rewriter.replaceOp(op, results);
     return success();
   }
@@ -250,10 +253,13 @@ struct ScanOpLowering : IsmConversionPattern<ScanOp> {
     if (length > 1) {
       int64_t numElements = type.getNumElements();
       SmallVector<int64_t> offsets = bufferOffsets(elementTypes, numElements);
+      // Every round rewrites the same buffers, so rounds end with barriers.
+      unsigned region = context.beginScratch(op, /*alwaysBarrier=*/true);
       SmallVector<Value> buffers;
       for (size_t i = 0; i < n; ++i)
-        buffers.push_back(context.getScratch(rewriter, loc, elementTypes[i],
-                                             numElements, offsets[i]));
+        buffers.push_back(context.getScratch(rewriter, loc, region,
+                                             elementTypes[i], numElements,
+                                             offsets[i]));
       SmallVector<int64_t> strides = rowMajorStrides(type.getShape());
       Value lane = context.getLaneId(rewriter, loc);
       Value warp = context.getWarpId(rewriter, loc);

@@ -120,7 +120,7 @@ struct RelayoutLowering : IsmConversionPattern<OpTy> {
     if (from.getNumThreads() != to.getNumThreads())
       return op.emitOpError("source and result layouts use different numbers "
                             "of warps");
-    Value result = relayout(rewriter, op.getLoc(), this->context,
+    Value result = relayout(rewriter, op, this->context,
                             adaptor.getSrc(), from, to, getCoefs(op));
     rewriter.replaceOp(op, result);
     return success();

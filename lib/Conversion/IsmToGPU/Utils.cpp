@@ -83,9 +83,10 @@ findRegisterMap(const Distribution &from, const Distribution &to,
   return map;
 }
 
-Value mlir::ism::relayout(OpBuilder &b, Location loc, LoweringContext &context,
+Value mlir::ism::relayout(OpBuilder &b, Operation *op, LoweringContext &context,
                           Value src, const Distribution &from,
                           const Distribution &to, ArrayRef<int64_t> coefs) {
+  Location loc = op->getLoc();
   Type elementType = from.getType().getElementType();
   if (std::optional<SmallVector<int64_t>> map = findRegisterMap(from, to, coefs)) {
     bool identity = from.getNumRegs() == to.getNumRegs() &&
@@ -100,7 +101,9 @@ Value mlir::ism::relayout(OpBuilder &b, Location loc, LoweringContext &context,
   // Through shared memory: each thread writes its elements at their
   // row-major position in the source tile, then reads what it needs.
   int64_t numElements = from.getType().getNumElements();
-  Value scratch = context.getScratch(b, loc, elementType, numElements);
+  unsigned region = context.beginScratch(op);
+  Value scratch =
+      context.getScratch(b, loc, region, elementType, numElements);
   Value lane = context.getLaneId(b, loc), warp = context.getWarpId(b, loc);
   SmallVector<int64_t> fromStrides = rowMajorStrides(from.getShape());
   Value fromBase =
@@ -120,7 +123,8 @@ Value mlir::ism::relayout(OpBuilder &b, Location loc, LoweringContext &context,
         b, loc, toBase, indexConstant(b, loc, dot(to.getRegCoord(r), coefs)));
     elements.push_back(memref::LoadOp::create(b, loc, scratch, index));
   }
-  context.barrier(b, loc);
+  if (context.needsTrailingBarrier(region))
+    context.barrier(b, loc);
   return buildVector(b, loc, elementType, elements);
 }
 

@@ -64,8 +64,9 @@ ism.kernel @masked(%x: memref<?xf32>, %n: i32) attributes {num_warps = 1 : i32} 
 // -----
 
 // A reduction to a scalar: in-thread adds, five butterfly shuffles over the
-// 32 lanes, then the 4 warps' partials through shared memory between two
-// CTA barriers.
+// 32 lanes, then the 4 warps' partials through shared memory behind one CTA
+// barrier. At the top level of a kernel, consecutive shared-memory uses
+// alternate between two regions, so no barrier is needed after the reads.
 // CHECK-LABEL: gpu.func @sum
 // CHECK-SAME: ism.shared_memory_bytes = 16 : i32
 // CHECK-COUNT-5: gpu.shuffle xor %{{.*}}, %{{.*}}, %{{.*}} : f32
@@ -73,7 +74,8 @@ ism.kernel @masked(%x: memref<?xf32>, %n: i32) attributes {num_warps = 1 : i32} 
 // CHECK: memref.store %{{.*}}, %{{.*}}[%{{.*}}] : memref<4xf32, #gpu.address_space<workgroup>>
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-4: memref.load %{{.*}}[%{{.*}}] : memref<4xf32, #gpu.address_space<workgroup>>
-// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
+// CHECK: gpu.return
 ism.kernel @sum(%x: memref<?xf32>, %y: memref<?xf32>) {
   %c0 = arith.constant 0 : index
   %t = ism.load %x[%c0] : memref<?xf32> -> tensor<1024xf32>
@@ -178,7 +180,8 @@ ism.kernel @cumsum(%x: memref<?xi32>) attributes {num_warps = 1 : i32} {
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.store
 // CHECK: nvvm.barrier0
-// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
+// CHECK: gpu.return
 ism.kernel @shapes(%x: memref<?x?xf32>, %y: memref<?xf32>) attributes {num_warps = 1 : i32} {
   %c0 = arith.constant 0 : index
   %t = ism.load %x[%c0, %c0] : memref<?x?xf32> -> tensor<1x256xf32>
@@ -205,5 +208,54 @@ ism.kernel @dot(%a: memref<?x?xf16>, %c: memref<?x?xf32>) attributes {num_warps 
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
   %d = ism.dot %ta, %tb, %zero : tensor<32x16xf16> * tensor<16x32xf16> -> tensor<32x32xf32>
   ism.store %d, %c[%c0, %c0] : tensor<32x32xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+// -----
+
+// Two reductions at the top level use the two scratch regions (bytes 0 and
+// 16); a reduction inside a loop, which may repeat, uses a third region and
+// ends with a barrier.
+// RUN: ism-opt %s -split-input-file -ism-assign-layouts -convert-ism-to-gpu -canonicalize | FileCheck %s --check-prefix=REGIONS
+// REGIONS-LABEL: gpu.func @regions
+// REGIONS-SAME: ism.shared_memory_bytes = 48 : i32
+// REGIONS-DAG: %[[R0:.*]] = arith.constant 0 : index
+// REGIONS-DAG: %[[R1:.*]] = arith.constant 16 : index
+// REGIONS-DAG: %[[R2:.*]] = arith.constant 32 : index
+// REGIONS: memref.view %{{.*}}[%[[R0]]][]
+// REGIONS: nvvm.barrier0
+// REGIONS: memref.view %{{.*}}[%[[R1]]][]
+// REGIONS: nvvm.barrier0
+// REGIONS: scf.for
+// REGIONS: memref.view %{{.*}}[%[[R2]]][]
+// REGIONS: nvvm.barrier0
+// REGIONS: nvvm.barrier0
+// REGIONS: scf.yield
+ism.kernel @regions(%x: memref<?xf32>, %y: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = ism.load %x[%c0] : memref<?xf32> -> tensor<1024xf32>
+  %a = ism.reduce %t axis = 0 : tensor<1024xf32> -> f32 {
+  ^bb0(%p: f32, %q: f32):
+    %r = arith.addf %p, %q : f32
+    ism.yield %r : f32
+  }
+  %b = ism.reduce %t axis = 0 : tensor<1024xf32> -> f32 {
+  ^bb0(%p: f32, %q: f32):
+    %r = arith.maximumf %p, %q : f32
+    ism.yield %r : f32
+  }
+  %s = arith.addf %a, %b : f32
+  %l = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %s) -> (f32) {
+    %u = ism.load %x[%i] : memref<?xf32> -> tensor<1024xf32>
+    %m = ism.reduce %u axis = 0 : tensor<1024xf32> -> f32 {
+    ^bb0(%p: f32, %q: f32):
+      %r = arith.addf %p, %q : f32
+      ism.yield %r : f32
+    }
+    %next = arith.addf %acc, %m : f32
+    scf.yield %next : f32
+  }
+  memref.store %l, %y[%c0] : memref<?xf32>
   ism.return
 }

@@ -50,22 +50,40 @@ public:
   /// named barrier `bar.sync id, threads` of a partition.
   void barrier(OpBuilder &b, Location loc) const;
 
-  /// A 1-D view of `numElements` elements of `elementType` in the kernel's
-  /// shared-memory scratch, `byteOffset` bytes (a multiple of 16) into it.
-  /// Scratch is reused by every op; each use is bracketed by barriers.
-  Value getScratch(OpBuilder &b, Location loc, Type elementType,
-                   int64_t numElements, int64_t byteOffset = 0);
+  /// Starts one use of shared-memory scratch by `op` and returns the scratch
+  /// region it should use. A use is: writes, a barrier, reads. Uses by ops
+  /// at the top level of the kernel alternate between regions 0 and 1, so
+  /// the next use never overwrites memory the previous one still reads and
+  /// needs no trailing barrier; uses nested in loops or branches (which may
+  /// repeat or be skipped) share region 2 and end with a barrier. Pass
+  /// `alwaysBarrier` for ops that reuse their scratch internally.
+  unsigned beginScratch(Operation *op, bool alwaysBarrier = false);
+  /// Whether a use of `region` must end with a barrier.
+  bool needsTrailingBarrier(unsigned region) const { return region == 2; }
+
+  /// A 1-D view of `numElements` elements of `elementType` in scratch
+  /// `region`, `byteOffset` bytes (a multiple of 16) into it.
+  Value getScratch(OpBuilder &b, Location loc, unsigned region,
+                   Type elementType, int64_t numElements,
+                   int64_t byteOffset = 0);
+
+  /// Lays the scratch regions out one after the other (from the
+  /// partition's base) once every op of `root` is lowered: fixes the
+  /// offsets of the views getScratch made.
+  void finalizeScratch(Operation *root);
 
   /// Bytes of dynamic shared memory the kernel needs (from byte 0, so the
-  /// partition's base is included).
+  /// partition's base is included). Valid after finalizeScratch.
   unsigned getSharedMemoryBytes() const {
-    return scratchBytes ? partition.sharedMemoryBase + scratchBytes : 0;
+    unsigned total = regionBytes[0] + regionBytes[1] + regionBytes[2];
+    return total ? partition.sharedMemoryBase + total : 0;
   }
 
 private:
   PartitionInfo partition;
   unsigned numWarps;
-  unsigned scratchBytes = 0;
+  unsigned regionBytes[3] = {0, 0, 0};
+  unsigned parity = 0;
 };
 
 /// Converts tiles with #ism.blocked layouts to one vector per thread.
