@@ -117,6 +117,37 @@ bindScalar(const ArgSpec &spec, Type type, BoundArg &arg,
   return fail("parameters of type " + typeString(type) + " are not supported");
 }
 
+llvm::Expected<DType> mlir::ism::runner::getBufferDType(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
+    return llvm::createStringError("the parameter is not a memref");
+  if (!memref.getLayout().isIdentity())
+    return llvm::createStringError(
+        "only memrefs with the identity layout are supported");
+  std::optional<DType> dtype = getDType(memref.getElementType());
+  if (!dtype || memref.getElementType().isIndex())
+    return llvm::createStringError("element type " +
+                                   typeString(memref.getElementType()) +
+                                   " is not supported");
+  return *dtype;
+}
+
+llvm::Error mlir::ism::runner::checkBufferShape(MemRefType type,
+                                                llvm::ArrayRef<int64_t> shape) {
+  if (static_cast<int64_t>(shape.size()) != type.getRank())
+    return llvm::createStringError(
+        llvm::formatv("rank {0} given, the memref has rank {1}", shape.size(),
+                      type.getRank())
+            .str());
+  for (auto [dim, size] : llvm::enumerate(type.getShape()))
+    if (!ShapedType::isDynamic(size) && size != shape[dim])
+      return llvm::createStringError(
+          llvm::formatv("dimension {0} is {1} but the memref fixes it to {2}",
+                        dim, shape[dim], size)
+              .str());
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::vector<BoundArg>>
 mlir::ism::runner::bindArguments(func::FuncOp entry,
                                  llvm::ArrayRef<ArgSpec> specs, uint64_t seed) {
@@ -149,12 +180,9 @@ mlir::ism::runner::bindArguments(func::FuncOp entry,
     }
     if (spec.isScalar)
       return fail("the parameter is a memref; give dtype:shape:init");
-    if (!memref.getLayout().isIdentity())
-      return fail("only memrefs with the identity layout are supported");
-    std::optional<DType> dtype = getDType(memref.getElementType());
-    if (!dtype || memref.getElementType().isIndex())
-      return fail("element type " + typeString(memref.getElementType()) +
-                  " is not supported");
+    llvm::Expected<DType> dtype = getBufferDType(memref);
+    if (!dtype)
+      return fail(llvm::toString(dtype.takeError()));
     arg.type = argType;
     arg.isBuffer = true;
     if (!spec.npyPath.empty()) {
@@ -173,17 +201,8 @@ mlir::ism::runner::bindArguments(func::FuncOp entry,
       return fail("dtype " + getDTypeName(*spec.dtype) +
                   " does not match the element type " +
                   typeString(memref.getElementType()));
-    llvm::ArrayRef<int64_t> shape = arg.buffer.shape;
-    if (static_cast<int64_t>(shape.size()) != memref.getRank())
-      return fail(llvm::formatv("rank {0} given, the memref has rank {1}",
-                                shape.size(), memref.getRank())
-                      .str());
-    for (auto [dim, size] : llvm::enumerate(memref.getShape()))
-      if (!ShapedType::isDynamic(size) && size != shape[dim])
-        return fail(llvm::formatv("dimension {0} is {1} but the memref "
-                                  "fixes it to {2}",
-                                  dim, shape[dim], size)
-                        .str());
+    if (llvm::Error error = checkBufferShape(memref, arg.buffer.shape))
+      return fail(llvm::toString(std::move(error)));
     if (spec.npyPath.empty())
       fill(arg.buffer, spec.init, seed + index);
   }

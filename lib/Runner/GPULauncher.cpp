@@ -5,8 +5,10 @@
 #include "ism/Runner/Buffer.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace mlir;
@@ -116,4 +118,71 @@ llvm::Error GPULauncher::launchGPUFunc(gpu::LaunchFuncOp op,
     return kernel.takeError();
   llvm::SmallVector<Type> types(op.getKernelOperands().getTypes());
   return run(**kernel, grid, block, types, args);
+}
+
+llvm::Expected<DeviceBuffers>
+mlir::ism::runner::uploadArguments(cuda::Context &gpu,
+                                   llvm::ArrayRef<BoundArg> args) {
+  DeviceBuffers device;
+  device.buffers.resize(args.size());
+  device.args.resize(args.size());
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    if (!arg.isBuffer)
+      continue;
+    llvm::Expected<cuda::DeviceBuffer> buffer =
+        gpu.allocate(arg.buffer.getSizeInBytes());
+    if (!buffer)
+      return buffer.takeError();
+    device.buffers[i] = std::move(*buffer);
+    device.args[i] = {device.buffers[i].get(), arg.buffer.shape};
+    if (llvm::Error error =
+            gpu.copyToDevice(device.args[i].ptr, arg.buffer.bytes.data(),
+                             arg.buffer.getSizeInBytes()))
+      return std::move(error);
+  }
+  return std::move(device);
+}
+
+llvm::Expected<std::vector<double>> mlir::ism::runner::timeHostFunction(
+    cuda::Context &gpu, cuda::CUstream stream, func::FuncOp entry,
+    llvm::ArrayRef<BoundArg> args, LaunchHandler &launcher,
+    const TimingOptions &options) {
+  size_t flushBytes =
+      std::max<size_t>(2 * size_t(gpu.getDeviceInfo().l2CacheBytes), 1);
+  cuda::DeviceBuffer flushBuffer;
+  if (options.flushL2) {
+    llvm::Expected<cuda::DeviceBuffer> buffer = gpu.allocate(flushBytes);
+    if (!buffer)
+      return buffer.takeError();
+    flushBuffer = std::move(*buffer);
+  }
+  llvm::Expected<cuda::CUevent> start = gpu.createEvent();
+  if (!start)
+    return start.takeError();
+  llvm::scope_exit destroyStart(
+      [&] { llvm::consumeError(gpu.destroyEvent(*start)); });
+  llvm::Expected<cuda::CUevent> end = gpu.createEvent();
+  if (!end)
+    return end.takeError();
+  llvm::scope_exit destroyEnd(
+      [&] { llvm::consumeError(gpu.destroyEvent(*end)); });
+  std::vector<double> times;
+  for (unsigned rep = 0; rep < options.warmup + options.repetitions; ++rep) {
+    if (options.flushL2)
+      if (llvm::Error error =
+              gpu.memset(flushBuffer.get(), rep & 0xff, flushBytes, stream))
+        return std::move(error);
+    if (llvm::Error error = gpu.record(*start, stream))
+      return std::move(error);
+    if (llvm::Error error = executeHostFunction(entry, args, launcher))
+      return std::move(error);
+    if (llvm::Error error = gpu.record(*end, stream))
+      return std::move(error);
+    llvm::Expected<float> ms = gpu.elapsedMs(*start, *end);
+    if (!ms)
+      return ms.takeError();
+    if (rep >= options.warmup)
+      times.push_back(*ms);
+  }
+  return std::move(times);
 }

@@ -1213,3 +1213,18 @@ llvm::Error ReferenceLauncher::launchGPUFunc(gpu::LaunchFuncOp op,
       "gpu.launch_func of @" +
       op.getKernelName().str() + " cannot be checked or interpreted");
 }
+
+std::vector<RefBuffer>
+mlir::ism::runner::makeReferenceBuffers(llvm::ArrayRef<BoundArg> args) {
+  std::vector<RefBuffer> buffers;
+  for (const BoundArg &arg : args) {
+    RefBuffer buffer;
+    if (arg.isBuffer) {
+      buffer.shape = arg.buffer.shape;
+      buffer.data = arg.buffer.toDoubles();
+      buffer.isInt = !isFloatDType(arg.buffer.dtype);
+    }
+    buffers.push_back(std::move(buffer));
+  }
+  return buffers;
+}

@@ -3,8 +3,9 @@
 The package binds ism's C++ API (the LLVM packages ship no MLIR Python
 bindings): :class:`Module` holds IR, :class:`KernelBuilder` and
 :class:`HostBuilder` build it, :func:`compile`, :func:`stages` and
-:func:`to_ptx` run pass pipelines, and :func:`run` executes a host function
-on the GPU. See docs/python.md.
+:func:`to_ptx` run pass pipelines, :func:`run` executes a host function on
+the GPU and :func:`interpret` in the reference interpreter on the CPU. See
+docs/python.md.
 """
 
 from . import _loader  # noqa: F401  (loads libMLIR.so first)
@@ -15,13 +16,13 @@ from .compiler import (DEFAULT_PIPELINE, PTX_PIPELINE, CompiledPTX, compile,
                        compile_ptx, has_pass, stages, to_ptx)
 from .ir import (Context, DTypeError, Module, ShapeError, blocked,
                  default_context, dtype, memref, scalar, tensor, tile)
-from .runtime import RunResult, run, runtime_available
+from .runtime import RunResult, interpret, run, runtime_available
 
 __all__ = [
     "CompileError", "CompiledPTX", "Context", "DEFAULT_PIPELINE", "DTypeError",
     "HostBuilder", "IsmError", "KernelBuilder", "Module", "PTX_PIPELINE",
     "ParseError", "RunError", "RunResult", "RuntimeUnavailable", "ShapeError",
     "Value", "VerificationError", "blocked", "compile", "compile_ptx",
-    "default_context", "dtype", "has_pass", "memref", "run",
+    "default_context", "dtype", "has_pass", "interpret", "memref", "run",
     "runtime_available", "scalar", "stages", "tensor", "tile", "to_ptx",
 ]

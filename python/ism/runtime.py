@@ -1,38 +1,47 @@
-"""Running host functions on the GPU.
+"""Running host functions on the GPU, or in the reference interpreter.
 
-    result = ism.run(module, x, y, entry="main", timing=True)
+    ism.run(module, "main", x, y, z)                 # z is written in place
+    result = ism.run(module, "main", x, y, z, time=True)
+    ism.interpret(module, "main", x, y, z)           # float64, on the CPU
 
-NumPy arrays go in as the host function's memref arguments (the runner
-copies them to the device and the results back into the same arrays);
-Python numbers are its scalar arguments. The arguments are checked against
-the function's signature here; the run itself goes through the runner
-library that ``ism-run`` uses. A build without it, or a machine without a
-CUDA driver or GPU, raises :class:`ism.RuntimeUnavailable`.
+NumPy arrays go in as the host function's memref arguments (copied to the
+device and, after the run, every one of them back into the same array);
+Python and NumPy numbers are its scalar arguments. The arguments are checked
+against the function's signature here; the run itself goes through the
+runner library that ``ism-run`` uses. A machine without a CUDA driver or GPU
+raises :class:`ism.RuntimeUnavailable`; a failed compile or run raises
+:class:`ism.RunError`.
+
+bf16 buffers take NumPy arrays of dtype ``bfloat16`` (from ml_dtypes, when
+installed) or ``uint16`` arrays holding the bf16 bit patterns (e.g.
+``(f32_array.view(np.uint32) >> 16).astype(np.uint16)`` truncates to bf16).
 """
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import List, Optional
 
 from . import _ism
 from .ir import Module
 
-__all__ = ["RunResult", "run", "runtime_available"]
+__all__ = ["RunResult", "interpret", "run", "runtime_available"]
 
-# NumPy dtype names of the MLIR element types a buffer may hold.
+# NumPy dtype names of the element types the runner moves: bf16 as
+# ml_dtypes' bfloat16 or as its bit patterns in uint16; signless integers as
+# either signedness.
 _NUMPY_NAMES = {
-    "f16": {"float16"}, "bf16": {"bfloat16"}, "f32": {"float32"},
-    "f64": {"float64"}, "i1": {"bool"}, "i8": {"int8", "uint8"},
-    "i16": {"int16", "uint16"}, "i32": {"int32", "uint32"},
-    "i64": {"int64", "uint64"}, "f8E4M3FN": {"float8_e4m3fn"},
-    "f8E5M2": {"float8_e5m2"},
+    "f16": {"float16"}, "bf16": {"bfloat16", "uint16"}, "f32": {"float32"},
+    "f64": {"float64"}, "i8": {"int8", "uint8"}, "i32": {"int32", "uint32"},
+    "i64": {"int64", "uint64"},
 }
 
 
 @dataclass
 class RunResult:
-    """Per-repetition times of a timed run, in milliseconds."""
+    """Per-repetition times of a timed run, in milliseconds (empty when the
+    run was not timed)."""
     times_ms: List[float] = field(default_factory=list)
 
     @property
@@ -43,10 +52,18 @@ class RunResult:
         n = len(t)
         return t[n // 2] if n % 2 else (t[n // 2 - 1] + t[n // 2]) / 2
 
+    @property
+    def min_ms(self) -> Optional[float]:
+        return min(self.times_ms) if self.times_ms else None
+
+    @property
+    def max_ms(self) -> Optional[float]:
+        return max(self.times_ms) if self.times_ms else None
+
 
 def runtime_available() -> bool:
-    """True when this build links the GPU runner (a GPU may still be
-    missing; :func:`run` says so)."""
+    """True when this build links the runner library (a CUDA driver or GPU
+    may still be missing; :func:`run` says so)."""
     return _ism.runtime_available()
 
 
@@ -88,9 +105,16 @@ def _describe(i: int, arg, ty: str):
         body = ty[len("memref<"):-1].split(",")[0]
         dims = body.split("x")
         element, dims = dims[-1], dims[:-1]
-        if arg.dtype.name not in _NUMPY_NAMES.get(element, set()):
+        if element not in _NUMPY_NAMES:
+            raise TypeError(f"argument #{i}: the runner does not support "
+                            f"{ty} (element types: "
+                            f"{', '.join(_NUMPY_NAMES)})")
+        if arg.dtype.name not in _NUMPY_NAMES[element]:
             raise TypeError(f"argument #{i} has dtype {arg.dtype.name} but "
-                            f"the function takes {ty}")
+                            f"the function takes {ty} (arrays of "
+                            f"{' or '.join(sorted(_NUMPY_NAMES[element]))})")
+        if not arg.dtype.isnative:
+            raise TypeError(f"argument #{i} is not in native byte order")
         if arg.ndim != len(dims):
             raise ValueError(f"argument #{i} has {arg.ndim} dimensions but "
                              f"the function takes {ty}")
@@ -103,31 +127,58 @@ def _describe(i: int, arg, ty: str):
                              "results back into the arrays")
         strides = [s // arg.itemsize for s in arg.strides]
         return ("buffer", arg.ctypes.data, element, list(arg.shape), strides)
+    if isinstance(arg, (bool, str, bytes)) or not isinstance(arg,
+                                                              numbers.Real):
+        raise TypeError(f"argument #{i} must be a number for {ty}, got "
+                        f"{type(arg).__name__}")
     if ty in ("f16", "bf16", "f32", "f64"):
-        if not isinstance(arg, (int, float)):
-            raise TypeError(f"argument #{i} must be a number for {ty}")
         return ("float", float(arg))
-    if not isinstance(arg, int) or isinstance(arg, float):
+    if not isinstance(arg, numbers.Integral):
         raise TypeError(f"argument #{i} must be an integer for {ty}")
     return ("int", int(arg))
 
 
-def run(module: Module, *args, entry: str = "main", chip: Optional[str] = None,
-        timing: bool = False, warmup: int = 3, repetitions: int = 20) -> RunResult:
-    """Runs host function ``entry`` of ``module`` on the GPU with ``args``
-    (NumPy arrays for memrefs, numbers for scalars); output arrays are
-    updated in place. With ``timing``, returns the per-repetition times.
-
-    Raises TypeError/ValueError for arguments that do not match the
-    signature, :class:`ism.RuntimeUnavailable` when there is no runner,
-    driver or GPU, :class:`ism.RunError` when the run fails.
-    """
+def _describe_all(module: Module, entry: str, args) -> list:
     module.verify()
     sig = _signature(module, entry)
     if len(args) != len(sig):
         raise TypeError(f"@{entry} takes {len(sig)} arguments "
                         f"({', '.join(sig)}), got {len(args)}")
-    described = [_describe(i, a, t) for i, (a, t) in enumerate(zip(args, sig))]
-    times = _ism.run(module._m, entry, described, chip or "", timing, warmup,
-                     repetitions)
+    return [_describe(i, a, t) for i, (a, t) in enumerate(zip(args, sig))]
+
+
+def run(module: Module, entry: str, *args, chip: Optional[str] = None,
+        time: bool = False, warmup: int = 10, reps: int = 100) -> RunResult:
+    """Runs host function ``entry`` of ``module`` on the GPU with ``args``
+    (NumPy arrays for memrefs, numbers for scalars).
+
+    Every array is copied to the device, the function runs once and every
+    array is copied back, so outputs appear in place. With ``time``, the
+    function then runs ``warmup`` more times and ``reps`` timed times, each
+    after flushing the L2 cache (as ``ism-run --bench``), and the result
+    holds the timed runs' times; arrays keep the first run's results.
+    ``chip`` defaults to the GPU's (sm_90a on compute capability 9.0, sm_80
+    on 8.x).
+
+    Raises TypeError/ValueError for arguments that do not match the
+    signature, :class:`ism.RuntimeUnavailable` when there is no CUDA driver
+    or GPU, :class:`ism.RunError` when compiling or running fails.
+    """
+    described = _describe_all(module, entry, args)
+    times = _ism.run(module._m, entry, described, chip or "", time, warmup,
+                     reps)
     return RunResult(list(times))
+
+
+def interpret(module: Module, entry: str, *args) -> None:
+    """Runs host function ``entry`` of ``module`` with ``args`` in the
+    runner's reference interpreter (``ism-run --interpret``): every program
+    instance of every launch on the CPU in float64 (float casts are exact).
+    The buffers' final values, rounded to their element types, are written
+    back into the arrays. Needs no GPU.
+
+    Raises TypeError/ValueError as :func:`run` does and
+    :class:`ism.RunError` when the interpreter fails.
+    """
+    described = _describe_all(module, entry, args)
+    _ism.interpret(module._m, entry, described)

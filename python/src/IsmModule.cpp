@@ -327,11 +327,7 @@ compileGPUToPTX(ModuleHandle &module, const std::string &chip,
 /// Converts the Python-side description of each argument: a tuple
 /// ("buffer", data address, element type, shape, strides) or
 /// ("int"|"float", value).
-static std::vector<double> runEntry(ModuleHandle &module,
-                                    const std::string &entry,
-                                    const nb::list &arguments,
-                                    const std::string &chip, bool timing,
-                                    unsigned warmup, unsigned repetitions) {
+static std::vector<HostArgument> toHostArguments(const nb::list &arguments) {
   std::vector<HostArgument> args;
   for (nb::handle item : arguments) {
     nb::tuple t = nb::cast<nb::tuple>(item);
@@ -351,6 +347,16 @@ static std::vector<double> runEntry(ModuleHandle &module,
     }
     args.push_back(std::move(arg));
   }
+  return args;
+}
+
+/// Runs a host function on the GPU; returns the times of the timed runs.
+static std::vector<double> runEntry(ModuleHandle &module,
+                                    const std::string &entry,
+                                    const nb::list &arguments,
+                                    const std::string &chip, bool timing,
+                                    unsigned warmup, unsigned repetitions) {
+  std::vector<HostArgument> args = toHostArguments(arguments);
   RunOptions options;
   options.chip = chip;
   options.timing = timing;
@@ -362,6 +368,14 @@ static std::vector<double> runEntry(ModuleHandle &module,
     result = runHostFunction(*module.module, entry, args, options);
   }
   return result.timesMs;
+}
+
+/// Runs a host function in the reference interpreter.
+static void interpretEntry(ModuleHandle &module, const std::string &entry,
+                           const nb::list &arguments) {
+  std::vector<HostArgument> args = toHostArguments(arguments);
+  nb::gil_scoped_release release;
+  interpretHostFunction(*module.module, entry, args);
 }
 
 //===----------------------------------------------------------------------===//
@@ -427,9 +441,10 @@ NB_MODULE(_ism, m) {
                      "A pass pipeline could not be parsed or failed.");
   errorClasses[static_cast<int>(ErrorKind::RuntimeUnavailable)] =
       makeErrorClass(m, "RuntimeUnavailable", runtimeBases.ptr(),
-                     "No GPU runner, CUDA driver or GPU is available.");
-  errorClasses[static_cast<int>(ErrorKind::Run)] = makeErrorClass(
-      m, "RunError", runtimeBases.ptr(), "Running on the GPU failed.");
+                     "No CUDA driver or GPU is available.");
+  errorClasses[static_cast<int>(ErrorKind::Run)] =
+      makeErrorClass(m, "RunError", runtimeBases.ptr(),
+                     "Compiling or running a host function failed.");
   nb::register_exception_translator(translateIsmError);
 
   nb::class_<ContextHandle>(m, "Context")
@@ -705,9 +720,12 @@ NB_MODULE(_ism, m) {
         "Compiles a GPU-level module to PTX: (ptx, {kernel: (threads, "
         "shared memory bytes)}).");
   m.def("runtime_available", &isRuntimeAvailable,
-        "True when this build can run host functions on a GPU.");
+        "True when this build links the GPU runner.");
   m.def("run", &runEntry, nb::arg("module"), nb::arg("entry"),
         nb::arg("arguments"), nb::arg("chip") = "", nb::arg("timing") = false,
-        nb::arg("warmup") = 3, nb::arg("repetitions") = 20,
+        nb::arg("warmup") = 10, nb::arg("repetitions") = 100,
         "Runs a host function through the GPU runner; returns times in ms.");
+  m.def("interpret", &interpretEntry, nb::arg("module"), nb::arg("entry"),
+        nb::arg("arguments"),
+        "Runs a host function in the runner's float64 reference interpreter.");
 }

@@ -87,10 +87,11 @@ struct HostArgument {
 struct RunOptions {
   /// Target chip; empty means "the GPU's own compute capability".
   std::string chip;
-  /// Time the launches: warm-up runs, then `repetitions` timed runs.
+  /// Time the host function after the run: `warmup` runs, then
+  /// `repetitions` timed runs, each after flushing the L2 cache.
   bool timing = false;
-  unsigned warmup = 3;
-  unsigned repetitions = 20;
+  unsigned warmup = 10;
+  unsigned repetitions = 100;
 };
 
 /// What a run reports: per-repetition times in milliseconds when timing.
@@ -98,17 +99,25 @@ struct RunResult {
   std::vector<double> timesMs;
 };
 
-/// True when this build of the extension can run host functions on a GPU
-/// (the runner library was linked in).
+/// True when this build of the extension links the runner library (a GPU
+/// or its driver may still be missing; runHostFunction says so).
 bool isRuntimeAvailable();
 
-/// Runs host function `entry` of `module` on the GPU through the runner
-/// library (the same runtime as `ism-run`), copying buffer arguments to the
-/// device and back into their host memory. Throws IsmError
-/// (RuntimeUnavailable) when there is no runner, driver or GPU.
+/// Runs host function `entry` of `module` on GPU 0 through the runner
+/// library (the same runtime as `ism-run`): copies the buffer arguments to
+/// the device, runs the function once, copies every buffer back into its
+/// host memory and, when timing, then times further runs. Throws IsmError:
+/// RuntimeUnavailable when there is no CUDA driver or GPU, Run when the
+/// arguments do not fit the function or compiling or running fails.
 RunResult runHostFunction(mlir::ModuleOp module, const std::string &entry,
                           std::vector<HostArgument> &args,
                           const RunOptions &options);
+
+/// Runs host function `entry` of `module` in the runner's float64 reference
+/// interpreter on the CPU and writes every buffer back into its host memory
+/// (rounded to its element type). Throws IsmError (Run) on failure.
+void interpretHostFunction(mlir::ModuleOp module, const std::string &entry,
+                           std::vector<HostArgument> &args);
 
 } // namespace mlir::ism::python
 

@@ -386,15 +386,7 @@ int main(int argc, char **argv) {
   // The reference run.
   std::vector<RefBuffer> reference;
   if (check || interpret) {
-    for (const BoundArg &arg : args) {
-      RefBuffer buffer;
-      if (arg.isBuffer) {
-        buffer.shape = arg.buffer.shape;
-        buffer.data = arg.buffer.toDoubles();
-        buffer.isInt = !isFloatDType(arg.buffer.dtype);
-      }
-      reference.push_back(std::move(buffer));
-    }
+    reference = makeReferenceBuffers(args);
     ReferenceLauncher launcher(reference);
     if (llvm::Error error = executeHostFunction(entry, args, launcher, &notes))
       return fail(std::move(error));
@@ -449,22 +441,10 @@ int main(int argc, char **argv) {
     return fail(std::move(error));
   report["device"] = deviceJSON(gpu->getDeviceInfo());
   report["chip"] = ptxOptions.chip;
-  std::vector<cuda::DeviceBuffer> deviceBuffers(args.size());
-  std::vector<DeviceArg> deviceArgs(args.size());
-  for (auto [i, arg] : llvm::enumerate(args)) {
-    if (!arg.isBuffer)
-      continue;
-    llvm::Expected<cuda::DeviceBuffer> buffer =
-        gpu->allocate(arg.buffer.getSizeInBytes());
-    if (!buffer)
-      return fail(buffer.takeError());
-    deviceBuffers[i] = std::move(*buffer);
-    deviceArgs[i] = {deviceBuffers[i].get(), arg.buffer.shape};
-    if (llvm::Error error =
-            gpu->copyToDevice(deviceArgs[i].ptr, arg.buffer.bytes.data(),
-                              arg.buffer.getSizeInBytes()))
-      return fail(std::move(error));
-  }
+  llvm::Expected<DeviceBuffers> device = uploadArguments(*gpu, args);
+  if (!device)
+    return fail(device.takeError());
+  const std::vector<DeviceArg> &deviceArgs = device->args;
   llvm::Expected<cuda::CUstream> stream = gpu->createStream();
   if (!stream)
     return fail(stream.takeError());
@@ -513,45 +493,15 @@ int main(int argc, char **argv) {
   }
 
   if (bench) {
-    // A buffer twice the L2's size, written before each timed run, evicts
-    // the inputs and outputs of the previous run.
-    const cuda::DeviceInfo &info = gpu->getDeviceInfo();
-    size_t flushBytes = std::max<size_t>(2 * size_t(info.l2CacheBytes), 1);
-    cuda::DeviceBuffer flushBuffer;
-    if (flushL2) {
-      llvm::Expected<cuda::DeviceBuffer> buffer = gpu->allocate(flushBytes);
-      if (!buffer)
-        return fail(buffer.takeError());
-      flushBuffer = std::move(*buffer);
-    }
-    llvm::Expected<cuda::CUevent> start = gpu->createEvent();
-    if (!start)
-      return fail(start.takeError());
-    llvm::Expected<cuda::CUevent> end = gpu->createEvent();
-    if (!end)
-      return fail(end.takeError());
-    std::vector<double> times;
-    for (unsigned rep = 0; rep < warmup + reps; ++rep) {
-      if (flushL2)
-        if (llvm::Error error =
-                gpu->memset(flushBuffer.get(), rep & 0xff, flushBytes, *stream))
-          return fail(std::move(error));
-      if (llvm::Error error = gpu->record(*start, *stream))
-        return fail(std::move(error));
-      if (llvm::Error error = executeHostFunction(entry, args, launcher))
-        return fail(std::move(error));
-      if (llvm::Error error = gpu->record(*end, *stream))
-        return fail(std::move(error));
-      llvm::Expected<float> ms = gpu->elapsedMs(*start, *end);
-      if (!ms)
-        return fail(ms.takeError());
-      if (rep >= warmup)
-        times.push_back(*ms);
-    }
-    if (llvm::Error error = gpu->destroyEvent(*start))
-      return fail(std::move(error));
-    if (llvm::Error error = gpu->destroyEvent(*end))
-      return fail(std::move(error));
+    TimingOptions timing;
+    timing.warmup = warmup;
+    timing.repetitions = reps;
+    timing.flushL2 = flushL2;
+    llvm::Expected<std::vector<double>> timed =
+        timeHostFunction(*gpu, *stream, entry, args, launcher, timing);
+    if (!timed)
+      return fail(timed.takeError());
+    std::vector<double> times = std::move(*timed);
     std::sort(times.begin(), times.end());
     double median =
         times.empty() ? 0

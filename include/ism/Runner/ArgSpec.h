@@ -45,6 +45,15 @@ struct BoundArg {
   double floatValue = 0;
 };
 
+/// The dtype of the buffers a memref parameter of type `type` takes: an
+/// identity-layout memref of a supported element type. The error says why
+/// `type` is not one.
+llvm::Expected<DType> getBufferDType(Type type);
+
+/// Checks the shape of a buffer given for memref parameter `type`: its rank
+/// and the memref's static sizes. The error says where they differ.
+llvm::Error checkBufferShape(MemRefType type, llvm::ArrayRef<int64_t> shape);
+
 /// Checks `specs` against the arguments of `entry` (count, memref rank,
 /// element type, static sizes; scalar types) and materialises them; buffers
 /// are filled with seed `seed + position`. Errors are one line naming the

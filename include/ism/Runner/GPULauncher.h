@@ -61,6 +61,37 @@ private:
   unsigned numLaunches = 0;
 };
 
+/// The device copies of the buffer arguments of a host function.
+struct DeviceBuffers {
+  /// One entry per argument (empty for scalars); owns the memory.
+  std::vector<cuda::DeviceBuffer> buffers;
+  /// The same buffers as GPULauncher takes them.
+  std::vector<DeviceArg> args;
+};
+
+/// Allocates a device buffer for every buffer argument of `args` and copies
+/// the argument's bytes into it.
+llvm::Expected<DeviceBuffers> uploadArguments(cuda::Context &gpu,
+                                              llvm::ArrayRef<BoundArg> args);
+
+/// How to time a host function.
+struct TimingOptions {
+  unsigned warmup = 10;
+  unsigned repetitions = 100;
+  /// Write a buffer twice the size of the L2 cache before each run, which
+  /// evicts the previous run's inputs and outputs.
+  bool flushL2 = true;
+};
+
+/// Runs `entry` with `args` through `launcher` (which launches on `stream`)
+/// `options.warmup + options.repetitions` times, timing each run with
+/// events on `stream`; returns the times of the timed runs in milliseconds,
+/// in order.
+llvm::Expected<std::vector<double>>
+timeHostFunction(cuda::Context &gpu, cuda::CUstream stream, func::FuncOp entry,
+                 llvm::ArrayRef<BoundArg> args, LaunchHandler &launcher,
+                 const TimingOptions &options);
+
 } // namespace mlir::ism::runner
 
 #endif // ISM_RUNNER_GPULAUNCHER_H

@@ -27,6 +27,10 @@ struct RefBuffer {
   bool isInt = false;
 };
 
+/// The reference buffers of bound arguments: each buffer argument's values
+/// as doubles (empty entries for scalars).
+std::vector<RefBuffer> makeReferenceBuffers(llvm::ArrayRef<BoundArg> args);
+
 /// Runs launches in the reference interpreter. Program instances of one
 /// launch run in parallel on the host's cores (ism.atomic_rmw serialises).
 class ReferenceLauncher : public LaunchHandler {

@@ -1,0 +1,155 @@
+"""The Run API: ism.run on the GPU (or RuntimeUnavailable without one) and
+ism.interpret in the runner's float64 reference interpreter."""
+
+import functools
+import os
+
+import pytest
+
+import ism
+from conftest import ROOT
+
+np = pytest.importorskip("numpy")
+
+
+def example(name):
+    return os.path.join(ROOT, "examples", name)
+
+
+def vector_add():
+    return ism.Module.parse_file(example("vector_add.mlir"))
+
+
+def softmax():
+    return ism.Module.parse_file(example("softmax.mlir"))
+
+
+@functools.lru_cache(maxsize=None)
+def gpu_error():
+    """None when ism.run reaches a GPU, else RuntimeUnavailable's message."""
+    x = np.zeros(4, np.float32)
+    try:
+        ism.run(vector_add(), "main", x, x.copy(), x.copy())
+    except ism.RuntimeUnavailable as e:
+        return str(e)
+    return None
+
+
+def softmax_reference(x):
+    x = x.astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_run_without_gpu_raises_runtime_unavailable():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(1000).astype(np.float32)
+    y = rng.standard_normal(1000).astype(np.float32)
+    z = np.zeros(1000, np.float32)
+    if gpu_error() is None:
+        ism.run(vector_add(), "main", x, y, z)
+        np.testing.assert_allclose(z, x + y, rtol=1e-6)
+        return
+    with pytest.raises(ism.RuntimeUnavailable) as info:
+        ism.run(vector_add(), "main", x, y, z)
+    message = str(info.value)
+    assert "CUDA" in message or "GPU" in message
+    assert "\n" not in message
+    assert isinstance(info.value, RuntimeError)
+    assert not z.any()  # nothing was written back
+
+
+@pytest.mark.parametrize("n", [1000, 3000])
+def test_interpret_vector_add(n):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    z = np.full(n, np.nan, np.float32)
+    ism.interpret(vector_add(), "main", x, y, z)
+    expected = (x.astype(np.float64) + y.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(z, expected)
+
+
+def test_interpret_strided_arrays():
+    """Views with strides go in and come back element by element."""
+    rng = np.random.default_rng(1)
+    xs = rng.standard_normal(2000).astype(np.float32)
+    ys = rng.standard_normal(3000).astype(np.float32)
+    zs = np.zeros(3000, np.float32)
+    x, y, z = xs[::2], ys[::-3], zs[1::3]
+    ism.interpret(vector_add(), "main", x, y, z)
+    np.testing.assert_allclose(z, x + y, rtol=1e-6)
+    assert not zs[0::3].any() and not zs[2::3].any()
+
+
+def test_interpret_softmax_partial_tiles():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((5, 1000)).astype(np.float16)
+    x0 = x.copy()
+    y = np.zeros_like(x)
+    ism.interpret(softmax(), "main", x, y)
+    np.testing.assert_allclose(y.astype(np.float64), softmax_reference(x),
+                               rtol=1e-3, atol=1e-6)
+    np.testing.assert_array_equal(x, x0)  # inputs come back unchanged
+
+
+def test_interpret_bf16_as_uint16_bits():
+    """bf16 buffers take uint16 arrays holding bf16 bit patterns."""
+    text = open(example("vector_add.mlir")).read().replace("f32", "bf16")
+    m = ism.Module.parse(text)
+    a = np.arange(-8, 8, 0.5, dtype=np.float32)  # exact in bf16
+    b = np.full_like(a, 0.25)
+
+    def bits(v):
+        return (v.view(np.uint32) >> 16).astype(np.uint16)
+
+    z = np.zeros(a.shape, np.uint16)
+    ism.interpret(m, "main", bits(a), bits(b), z)
+    got = (z.astype(np.uint32) << 16).view(np.float32)
+    np.testing.assert_array_equal(got, a + b)
+    with pytest.raises(TypeError, match="bfloat16 or uint16"):
+        ism.interpret(m, "main", a, b, np.zeros_like(a))
+
+
+def test_wrong_arguments_raise():
+    m = vector_add()
+    x = np.zeros(8, np.float32)
+    for call in (ism.run, ism.interpret):
+        with pytest.raises(TypeError, match="takes 3 arguments"):
+            call(m, "main", x, x)
+        with pytest.raises(TypeError, match="dtype float64"):
+            call(m, "main", x, x, np.zeros(8))
+        with pytest.raises(TypeError, match="must be a NumPy array"):
+            call(m, "main", x, x, 1.0)
+        with pytest.raises(ValueError, match="2 dimensions"):
+            call(m, "main", x, x, np.zeros((2, 4), np.float32))
+        with pytest.raises(ValueError, match="read-only"):
+            ro = np.zeros(8, np.float32)
+            ro.flags.writeable = False
+            call(m, "main", x, x, ro)
+        with pytest.raises(ValueError, match="no host function @nope"):
+            call(m, "nope", x, x, x)
+
+
+def test_interpret_failure_raises_run_error():
+    m = ism.Module.parse("""
+func.func @main(%x: memref<?xf32>) {
+  %a = memref.alloc() : memref<4xf32>
+  return
+}
+""")
+    with pytest.raises(ism.RunError, match="memref.alloc"):
+        ism.interpret(m, "main", np.zeros(4, np.float32))
+
+
+def test_run_softmax_on_gpu():
+    if gpu_error() is not None:
+        pytest.skip(f"no GPU: {gpu_error()}")
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((7, 1000)).astype(np.float16)
+    y = np.zeros_like(x)
+    result = ism.run(softmax(), "main", x, y, time=True, warmup=1, reps=3)
+    np.testing.assert_allclose(y.astype(np.float64), softmax_reference(x),
+                               rtol=1e-2, atol=1e-4)
+    assert len(result.times_ms) == 3
+    assert result.min_ms <= result.median_ms <= result.max_ms
