@@ -20,8 +20,6 @@ ism.kernel @layernorm(%x: memref<?x?xf16>, %w: memref<?xf16>, %b: memref<?xf16>,
   %t = ism.load %x[%row, %c0] : memref<?x?xf16> -> tensor<1x4096xf16>
   %wt = ism.load %w[%c0] : memref<?xf16> -> tensor<4096xf16>
   %bt = ism.load %b[%c0] : memref<?xf16> -> tensor<4096xf16>
-  %wf = arith.extf %wt : tensor<4096xf16> to tensor<4096xf32>
-  %bf = arith.extf %bt : tensor<4096xf16> to tensor<4096xf32>
   %t1 = ism.reshape %t : tensor<1x4096xf16> -> tensor<4096xf16>
   %v = arith.extf %t1 : tensor<4096xf16> to tensor<4096xf32>
   %sum = ism.reduce %v axis = 0 : tensor<4096xf32> -> f32 {
@@ -45,6 +43,8 @@ ism.kernel @layernorm(%x: memref<?x?xf16>, %w: memref<?xf16>, %b: memref<?xf16>,
   %rstd = math.rsqrt %vareps : f32
   %rstds = ism.splat %rstd : f32 -> tensor<4096xf32>
   %normed = arith.mulf %d, %rstds : tensor<4096xf32>
+  %wf = arith.extf %wt : tensor<4096xf16> to tensor<4096xf32>
+  %bf = arith.extf %bt : tensor<4096xf16> to tensor<4096xf32>
   %scaled = arith.mulf %normed, %wf : tensor<4096xf32>
   %shifted = arith.addf %scaled, %bf : tensor<4096xf32>
   %o16 = arith.truncf %shifted : tensor<4096xf32> to tensor<4096xf16>
