@@ -1,8 +1,10 @@
 // LayerNorm forward in fp16 with fp32 statistics:
 //   y[r, :] = (x[r, :] - mean) / sqrt(var + eps) * w + b
-// One program per row of up to 4096 columns. The mask keeps the padding
-// columns out of the variance. Weight and bias are loaded with the row, so
-// that all loads are in flight before the reductions' barriers.
+// One program per row of up to 4096 columns. Columns past the end of the row
+// read 0, so each adds exactly mean^2 to the sum of squared deviations;
+// subtracting (4096 - n) * mean^2 gives the variance over the row without a
+// mask tile. Weight and bias are loaded with the row, so that all loads are
+// in flight before the reductions' barriers.
 
 ism.kernel @layernorm(%x: memref<?x?xf16>, %w: memref<?xf16>, %b: memref<?xf16>,
                       %y: memref<?x?xf16>, %eps: f32)
@@ -13,9 +15,6 @@ ism.kernel @layernorm(%x: memref<?x?xf16>, %w: memref<?xf16>, %b: memref<?xf16>,
   %n = memref.dim %x, %c1 : memref<?x?xf16>
   %n32 = arith.index_cast %n : index to i32
   %nf = arith.uitofp %n32 : i32 to f32
-  %cols = ism.range 0 to 4096 : tensor<4096xi32>
-  %ns = ism.splat %n32 : i32 -> tensor<4096xi32>
-  %valid = arith.cmpi slt, %cols, %ns : tensor<4096xi32>
 
   %t = ism.load %x[%row, %c0] : memref<?x?xf16> -> tensor<1x4096xf16>
   %wt = ism.load %w[%c0] : memref<?xf16> -> tensor<4096xf16>
@@ -29,16 +28,19 @@ ism.kernel @layernorm(%x: memref<?x?xf16>, %w: memref<?xf16>, %b: memref<?xf16>,
   }
   %mean = arith.divf %sum, %nf : f32
   %means = ism.splat %mean : f32 -> tensor<4096xf32>
-  %centered = arith.subf %v, %means : tensor<4096xf32>
-  %zeros = arith.constant dense<0.0> : tensor<4096xf32>
-  %d = arith.select %valid, %centered, %zeros : tensor<4096xi1>, tensor<4096xf32>
+  %d = arith.subf %v, %means : tensor<4096xf32>
   %sq = arith.mulf %d, %d : tensor<4096xf32>
   %ssq = ism.reduce %sq axis = 0 : tensor<4096xf32> -> f32 {
   ^bb0(%a: f32, %c: f32):
     %s = arith.addf %a, %c : f32
     ism.yield %s : f32
   }
-  %var = arith.divf %ssq, %nf : f32
+  %block = arith.constant 4096.0 : f32
+  %pad = arith.subf %block, %nf : f32
+  %mean2 = arith.mulf %mean, %mean : f32
+  %padsq = arith.mulf %pad, %mean2 : f32
+  %ssqrow = arith.subf %ssq, %padsq : f32
+  %var = arith.divf %ssqrow, %nf : f32
   %vareps = arith.addf %var, %eps : f32
   %rstd = math.rsqrt %vareps : f32
   %rstds = ism.splat %rstd : f32 -> tensor<4096xf32>

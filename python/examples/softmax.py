@@ -8,7 +8,7 @@ import math
 import ism
 
 
-def build_softmax(cols: int = 4096, num_warps: int = 8,
+def build_softmax(cols: int = 4096, num_warps: int = 4,
                   context: ism.Context = None) -> ism.Module:
     """One program per row of an fp16 matrix; fp32 arithmetic; a row of up
     to ``cols`` columns is one tile, and columns past its end read -inf."""

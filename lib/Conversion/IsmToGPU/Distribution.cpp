@@ -91,47 +91,52 @@ static int64_t prefixProduct(ArrayRef<unsigned> values,
   return p;
 }
 
+/// An integer constant of `type` (index or an integer type).
+static Value intConstant(OpBuilder &b, Location loc, Type type, int64_t v) {
+  return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
+}
+
 Value Distribution::getLaneCoord(OpBuilder &b, Location loc, Value lane,
                                  unsigned dim) const {
+  Type t = lane.getType();
   int64_t below = prefixProduct(layout.getThreadsPerWarp(), layout.getOrder(),
                                 dim);
-  Value v = arith::DivUIOp::create(
-      b, loc, lane, arith::ConstantIndexOp::create(b, loc, below));
+  Value v = arith::DivUIOp::create(b, loc, lane, intConstant(b, loc, t, below));
   return arith::RemUIOp::create(
-      b, loc, v,
-      arith::ConstantIndexOp::create(b, loc,
-                                     layout.getThreadsPerWarp()[dim]));
+      b, loc, v, intConstant(b, loc, t, layout.getThreadsPerWarp()[dim]));
 }
 
 Value Distribution::getWarpCoord(OpBuilder &b, Location loc, Value warp,
                                  unsigned dim) const {
+  Type t = warp.getType();
   int64_t below =
       prefixProduct(layout.getWarpsPerCTA(), layout.getOrder(), dim);
-  Value v = arith::DivUIOp::create(
-      b, loc, warp, arith::ConstantIndexOp::create(b, loc, below));
+  Value v = arith::DivUIOp::create(b, loc, warp, intConstant(b, loc, t, below));
   return arith::RemUIOp::create(
-      b, loc, v,
-      arith::ConstantIndexOp::create(b, loc, layout.getWarpsPerCTA()[dim]));
+      b, loc, v, intConstant(b, loc, t, layout.getWarpsPerCTA()[dim]));
 }
 
 SmallVector<Value> Distribution::getThreadCoord(OpBuilder &b, Location loc,
-                                                Value lane, Value warp) const {
+                                                Value lane, Value warp,
+                                                Type intType) const {
+  if (intType && !intType.isIndex()) {
+    lane = arith::IndexCastUIOp::create(b, loc, intType, lane);
+    warp = arith::IndexCastUIOp::create(b, loc, intType, warp);
+  }
+  Type t = lane.getType();
   SmallVector<Value> coord(getRank());
   for (unsigned d = 0; d < getRank(); ++d) {
     int64_t spt = layout.getSizePerThread()[d];
-    int64_t t = layout.getThreadsPerWarp()[d];
+    int64_t threads = layout.getThreadsPerWarp()[d];
     Value laneD = getLaneCoord(b, loc, lane, d);
     Value warpD = getWarpCoord(b, loc, warp, d);
     Value c = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, laneD,
-                              arith::ConstantIndexOp::create(b, loc, spt)),
+        b, loc, arith::MulIOp::create(b, loc, laneD, intConstant(b, loc, t, spt)),
         arith::MulIOp::create(b, loc, warpD,
-                              arith::ConstantIndexOp::create(b, loc, spt * t)));
+                              intConstant(b, loc, t, spt * threads)));
     if (footprint(d) > type.getDimSize(d))
       c = arith::AndIOp::create(
-          b, loc, c,
-          arith::ConstantIndexOp::create(b, loc, type.getDimSize(d) - 1));
+          b, loc, c, intConstant(b, loc, t, type.getDimSize(d) - 1));
     coord[d] = c;
   }
   return coord;

@@ -47,9 +47,11 @@ public:
   SmallVector<int64_t> getRegCoord(int64_t reg) const;
   /// The per-thread part of the coordinates, for a concrete thread.
   SmallVector<int64_t> getThreadCoord(int64_t lane, int64_t warp) const;
-  /// The per-thread part of the coordinates, as index values.
+  /// The per-thread part of the coordinates, as values of `type` (index by
+  /// default; i32 keeps in-tile address arithmetic in 32-bit registers).
+  /// `lane` and `warp` are index values.
   SmallVector<Value> getThreadCoord(OpBuilder &b, Location loc, Value lane,
-                                    Value warp) const;
+                                    Value warp, Type type = {}) const;
   /// The full coordinates of register `reg` of a concrete thread.
   SmallVector<int64_t> getCoord(int64_t reg, int64_t lane, int64_t warp) const;
 
@@ -59,10 +61,10 @@ public:
   unsigned getLaneBitOffset(unsigned dim) const;
   /// Warps along `dim` that hold distinct data.
   int64_t getDistinctWarps(unsigned dim) const;
-  /// The warp's index along `dim`.
+  /// The warp's index along `dim`, as a value of `warp`'s type.
   Value getWarpCoord(OpBuilder &b, Location loc, Value warp,
                      unsigned dim) const;
-  /// The lane's index along `dim`.
+  /// The lane's index along `dim`, as a value of `lane`'s type.
   Value getLaneCoord(OpBuilder &b, Location loc, Value lane,
                      unsigned dim) const;
 

@@ -75,36 +75,81 @@ Value andAll(OpBuilder &b, Location loc, ArrayRef<Value> conds) {
   return result;
 }
 
-/// The addressing of a block access of tile `dist` at `offsets`: per-thread
-/// coordinates and the bounds of the memref.
+/// The addressing of a block access of tile `dist` at `offsets`. In-tile
+/// coordinates are 32-bit (tiles are small); only the thread's base address
+/// is 64-bit, so per-element addresses are the base plus constants.
 struct BlockAccess {
-  const Distribution &dist;
-  const GlobalView &view;
-  SmallVector<Value> offsets; // tile origin, per dimension
-  SmallVector<Value> threadCoord;
-
-  /// Index (in elements) of register `reg`'s element, and its coordinates.
-  Value linearIndex(OpBuilder &b, Location loc, int64_t reg,
-                    SmallVectorImpl<Value> *coords = nullptr) const {
-    SmallVector<int64_t> regCoord = dist.getRegCoord(reg);
-    Value linear = indexConstant(b, loc, 0);
+  BlockAccess(OpBuilder &b, Location loc, const Distribution &dist,
+              const GlobalView &view, ValueRange offsets, Value lane,
+              Value warp)
+      : dist(dist), view(view), offsets(offsets) {
+    threadCoord = dist.getThreadCoord(b, loc, lane, warp, b.getI32Type());
+    threadBase = indexConstant(b, loc, 0);
     for (unsigned d = 0; d < dist.getRank(); ++d) {
       Value c = arith::AddIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, offsets[d], threadCoord[d]),
-          indexConstant(b, loc, regCoord[d]));
-      if (coords)
-        coords->push_back(c);
+          b, loc, this->offsets[d],
+          arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                       threadCoord[d]));
+      threadBase = arith::AddIOp::create(
+          b, loc, threadBase, arith::MulIOp::create(b, loc, c, view.strides[d]));
+    }
+  }
+
+  const Distribution &dist;
+  const GlobalView &view;
+  SmallVector<Value> offsets; // tile origin, per dimension (index)
+  SmallVector<Value> threadCoord; // per-thread in-tile coordinates (i32)
+  Value threadBase; // element index of the thread's first element (index)
+
+  /// Index (in elements) of register `reg`'s element.
+  Value linearIndex(OpBuilder &b, Location loc, int64_t reg) const {
+    SmallVector<int64_t> regCoord = dist.getRegCoord(reg);
+    Value linear = threadBase;
+    for (unsigned d = 0; d < dist.getRank(); ++d) {
+      if (regCoord[d] == 0)
+        continue;
       linear = arith::AddIOp::create(
-          b, loc, linear, arith::MulIOp::create(b, loc, c, view.strides[d]));
+          b, loc, linear,
+          arith::MulIOp::create(b, loc, indexConstant(b, loc, regCoord[d]),
+                                view.strides[d]));
     }
     return linear;
   }
 
+  /// The in-bounds range [lo, hi) of in-tile coordinates along each
+  /// dimension, as i32 values clamped to the tile.
+  std::pair<SmallVector<Value>, SmallVector<Value>>
+  bounds(OpBuilder &b, Location loc) const {
+    SmallVector<Value> lo, hi;
+    Value zero = indexConstant(b, loc, 0);
+    for (unsigned d = 0; d < dist.getRank(); ++d) {
+      Value size = indexConstant(b, loc, dist.getShape()[d]);
+      auto clamp = [&](Value v) {
+        v = arith::MaxSIOp::create(b, loc, v, zero);
+        v = arith::MinSIOp::create(b, loc, v, size);
+        return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
+      };
+      lo.push_back(clamp(arith::SubIOp::create(b, loc, zero, offsets[d])));
+      hi.push_back(clamp(
+          arith::SubIOp::create(b, loc, view.sizes[d], offsets[d])));
+    }
+    return {lo, hi};
+  }
+
   /// Whether register `reg`'s element is inside the memref.
-  Value inBounds(OpBuilder &b, Location loc, ArrayRef<Value> coords) const {
+  Value inBounds(OpBuilder &b, Location loc, int64_t reg,
+                 ArrayRef<Value> lo, ArrayRef<Value> hi) const {
+    SmallVector<int64_t> regCoord = dist.getRegCoord(reg);
     SmallVector<Value> conds;
-    for (unsigned d = 0; d < dist.getRank(); ++d)
-      conds.push_back(inRange(b, loc, coords[d], view.sizes[d]));
+    for (unsigned d = 0; d < dist.getRank(); ++d) {
+      Value c = arith::AddIOp::create(
+          b, loc, threadCoord[d],
+          arith::ConstantIntOp::create(b, loc, regCoord[d], 32));
+      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                            c, lo[d]));
+      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            c, hi[d]));
+    }
     return andAll(b, loc, conds);
   }
 
@@ -222,9 +267,8 @@ struct LoadOpLowering : IsmConversionPattern<LoadOp> {
     GlobalView view = getGlobalView(rewriter, loc, adaptor.getBase());
     Value lane = context.getLaneId(rewriter, loc);
     Value warp = context.getWarpId(rewriter, loc);
-    BlockAccess access{dist, view,
-                       SmallVector<Value>(adaptor.getOffsets()),
-                       dist.getThreadCoord(rewriter, loc, lane, warp)};
+    BlockAccess access(rewriter, loc, dist, view, adaptor.getOffsets(), lane,
+                       warp);
     Value padding = paddingValue(rewriter, loc, elementType, op.getPadding());
     Value mask = adaptor.getMask();
     unsigned vec = access.vectorWidth();
@@ -254,10 +298,10 @@ struct LoadOpLowering : IsmConversionPattern<LoadOp> {
         [&](OpBuilder &b, Location l) {
           // Edge path: each element under its own predicate.
           SmallVector<Value> elements;
+          auto [lo, hi] = access.bounds(b, l);
           for (int64_t r = 0; r < numRegs; ++r) {
-            SmallVector<Value> coords;
-            Value linear = access.linearIndex(b, l, r, &coords);
-            Value pred = access.inBounds(b, l, coords);
+            Value linear = access.linearIndex(b, l, r);
+            Value pred = access.inBounds(b, l, r, lo, hi);
             if (mask)
               pred = arith::AndIOp::create(b, l, pred,
                                            extractReg(b, l, mask, r));
@@ -290,9 +334,8 @@ struct StoreOpLowering : IsmConversionPattern<StoreOp> {
     GlobalView view = getGlobalView(rewriter, loc, adaptor.getBase());
     Value lane = context.getLaneId(rewriter, loc);
     Value warp = context.getWarpId(rewriter, loc);
-    BlockAccess access{dist, view,
-                       SmallVector<Value>(adaptor.getOffsets()),
-                       dist.getThreadCoord(rewriter, loc, lane, warp)};
+    BlockAccess access(rewriter, loc, dist, view, adaptor.getOffsets(), lane,
+                       warp);
     Value value = adaptor.getValue();
     Value mask = adaptor.getMask();
     // With a mask, every element is stored under its own predicate.
@@ -323,10 +366,10 @@ struct StoreOpLowering : IsmConversionPattern<StoreOp> {
           scf::YieldOp::create(b, l);
         },
         [&](OpBuilder &b, Location l) {
+          auto [lo, hi] = access.bounds(b, l);
           for (int64_t r = 0; r < numRegs; ++r) {
-            SmallVector<Value> coords;
-            Value linear = access.linearIndex(b, l, r, &coords);
-            Value pred = access.inBounds(b, l, coords);
+            Value linear = access.linearIndex(b, l, r);
+            Value pred = access.inBounds(b, l, r, lo, hi);
             if (mask)
               pred = arith::AndIOp::create(b, l, pred,
                                            extractReg(b, l, mask, r));

@@ -84,15 +84,23 @@ struct RangeOpLowering : IsmConversionPattern<RangeOp> {
     Type elementType = op.getType().getElementType();
     Value lane = context.getLaneId(rewriter, loc);
     Value warp = context.getWarpId(rewriter, loc);
+    // Coordinates in 32 bits (tiles are small), widened if the tile is.
+    Type i32 = rewriter.getI32Type();
     Value base = arith::AddIOp::create(
-        rewriter, loc, dist.getThreadCoord(rewriter, loc, lane, warp)[0],
-        indexConstant(rewriter, loc, op.getStart()));
+        rewriter, loc, dist.getThreadCoord(rewriter, loc, lane, warp, i32)[0],
+        arith::ConstantIntOp::create(rewriter, loc, op.getStart(), 32));
     SmallVector<Value> elements;
     for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
       Value v = arith::AddIOp::create(
           rewriter, loc, base,
-          indexConstant(rewriter, loc, dist.getRegCoord(r)[0]));
-      elements.push_back(castIndex(rewriter, loc, v, elementType));
+          arith::ConstantIntOp::create(rewriter, loc, dist.getRegCoord(r)[0],
+                                       32));
+      unsigned width = elementType.getIntOrFloatBitWidth();
+      if (width > 32)
+        v = arith::ExtSIOp::create(rewriter, loc, elementType, v);
+      else if (width < 32)
+        v = arith::TruncIOp::create(rewriter, loc, elementType, v);
+      elements.push_back(v);
     }
     rewriter.replaceOp(op, buildVector(rewriter, loc, elementType, elements));
     return success();
