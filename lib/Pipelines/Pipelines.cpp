@@ -54,6 +54,7 @@ void mlir::ism::buildIsmToGPUPipeline(OpPassManager &pm,
   IsmAssignLayoutsOptions layouts;
   layouts.numWarps = options.numWarps;
   pm.addPass(createIsmAssignLayouts(layouts));
+  pm.addPass(createIsmRemoveLayoutConversions());
   pm.addPass(createConvertIsmToGPU());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -41,7 +41,7 @@ struct IsmToPTXOptions : PTXOptions {
 
 /// Adds the tile-level clean-up, layout assignment and lowering of ism
 /// kernels to GPU-dialect kernels (ism-combine, canonicalize, cse,
-/// ism-assign-layouts, convert-ism-to-gpu).
+/// ism-assign-layouts, ism-remove-layout-conversions, convert-ism-to-gpu).
 void buildIsmToGPUPipeline(OpPassManager &pm, const IsmToPTXOptions &options);
 
 /// The whole pipeline from tile programs to a `gpu.binary` holding PTX:

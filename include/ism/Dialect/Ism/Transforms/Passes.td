@@ -49,4 +49,22 @@ def IsmAssignLayouts : Pass<"ism-assign-layouts", "::mlir::ModuleOp"> {
   ];
 }
 
+def IsmRemoveLayoutConversions : Pass<"ism-remove-layout-conversions"> {
+  let summary = "Remove ism.convert_layout ops that move data for nothing";
+  let description = [{
+    A layout conversion that is not needed costs a trip through shared
+    memory and two barriers. This pass removes them:
+
+    - a conversion to the layout the tile already has, and a chain of
+      conversions (folded to one);
+    - a conversion whose result is only stored (`ism.store` writes a tile of
+      any layout) or reduced (`ism.reduce` reduces a tile of any layout):
+      the op takes the unconverted tile;
+    - conversions of every tile operand of an elementwise op from one layout
+      to another: the op runs in the source layout and its result is
+      converted once, so n conversions become one.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // ISM_DIALECT_ISM_TRANSFORMS_PASSES_TD
