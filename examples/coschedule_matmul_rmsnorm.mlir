@@ -41,6 +41,7 @@ ism.kernel @rmsnorm(%x: memref<?x?xbf16>, %w: memref<?xbf16>,
   %nf = arith.uitofp %n32 : i32 to f32
 
   %t = ism.load %x[%row, %c0] : memref<?x?xbf16> -> tensor<1x4096xbf16>
+  %wt = ism.load %w[%c0] : memref<?xbf16> -> tensor<4096xbf16>
   %t1 = ism.reshape %t : tensor<1x4096xbf16> -> tensor<4096xbf16>
   %v = arith.extf %t1 : tensor<4096xbf16> to tensor<4096xf32>
   %sq = arith.mulf %v, %v : tensor<4096xf32>
@@ -54,8 +55,6 @@ ism.kernel @rmsnorm(%x: memref<?x?xbf16>, %w: memref<?xbf16>,
   %rrms = math.rsqrt %mseps : f32
   %rrmss = ism.splat %rrms : f32 -> tensor<4096xf32>
   %normed = arith.mulf %v, %rrmss : tensor<4096xf32>
-
-  %wt = ism.load %w[%c0] : memref<?xbf16> -> tensor<4096xbf16>
   %wf = arith.extf %wt : tensor<4096xbf16> to tensor<4096xf32>
   %scaled = arith.mulf %normed, %wf : tensor<4096xf32>
   %o16 = arith.truncf %scaled : tensor<4096xf32> to tensor<4096xbf16>

@@ -8,7 +8,7 @@
 
 ism.kernel @layernorm(%x: memref<?x?xf16>, %w: memref<?xf16>, %b: memref<?xf16>,
                       %y: memref<?x?xf16>, %eps: f32)
-    attributes {num_warps = 8 : i32} {
+    attributes {num_warps = 4 : i32} {
   %row = ism.program_id x : index
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

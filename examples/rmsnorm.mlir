@@ -6,7 +6,7 @@
 
 ism.kernel @rmsnorm(%x: memref<?x?xbf16>, %w: memref<?xbf16>,
                     %y: memref<?x?xbf16>, %eps: f32)
-    attributes {num_warps = 4 : i32} {
+    attributes {num_warps = 8 : i32} {
   %row = ism.program_id x : index
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -8,7 +8,7 @@
 
 ism.kernel @rope(%x: memref<?x?x?xbf16>, %cos: memref<?x?xf32>,
                  %sin: memref<?x?xf32>, %out: memref<?x?x?xbf16>)
-    attributes {num_warps = 4 : i32} {
+    attributes {num_warps = 8 : i32} {
   %tok = ism.program_id x : index
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
