@@ -53,3 +53,15 @@ ism.kernel @bool_memory(%x: memref<?xi1>) attributes {num_warps = 1 : i32} {
   %t = ism.load %x[%c0] : memref<?xi1> -> tensor<32xi1, #b>
   ism.return
 }
+
+// -----
+
+// A user-given layout the lowering cannot distribute: more elements per
+// thread along a dimension than the tile has.
+#wide = #ism.blocked<{sizePerThread = [64], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+ism.kernel @layout_too_wide(%x: memref<?xf32>) attributes {num_warps = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{tile 'tensor<32xf32, #ism.blocked<{sizePerThread = [64], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>' has a layout whose sizePerThread exceeds the tile}}
+  %t = ism.load %x[%c0] : memref<?xf32> -> tensor<32xf32, #wide>
+  ism.return
+}
