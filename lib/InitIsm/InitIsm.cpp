@@ -42,12 +42,12 @@
 #include "mlir/Transforms/Passes.h"
 
 void mlir::ism::registerAllIsmDialects(DialectRegistry &registry) {
-  registry.insert<IsmDialect, arith::ArithDialect, cf::ControlFlowDialect,
-                  func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
-                  LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
-                  nvgpu::NVGPUDialect, NVVM::NVVMDialect, scf::SCFDialect,
-                  tensor::TensorDialect, ub::UBDialect,
-                  vector::VectorDialect>();
+  registry
+      .insert<IsmDialect, arith::ArithDialect, cf::ControlFlowDialect,
+              func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
+              LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
+              nvgpu::NVGPUDialect, NVVM::NVVMDialect, scf::SCFDialect,
+              tensor::TensorDialect, ub::UBDialect, vector::VectorDialect>();
 
   // convert-to-llvm and gpu-to-nvvm find their patterns through these.
   registerConvertToLLVMDependentDialectLoading(registry);

@@ -8,13 +8,13 @@
 #include "ism/Dialect/Ism/Transforms/Passes.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -111,6 +111,24 @@ void mlir::ism::registerIsmPipelines() {
       });
 }
 
+/// Runs the passes `build` adds on `module`; on failure returns an error
+/// that starts with `what` and carries the pipeline's diagnostics.
+static llvm::Error runPipeline(ModuleOp module,
+                               function_ref<void(OpPassManager &)> build,
+                               StringRef what) {
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
+    os << diag.getLocation() << ": " << diag << "\n";
+    return success();
+  });
+  PassManager pm(module.getContext());
+  build(pm);
+  if (failed(pm.run(module)))
+    return llvm::createStringError(what + ":\n" + diagnostics);
+  return llvm::Error::success();
+}
+
 /// Reads a kernel's launch facts from the attributes the lowering set.
 static CompiledKernel getKernelInfo(gpu::GPUFuncOp func) {
   CompiledKernel info;
@@ -135,18 +153,10 @@ mlir::ism::compileGPUModuleToPTX(ModuleOp module, const PTXOptions &options) {
   if (result.kernels.empty())
     return llvm::createStringError("the module has no GPU kernels to compile");
 
-  // Diagnostics from the pipeline are collected into the returned error.
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
-    os << diag.getLocation() << ": " << diag << "\n";
-    return success();
-  });
-
-  PassManager pm(module.getContext());
-  buildGPUToPTXPipeline(pm, options);
-  if (failed(pm.run(*copy)))
-    return llvm::createStringError("lowering to PTX failed:\n" + diagnostics);
+  if (llvm::Error error = runPipeline(
+          *copy, [&](OpPassManager &pm) { buildGPUToPTXPipeline(pm, options); },
+          "lowering to PTX failed"))
+    return std::move(error);
 
   copy->walk([&](gpu::BinaryOp binary) {
     for (Attribute object : binary.getObjects())
@@ -161,9 +171,10 @@ mlir::ism::compileGPUModuleToPTX(ModuleOp module, const PTXOptions &options) {
   size_t pos = ptx.find(".extern .func");
   if (pos != StringRef::npos) {
     StringRef rest = ptx.substr(pos);
-    StringRef name = rest.drop_until([](char c) { return c == '_'; })
-                         .take_until([](char c) { return c == '(' || c == '\n'; })
-                         .trim();
+    StringRef name =
+        rest.drop_until([](char c) { return c == '_'; })
+            .take_until([](char c) { return c == '(' || c == '\n'; })
+            .trim();
     return llvm::createStringError(
         "the kernels call " + name.str() +
         ", a libdevice function that was not linked: install the CUDA "
@@ -176,18 +187,9 @@ mlir::ism::compileGPUModuleToPTX(ModuleOp module, const PTXOptions &options) {
 llvm::Expected<CompiledModule>
 mlir::ism::compileToPTX(ModuleOp module, const IsmToPTXOptions &options) {
   OwningOpRef<ModuleOp> copy(module.clone());
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  {
-    ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
-      os << diag.getLocation() << ": " << diag << "\n";
-      return success();
-    });
-    PassManager pm(module.getContext());
-    buildIsmToGPUPipeline(pm, options);
-    if (failed(pm.run(*copy)))
-      return llvm::createStringError("lowering to the GPU dialect failed:\n" +
-                                     diagnostics);
-  }
+  if (llvm::Error error = runPipeline(
+          *copy, [&](OpPassManager &pm) { buildIsmToGPUPipeline(pm, options); },
+          "lowering to the GPU dialect failed"))
+    return std::move(error);
   return compileGPUModuleToPTX(*copy, options);
 }

@@ -99,8 +99,8 @@ static Value intConstant(OpBuilder &b, Location loc, Type type, int64_t v) {
 Value Distribution::getLaneCoord(OpBuilder &b, Location loc, Value lane,
                                  unsigned dim) const {
   Type t = lane.getType();
-  int64_t below = prefixProduct(layout.getThreadsPerWarp(), layout.getOrder(),
-                                dim);
+  int64_t below =
+      prefixProduct(layout.getThreadsPerWarp(), layout.getOrder(), dim);
   Value v = arith::DivUIOp::create(b, loc, lane, intConstant(b, loc, t, below));
   return arith::RemUIOp::create(
       b, loc, v, intConstant(b, loc, t, layout.getThreadsPerWarp()[dim]));
@@ -131,12 +131,13 @@ SmallVector<Value> Distribution::getThreadCoord(OpBuilder &b, Location loc,
     Value laneD = getLaneCoord(b, loc, lane, d);
     Value warpD = getWarpCoord(b, loc, warp, d);
     Value c = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, laneD, intConstant(b, loc, t, spt)),
+        b, loc,
+        arith::MulIOp::create(b, loc, laneD, intConstant(b, loc, t, spt)),
         arith::MulIOp::create(b, loc, warpD,
                               intConstant(b, loc, t, spt * threads)));
     if (footprint(d) > type.getDimSize(d))
-      c = arith::AndIOp::create(
-          b, loc, c, intConstant(b, loc, t, type.getDimSize(d) - 1));
+      c = arith::AndIOp::create(b, loc, c,
+                                intConstant(b, loc, t, type.getDimSize(d) - 1));
     coord[d] = c;
   }
   return coord;
@@ -156,8 +157,9 @@ unsigned Distribution::getLaneBitOffset(unsigned dim) const {
 int64_t Distribution::getDistinctWarps(unsigned dim) const {
   int64_t perWarp =
       int64_t(layout.getSizePerThread()[dim]) * layout.getThreadsPerWarp()[dim];
-  return std::min<int64_t>(layout.getWarpsPerCTA()[dim],
-                           std::max<int64_t>(1, type.getDimSize(dim) / perWarp));
+  return std::min<int64_t>(
+      layout.getWarpsPerCTA()[dim],
+      std::max<int64_t>(1, type.getDimSize(dim) / perWarp));
 }
 
 int64_t Distribution::linearize(ArrayRef<int64_t> coord,

@@ -115,19 +115,19 @@ struct DotOpLowering : IsmConversionPattern<DotOp> {
           std::map<int64_t, Value> aVals, bVals;
           Value kn = arith::MulIOp::create(b, l, kv, indexConstant(b, l, n));
           for (auto &[key, base] : rowBase)
-            aVals[key] = widen(
-                b, l,
-                memref::LoadOp::create(b, l, bufA,
-                                       ValueRange{arith::AddIOp::create(
-                                           b, l, base, kv)}),
-                accType);
+            aVals[key] =
+                widen(b, l,
+                      memref::LoadOp::create(
+                          b, l, bufA,
+                          ValueRange{arith::AddIOp::create(b, l, base, kv)}),
+                      accType);
           for (auto &[key, base] : colBase)
-            bVals[key] = widen(
-                b, l,
-                memref::LoadOp::create(b, l, bufB,
-                                       ValueRange{arith::AddIOp::create(
-                                           b, l, kn, base)}),
-                accType);
+            bVals[key] =
+                widen(b, l,
+                      memref::LoadOp::create(
+                          b, l, bufB,
+                          ValueRange{arith::AddIOp::create(b, l, kn, base)}),
+                      accType);
           SmallVector<Value> acc;
           for (int64_t r = 0; r < distC.getNumRegs(); ++r) {
             Value c = extractReg(b, l, iterArgs[0], r);

@@ -31,7 +31,8 @@ struct ElementwiseOpLowering : ConversionPattern {
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    StringRef dialect = op->getDialect() ? op->getDialect()->getNamespace() : "";
+    StringRef dialect =
+        op->getDialect() ? op->getDialect()->getNamespace() : "";
     if (dialect != "arith" && dialect != "math")
       return rewriter.notifyMatchFailure(op, "not an arith or math op");
     if (isa<arith::ConstantOp>(op) || op->getNumRegions() != 0)
@@ -98,19 +99,19 @@ struct FastMathLowering : OpConversionPattern<MathOp> {
     Type f32 = rewriter.getF32Type();
     auto scalar = [&](Value x) -> Value {
       if (inScale != 1.0)
-        x = arith::MulFOp::create(rewriter, loc, x,
-                                  arith::ConstantFloatOp::create(
-                                      rewriter, loc, cast<FloatType>(f32),
-                                      APFloat(float(inScale))));
+        x = arith::MulFOp::create(
+            rewriter, loc, x,
+            arith::ConstantFloatOp::create(rewriter, loc, cast<FloatType>(f32),
+                                           APFloat(float(inScale))));
       Value y = LLVM::CallIntrinsicOp::create(rewriter, loc, f32,
                                               rewriter.getStringAttr(intrinsic),
                                               ValueRange{x})
                     .getResult(0);
       if (outScale != 1.0)
-        y = arith::MulFOp::create(rewriter, loc, y,
-                                  arith::ConstantFloatOp::create(
-                                      rewriter, loc, cast<FloatType>(f32),
-                                      APFloat(float(outScale))));
+        y = arith::MulFOp::create(
+            rewriter, loc, y,
+            arith::ConstantFloatOp::create(rewriter, loc, cast<FloatType>(f32),
+                                           APFloat(float(outScale))));
       return y;
     };
     if (!vectorType) {
@@ -146,8 +147,8 @@ struct FastDivLowering : OpConversionPattern<arith::DivFOp> {
     Type f32 = rewriter.getF32Type();
     auto divide = [&](Value a, Value b) -> Value {
       return LLVM::CallIntrinsicOp::create(
-                 rewriter, loc, f32, rewriter.getStringAttr("llvm.nvvm.div.full"),
-                 ValueRange{a, b})
+                 rewriter, loc, f32,
+                 rewriter.getStringAttr("llvm.nvvm.div.full"), ValueRange{a, b})
           .getResult(0);
     };
     auto vectorType = dyn_cast<VectorType>(type);
@@ -157,8 +158,9 @@ struct FastDivLowering : OpConversionPattern<arith::DivFOp> {
     }
     SmallVector<Value> elements;
     for (int64_t i = 0; i < vectorType.getNumElements(); ++i)
-      elements.push_back(divide(extractReg(rewriter, loc, adaptor.getLhs(), i),
-                                extractReg(rewriter, loc, adaptor.getRhs(), i)));
+      elements.push_back(
+          divide(extractReg(rewriter, loc, adaptor.getLhs(), i),
+                 extractReg(rewriter, loc, adaptor.getRhs(), i)));
     rewriter.replaceOp(op, buildVector(rewriter, loc, f32, elements));
     return success();
   }

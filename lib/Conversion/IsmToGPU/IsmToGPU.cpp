@@ -53,7 +53,8 @@ LogicalResult checkTiles(KernelOp kernel) {
         return success();
       std::string reason;
       if (!Distribution::isSupported(tensor, reason))
-        return LogicalResult(op->emitOpError("tile ") << tensor << " " << reason);
+        return LogicalResult(op->emitOpError("tile ")
+                             << tensor << " " << reason);
       int64_t regs = Distribution(tensor).getNumRegs();
       // 255 registers a thread; a tile this large cannot live in them.
       if (regs * std::max(1u, tensor.getElementTypeBitWidth() / 32) > 255)
@@ -78,7 +79,8 @@ LogicalResult checkTiles(KernelOp kernel) {
     }
     for (Value operand : op->getOperands()) {
       auto memref = dyn_cast<MemRefType>(operand.getType());
-      if (!memref || !isa<LoadOp, StoreOp, GatherOp, ScatterOp, AtomicRMWOp>(op))
+      if (!memref ||
+          !isa<LoadOp, StoreOp, GatherOp, ScatterOp, AtomicRMWOp>(op))
         continue;
       unsigned bits = memref.getElementTypeBitWidth();
       if (!memref.getElementType().isIntOrFloat() || bits % 8 != 0) {
@@ -134,7 +136,8 @@ struct ConvertIsmToGPUPass
     for (KernelOp kernel : kernels) {
       if (failed(checkTiles(kernel)))
         return signalPassFailure();
-      FailureOr<gpu::GPUFuncOp> func = lowerKernel(kernel, gpuModule, partition);
+      FailureOr<gpu::GPUFuncOp> func =
+          lowerKernel(kernel, gpuModule, partition);
       if (failed(func))
         return signalPassFailure();
       lowered[func->getName()] = *func;
@@ -195,11 +198,10 @@ struct ConvertIsmToGPUPass
         typesLegal);
     target.addDynamicallyLegalOp<math::ExpOp, math::Exp2Op, math::LogOp,
                                  math::Log2Op, math::RsqrtOp, math::SqrtOp,
-                                 arith::DivFOp>(
-        [&](Operation *op) {
-          return !getElementTypeOrSelf(op->getResult(0).getType()).isF32() &&
-                 converter.isLegal(op);
-        });
+                                 arith::DivFOp>([&](Operation *op) {
+      return !getElementTypeOrSelf(op->getResult(0).getType()).isF32() &&
+             converter.isLegal(op);
+    });
     target.markUnknownOpDynamicallyLegal(typesLegal);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);

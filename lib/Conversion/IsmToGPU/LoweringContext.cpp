@@ -17,8 +17,8 @@ Value LoweringContext::getThreadId(OpBuilder &b, Location loc) const {
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   if (partition.warpBase == 0)
     return tid;
-  return arith::SubIOp::create(
-      b, loc, tid, indexConstant(b, loc, 32 * partition.warpBase));
+  return arith::SubIOp::create(b, loc, tid,
+                               indexConstant(b, loc, 32 * partition.warpBase));
 }
 
 Value LoweringContext::getLaneId(OpBuilder &b, Location loc) const {
@@ -75,10 +75,9 @@ Value LoweringContext::getScratch(OpBuilder &b, Location loc, unsigned region,
 }
 
 void LoweringContext::finalizeScratch(Operation *root) {
-  int64_t start[3] = {partition.sharedMemoryBase,
-                      partition.sharedMemoryBase + regionBytes[0],
-                      partition.sharedMemoryBase + regionBytes[0] +
-                          regionBytes[1]};
+  int64_t start[3] = {
+      partition.sharedMemoryBase, partition.sharedMemoryBase + regionBytes[0],
+      partition.sharedMemoryBase + regionBytes[0] + regionBytes[1]};
   root->walk([&](arith::ConstantIndexOp op) {
     auto region = op->getAttrOfType<IntegerAttr>(kScratchRegionAttr);
     if (!region)

@@ -26,7 +26,7 @@ namespace {
 /// A memref seen as a global pointer to its first element plus sizes and
 /// strides in elements.
 struct GlobalView {
-  Value base; // !llvm.ptr<1> to element 0 (the memref's offset applied)
+  Value base;    // !llvm.ptr<1> to element 0 (the memref's offset applied)
   Value baseInt; // the same address as an i64
   SmallVector<Value> sizes, strides;
   Type elementType;
@@ -86,18 +86,19 @@ struct BlockAccess {
     threadCoord = dist.getThreadCoord(b, loc, lane, warp, b.getI32Type());
     threadBase = indexConstant(b, loc, 0);
     for (unsigned d = 0; d < dist.getRank(); ++d) {
-      Value c = arith::AddIOp::create(
-          b, loc, this->offsets[d],
-          arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
-                                       threadCoord[d]));
+      Value c =
+          arith::AddIOp::create(b, loc, this->offsets[d],
+                                arith::IndexCastUIOp::create(
+                                    b, loc, b.getIndexType(), threadCoord[d]));
       threadBase = arith::AddIOp::create(
-          b, loc, threadBase, arith::MulIOp::create(b, loc, c, view.strides[d]));
+          b, loc, threadBase,
+          arith::MulIOp::create(b, loc, c, view.strides[d]));
     }
   }
 
   const Distribution &dist;
   const GlobalView &view;
-  SmallVector<Value> offsets; // tile origin, per dimension (index)
+  SmallVector<Value> offsets;     // tile origin, per dimension (index)
   SmallVector<Value> threadCoord; // per-thread in-tile coordinates (i32)
   Value threadBase; // element index of the thread's first element (index)
 
@@ -118,8 +119,8 @@ struct BlockAccess {
 
   /// The in-bounds range [lo, hi) of in-tile coordinates along each
   /// dimension, as i32 values clamped to the tile.
-  std::pair<SmallVector<Value>, SmallVector<Value>>
-  bounds(OpBuilder &b, Location loc) const {
+  std::pair<SmallVector<Value>, SmallVector<Value>> bounds(OpBuilder &b,
+                                                           Location loc) const {
     SmallVector<Value> lo, hi;
     Value zero = indexConstant(b, loc, 0);
     for (unsigned d = 0; d < dist.getRank(); ++d) {
@@ -130,25 +131,25 @@ struct BlockAccess {
         return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
       };
       lo.push_back(clamp(arith::SubIOp::create(b, loc, zero, offsets[d])));
-      hi.push_back(clamp(
-          arith::SubIOp::create(b, loc, view.sizes[d], offsets[d])));
+      hi.push_back(
+          clamp(arith::SubIOp::create(b, loc, view.sizes[d], offsets[d])));
     }
     return {lo, hi};
   }
 
   /// Whether register `reg`'s element is inside the memref.
-  Value inBounds(OpBuilder &b, Location loc, int64_t reg,
-                 ArrayRef<Value> lo, ArrayRef<Value> hi) const {
+  Value inBounds(OpBuilder &b, Location loc, int64_t reg, ArrayRef<Value> lo,
+                 ArrayRef<Value> hi) const {
     SmallVector<int64_t> regCoord = dist.getRegCoord(reg);
     SmallVector<Value> conds;
     for (unsigned d = 0; d < dist.getRank(); ++d) {
       Value c = arith::AddIOp::create(
           b, loc, threadCoord[d],
           arith::ConstantIntOp::create(b, loc, regCoord[d], 32));
-      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                            c, lo[d]));
-      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                            c, hi[d]));
+      conds.push_back(
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, c, lo[d]));
+      conds.push_back(
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, c, hi[d]));
     }
     return andAll(b, loc, conds);
   }
@@ -181,9 +182,9 @@ struct BlockAccess {
       int64_t vecBytes = int64_t(vec) * view.elementBytes;
       Value vb = indexConstant(b, loc, vecBytes);
       unsigned fast = dist.getFastDim();
-      conds.push_back(arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::eq, view.strides[fast],
-          indexConstant(b, loc, 1)));
+      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            view.strides[fast],
+                                            indexConstant(b, loc, 1)));
       // Origin address alignment.
       Value origin = indexConstant(b, loc, 0);
       for (unsigned d = 0; d < dist.getRank(); ++d)
@@ -303,14 +304,13 @@ struct LoadOpLowering : IsmConversionPattern<LoadOp> {
             Value linear = access.linearIndex(b, l, r);
             Value pred = access.inBounds(b, l, r, lo, hi);
             if (mask)
-              pred = arith::AndIOp::create(b, l, pred,
-                                           extractReg(b, l, mask, r));
-            elements.push_back(predicatedLoad(
-                b, l, pred, elementAddress(b, l, view, linear), elementType,
-                padding, view.elementBytes));
+              pred =
+                  arith::AndIOp::create(b, l, pred, extractReg(b, l, mask, r));
+            elements.push_back(
+                predicatedLoad(b, l, pred, elementAddress(b, l, view, linear),
+                               elementType, padding, view.elementBytes));
           }
-          scf::YieldOp::create(b, l,
-                               buildVector(b, l, elementType, elements));
+          scf::YieldOp::create(b, l, buildVector(b, l, elementType, elements));
         });
     rewriter.replaceOp(op, ifOp.getResult(0));
     return success();
@@ -371,8 +371,8 @@ struct StoreOpLowering : IsmConversionPattern<StoreOp> {
             Value linear = access.linearIndex(b, l, r);
             Value pred = access.inBounds(b, l, r, lo, hi);
             if (mask)
-              pred = arith::AndIOp::create(b, l, pred,
-                                           extractReg(b, l, mask, r));
+              pred =
+                  arith::AndIOp::create(b, l, pred, extractReg(b, l, mask, r));
             predicatedStore(b, l, pred, extractReg(b, l, value, r),
                             elementAddress(b, l, view, linear),
                             view.elementBytes);
@@ -420,9 +420,8 @@ struct GatherOpLowering : IsmConversionPattern<GatherOp> {
     Value padding = paddingValue(rewriter, loc, elementType, op.getPadding());
     SmallVector<Value> elements;
     for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
-      auto [address, pred] = indexedElement(rewriter, loc, view,
-                                            adaptor.getIndices(),
-                                            adaptor.getMask(), r);
+      auto [address, pred] = indexedElement(
+          rewriter, loc, view, adaptor.getIndices(), adaptor.getMask(), r);
       elements.push_back(predicatedLoad(rewriter, loc, pred, address,
                                         elementType, padding,
                                         view.elementBytes));
@@ -447,12 +446,11 @@ struct ScatterOpLowering : IsmConversionPattern<ScatterOp> {
     Distribution dist(tileType);
     GlobalView view = getGlobalView(rewriter, loc, adaptor.getBase());
     for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
-      auto [address, pred] = indexedElement(rewriter, loc, view,
-                                            adaptor.getIndices(),
-                                            adaptor.getMask(), r);
+      auto [address, pred] = indexedElement(
+          rewriter, loc, view, adaptor.getIndices(), adaptor.getMask(), r);
       predicatedStore(rewriter, loc, pred,
-                      extractReg(rewriter, loc, adaptor.getValue(), r),
-                      address, view.elementBytes);
+                      extractReg(rewriter, loc, adaptor.getValue(), r), address,
+                      view.elementBytes);
     }
     rewriter.eraseOp(op);
     return success();
@@ -505,9 +503,8 @@ struct AtomicRMWOpLowering : IsmConversionPattern<AtomicRMWOp> {
     LLVM::AtomicBinOp binOp = atomicBinOp(op.getKind(), elementType);
     SmallVector<Value> elements;
     for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
-      auto [address, pred] = indexedElement(rewriter, loc, view,
-                                            adaptor.getIndices(),
-                                            adaptor.getMask(), r);
+      auto [address, pred] = indexedElement(
+          rewriter, loc, view, adaptor.getIndices(), adaptor.getMask(), r);
       Value value = extractReg(rewriter, loc, adaptor.getValue(), r);
       auto ifOp = scf::IfOp::create(
           rewriter, loc, pred,

@@ -38,8 +38,7 @@ void populateReduceScanPatterns(TileTypeConverter &converter,
                                 LoweringContext &context,
                                 RewritePatternSet &patterns);
 /// The SIMT (FMA) dot (Dot.cpp).
-void populateDotPatterns(TileTypeConverter &converter,
-                         LoweringContext &context,
+void populateDotPatterns(TileTypeConverter &converter, LoweringContext &context,
                          RewritePatternSet &patterns);
 
 //===----------------------------------------------------------------------===//
@@ -61,8 +60,8 @@ Value buildVector(OpBuilder &b, Location loc, Type elementType,
 /// source element whose row-major linear index is sum_d(c[d] * coefs[d]),
 /// which expresses reshape, transposition, expand_dims and broadcast. `op`
 /// is the op being lowered (its place decides the scratch region).
-Value relayout(OpBuilder &b, Operation *op, LoweringContext &context,
-               Value src, const Distribution &from, const Distribution &to,
+Value relayout(OpBuilder &b, Operation *op, LoweringContext &context, Value src,
+               const Distribution &from, const Distribution &to,
                ArrayRef<int64_t> coefs);
 
 /// Row-major strides of `shape`.

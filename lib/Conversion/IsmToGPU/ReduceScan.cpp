@@ -51,14 +51,14 @@ Value shuffleXor(OpBuilder &b, Location loc, Value value, unsigned mask) {
     Value lo = arith::TruncIOp::create(b, loc, b.getI32Type(), asInt);
     Value hi = arith::TruncIOp::create(
         b, loc, b.getI32Type(),
-        arith::ShRUIOp::create(b, loc, asInt,
-                               arith::ConstantIntOp::create(b, loc, intType, 32)));
+        arith::ShRUIOp::create(
+            b, loc, asInt, arith::ConstantIntOp::create(b, loc, intType, 32)));
     Value lo2 = arith::ExtUIOp::create(b, loc, intType, shuffle(lo));
     Value hi2 = arith::ExtUIOp::create(b, loc, intType, shuffle(hi));
     result = arith::OrIOp::create(
         b, loc, lo2,
-        arith::ShLIOp::create(b, loc, hi2,
-                              arith::ConstantIntOp::create(b, loc, intType, 32)));
+        arith::ShLIOp::create(
+            b, loc, hi2, arith::ConstantIntOp::create(b, loc, intType, 32)));
   }
   return isa<FloatType>(type)
              ? Value(arith::BitcastOp::create(b, loc, type, result))
@@ -113,7 +113,8 @@ struct ReduceOpLowering : IsmConversionPattern<ReduceOp> {
         groupKeys.push_back(key);
         acc.push_back(values);
       } else {
-        acc[it->second] = combine(rewriter, loc, combiner, acc[it->second], values);
+        acc[it->second] =
+            combine(rewriter, loc, combiner, acc[it->second], values);
       }
     }
 
@@ -171,8 +172,8 @@ struct ReduceOpLowering : IsmConversionPattern<ReduceOp> {
       int64_t keyLinear = 0;
       for (auto [d, k] : llvm::enumerate(key))
         keyLinear += k * resStrides[d];
-      Value index = arith::AddIOp::create(rewriter, loc, threadBase,
-                                          indexConstant(rewriter, loc, keyLinear));
+      Value index = arith::AddIOp::create(
+          rewriter, loc, threadBase, indexConstant(rewriter, loc, keyLinear));
       for (size_t i = 0; i < n; ++i)
         memref::StoreOp::create(rewriter, loc, acc[g][i], buffers[i], index);
     }
@@ -182,12 +183,15 @@ struct ReduceOpLowering : IsmConversionPattern<ReduceOp> {
     auto readResult = [&](Value linear) {
       SmallVector<Value> values;
       for (int64_t w = 0; w < warps; ++w) {
-        Value index = arith::AddIOp::create(
-            rewriter, loc, linear, indexConstant(rewriter, loc, w * numResults));
+        Value index =
+            arith::AddIOp::create(rewriter, loc, linear,
+                                  indexConstant(rewriter, loc, w * numResults));
         SmallVector<Value> partial;
         for (size_t i = 0; i < n; ++i)
-          partial.push_back(memref::LoadOp::create(rewriter, loc, buffers[i], index));
-        values = w == 0 ? partial : combine(rewriter, loc, combiner, values, partial);
+          partial.push_back(
+              memref::LoadOp::create(rewriter, loc, buffers[i], index));
+        values = w == 0 ? partial
+                        : combine(rewriter, loc, combiner, values, partial);
       }
       return values;
     };
@@ -216,7 +220,8 @@ struct ReduceOpLowering : IsmConversionPattern<ReduceOp> {
           elements[i].push_back(values[i]);
       }
       for (size_t i = 0; i < n; ++i)
-        results.push_back(buildVector(rewriter, loc, elementTypes[i], elements[i]));
+        results.push_back(
+            buildVector(rewriter, loc, elementTypes[i], elements[i]));
     }
     if (context.needsTrailingBarrier(region))
       context.barrier(rewriter, loc);
@@ -257,9 +262,8 @@ struct ScanOpLowering : IsmConversionPattern<ScanOp> {
       unsigned region = context.beginScratch(op, /*alwaysBarrier=*/true);
       SmallVector<Value> buffers;
       for (size_t i = 0; i < n; ++i)
-        buffers.push_back(context.getScratch(rewriter, loc, region,
-                                             elementTypes[i], numElements,
-                                             offsets[i]));
+        buffers.push_back(context.getScratch(
+            rewriter, loc, region, elementTypes[i], numElements, offsets[i]));
       SmallVector<int64_t> strides = rowMajorStrides(type.getShape());
       Value lane = context.getLaneId(rewriter, loc);
       Value warp = context.getWarpId(rewriter, loc);
@@ -277,11 +281,12 @@ struct ScanOpLowering : IsmConversionPattern<ScanOp> {
         int64_t regLinear = 0;
         for (auto [d, c] : llvm::enumerate(rc))
           regLinear += c * strides[d];
-        linear.push_back(arith::AddIOp::create(
-            rewriter, loc, threadBase, indexConstant(rewriter, loc, regLinear)));
-        along.push_back(arith::AddIOp::create(
-            rewriter, loc, threadCoord[axis],
-            indexConstant(rewriter, loc, rc[axis])));
+        linear.push_back(
+            arith::AddIOp::create(rewriter, loc, threadBase,
+                                  indexConstant(rewriter, loc, regLinear)));
+        along.push_back(
+            arith::AddIOp::create(rewriter, loc, threadCoord[axis],
+                                  indexConstant(rewriter, loc, rc[axis])));
       }
 
       for (int64_t step = 1; step < length; step *= 2) {
@@ -301,9 +306,8 @@ struct ScanOpLowering : IsmConversionPattern<ScanOp> {
                 indexConstant(rewriter, loc, length));
             neighbor = arith::AddIOp::create(rewriter, loc, linear[r], delta);
           } else {
-            pred = arith::CmpIOp::create(rewriter, loc,
-                                         arith::CmpIPredicate::sge, along[r],
-                                         stepV);
+            pred = arith::CmpIOp::create(
+                rewriter, loc, arith::CmpIPredicate::sge, along[r], stepV);
             neighbor = arith::SubIOp::create(rewriter, loc, linear[r], delta);
           }
           SmallVector<Value> mine = regs[r];
@@ -312,13 +316,16 @@ struct ScanOpLowering : IsmConversionPattern<ScanOp> {
               [&](OpBuilder &b, Location l) {
                 SmallVector<Value> other;
                 for (size_t i = 0; i < n; ++i)
-                  other.push_back(memref::LoadOp::create(b, l, buffers[i], neighbor));
+                  other.push_back(
+                      memref::LoadOp::create(b, l, buffers[i], neighbor));
                 SmallVector<Value> combined =
                     reverse ? combine(b, l, combiner, mine, other)
                             : combine(b, l, combiner, other, mine);
                 scf::YieldOp::create(b, l, combined);
               },
-              [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, mine); });
+              [&](OpBuilder &b, Location l) {
+                scf::YieldOp::create(b, l, mine);
+              });
           regs[r] = SmallVector<Value>(ifOp.getResults());
         }
         context.barrier(rewriter, loc);
@@ -342,6 +349,6 @@ struct ScanOpLowering : IsmConversionPattern<ScanOp> {
 void mlir::ism::populateReduceScanPatterns(TileTypeConverter &converter,
                                            LoweringContext &context,
                                            RewritePatternSet &patterns) {
-  patterns.add<ReduceOpLowering, ScanOpLowering>(converter,
-                                                 patterns.getContext(), context);
+  patterns.add<ReduceOpLowering, ScanOpLowering>(
+      converter, patterns.getContext(), context);
 }

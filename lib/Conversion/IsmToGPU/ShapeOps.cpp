@@ -48,7 +48,8 @@ struct GridQueryLowering : OpConversionPattern<OpTy> {
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Value id = GPUOp::create(rewriter, op.getLoc(), toGPUDimension(op.getAxis()));
+    Value id =
+        GPUOp::create(rewriter, op.getLoc(), toGPUDimension(op.getAxis()));
     rewriter.replaceOp(op, castIndex(rewriter, op.getLoc(), id, op.getType()));
     return success();
   }
@@ -91,10 +92,10 @@ struct RangeOpLowering : IsmConversionPattern<RangeOp> {
         arith::ConstantIntOp::create(rewriter, loc, op.getStart(), 32));
     SmallVector<Value> elements;
     for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
-      Value v = arith::AddIOp::create(
-          rewriter, loc, base,
-          arith::ConstantIntOp::create(rewriter, loc, dist.getRegCoord(r)[0],
-                                       32));
+      Value v =
+          arith::AddIOp::create(rewriter, loc, base,
+                                arith::ConstantIntOp::create(
+                                    rewriter, loc, dist.getRegCoord(r)[0], 32));
       unsigned width = elementType.getIntOrFloatBitWidth();
       if (width > 32)
         v = arith::ExtSIOp::create(rewriter, loc, elementType, v);
@@ -128,8 +129,8 @@ struct RelayoutLowering : IsmConversionPattern<OpTy> {
     if (from.getNumThreads() != to.getNumThreads())
       return op.emitOpError("source and result layouts use different numbers "
                             "of warps");
-    Value result = relayout(rewriter, op, this->context,
-                            adaptor.getSrc(), from, to, getCoefs(op));
+    Value result = relayout(rewriter, op, this->context, adaptor.getSrc(), from,
+                            to, getCoefs(op));
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -184,9 +185,10 @@ void mlir::ism::populateShapeOpPatterns(TileTypeConverter &converter,
                                         LoweringContext &context,
                                         RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<GridQueryLowering<ProgramIdOp, gpu::BlockIdOp>,
-               GridQueryLowering<NumProgramsOp, gpu::GridDimOp>,
-               SplatOpLowering>(converter, ctx);
+  patterns
+      .add<GridQueryLowering<ProgramIdOp, gpu::BlockIdOp>,
+           GridQueryLowering<NumProgramsOp, gpu::GridDimOp>, SplatOpLowering>(
+          converter, ctx);
   patterns.add<RangeOpLowering, SameLinearIndexLowering<ReshapeOp>,
                SameLinearIndexLowering<ConvertLayoutOp>, TransOpLowering,
                ExpandDimsOpLowering, BroadcastOpLowering>(converter, ctx,

@@ -88,7 +88,8 @@ Value mlir::ism::relayout(OpBuilder &b, Operation *op, LoweringContext &context,
                           const Distribution &to, ArrayRef<int64_t> coefs) {
   Location loc = op->getLoc();
   Type elementType = from.getType().getElementType();
-  if (std::optional<SmallVector<int64_t>> map = findRegisterMap(from, to, coefs)) {
+  if (std::optional<SmallVector<int64_t>> map =
+          findRegisterMap(from, to, coefs)) {
     bool identity = from.getNumRegs() == to.getNumRegs() &&
                     llvm::all_of(llvm::enumerate(*map), [](auto pair) {
                       return int64_t(pair.index()) == pair.value();
@@ -102,8 +103,7 @@ Value mlir::ism::relayout(OpBuilder &b, Operation *op, LoweringContext &context,
   // row-major position in the source tile, then reads what it needs.
   int64_t numElements = from.getType().getNumElements();
   unsigned region = context.beginScratch(op);
-  Value scratch =
-      context.getScratch(b, loc, region, elementType, numElements);
+  Value scratch = context.getScratch(b, loc, region, elementType, numElements);
   Value lane = context.getLaneId(b, loc), warp = context.getWarpId(b, loc);
   SmallVector<int64_t> fromStrides = rowMajorStrides(from.getShape());
   Value fromBase =
@@ -112,8 +112,7 @@ Value mlir::ism::relayout(OpBuilder &b, Operation *op, LoweringContext &context,
     Value index = arith::AddIOp::create(
         b, loc, fromBase,
         indexConstant(b, loc, dot(from.getRegCoord(r), fromStrides)));
-    memref::StoreOp::create(b, loc, extractReg(b, loc, src, r), scratch,
-                            index);
+    memref::StoreOp::create(b, loc, extractReg(b, loc, src, r), scratch, index);
   }
   context.barrier(b, loc);
   Value toBase = dot(b, loc, to.getThreadCoord(b, loc, lane, warp), coefs);

@@ -120,8 +120,8 @@ LogicalResult BlockedEncodingAttr::verify(EmitErrorFn emitError,
   return verifyOrder(emitError, order, rank);
 }
 
-LogicalResult BlockedEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape,
-                                                  Type, EmitErrorFn emitError) const {
+LogicalResult BlockedEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
+                                                  EmitErrorFn emitError) const {
   return verifyRank(emitError, "blocked", getRank(), shape);
 }
 
@@ -188,9 +188,9 @@ LogicalResult DotOperandEncodingAttr::verify(EmitErrorFn emitError,
   return success();
 }
 
-LogicalResult DotOperandEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape,
-                                                     Type,
-                                                     EmitErrorFn emitError) const {
+LogicalResult
+DotOperandEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
+                                       EmitErrorFn emitError) const {
   unsigned parentRank =
       TypeSwitch<Attribute, unsigned>(getParent())
           .Case([](MmaEncodingAttr mma) { return mma.getWarpsPerCTA().size(); })

@@ -42,10 +42,9 @@ static LogicalResult verifyTileValue(Operation *op, Type type, StringRef kind,
     return success();
   for (auto [d, size] : llvm::enumerate(tensor.getShape())) {
     if (ShapedType::isDynamic(size))
-      return op->emitOpError()
-             << kind << " #" << index << " of type " << type
-             << " is not a tile: dimension " << d
-             << " is dynamic; tiles have static shapes";
+      return op->emitOpError() << kind << " #" << index << " of type " << type
+                               << " is not a tile: dimension " << d
+                               << " is dynamic; tiles have static shapes";
     if (size <= 0 || !llvm::isPowerOf2_64(size))
       return op->emitOpError()
              << kind << " #" << index << " of type " << type
@@ -78,9 +77,9 @@ static LogicalResult verifySameElementType(Operation *op, Type a, Type b,
                                            StringRef aName, StringRef bName) {
   Type ea = getElementTypeOrSelf(a), eb = getElementTypeOrSelf(b);
   if (ea != eb)
-    return op->emitOpError() << aName << " element type " << ea
-                             << " differs from " << bName << " element type "
-                             << eb;
+    return op->emitOpError()
+           << aName << " element type " << ea << " differs from " << bName
+           << " element type " << eb;
   return success();
 }
 
@@ -130,12 +129,10 @@ static LogicalResult verifyInKernel(Operation *op) {
 //===----------------------------------------------------------------------===//
 
 ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
-  auto buildFuncType = [](Builder &builder, ArrayRef<Type> argTypes,
-                          ArrayRef<Type> results,
-                          function_interface_impl::VariadicFlag,
-                          std::string &) {
-    return builder.getFunctionType(argTypes, results);
-  };
+  auto buildFuncType =
+      [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
+         function_interface_impl::VariadicFlag,
+         std::string &) { return builder.getFunctionType(argTypes, results); };
   return function_interface_impl::parseFunctionOp(
       parser, result, /*allowVariadic=*/false,
       getFunctionTypeAttrName(result.name), buildFuncType,
@@ -193,8 +190,8 @@ LogicalResult RangeOp::verify() {
     return emitOpError("result must be a 1-D tile, got ") << type;
   int64_t start = getStart(), end = getEnd();
   if (end <= start)
-    return emitOpError("end (") << end << ") must be greater than start ("
-                                << start << ")";
+    return emitOpError("end (")
+           << end << ") must be greater than start (" << start << ")";
   if (end - start != type.getDimSize(0))
     return emitOpError("range ")
            << start << " to " << end << " has " << end - start
@@ -224,8 +221,8 @@ OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
 LogicalResult BroadcastOp::verify() {
   auto srcType = getSrc().getType();
   auto resType = getType();
-  if (failed(verifySameElementType(*this, srcType, resType, "source",
-                                   "result")))
+  if (failed(
+          verifySameElementType(*this, srcType, resType, "source", "result")))
     return failure();
   if (srcType.getRank() != resType.getRank())
     return emitOpError("source rank ")
@@ -256,8 +253,8 @@ struct BroadcastOfBroadcast : OpRewritePattern<BroadcastOp> {
     auto inner = op.getSrc().getDefiningOp<BroadcastOp>();
     if (!inner)
       return rewriter.notifyMatchFailure(op, "source is not a broadcast");
-    rewriter.modifyOpInPlace(op,
-                             [&] { op.getSrcMutable().assign(inner.getSrc()); });
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getSrcMutable().assign(inner.getSrc()); });
     return success();
   }
 };
@@ -275,14 +272,14 @@ void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
 LogicalResult ExpandDimsOp::verify() {
   auto srcType = getSrc().getType();
   auto resType = getType();
-  if (failed(verifySameElementType(*this, srcType, resType, "source",
-                                   "result")))
+  if (failed(
+          verifySameElementType(*this, srcType, resType, "source", "result")))
     return failure();
   int64_t axis = getAxis();
   if (axis < 0 || axis > srcType.getRank())
-    return emitOpError("axis ") << axis << " is out of range for a rank-"
-                                << srcType.getRank() << " source (0.."
-                                << srcType.getRank() << ")";
+    return emitOpError("axis ")
+           << axis << " is out of range for a rank-" << srcType.getRank()
+           << " source (0.." << srcType.getRank() << ")";
   SmallVector<int64_t> expected(srcType.getShape());
   expected.insert(expected.begin() + axis, 1);
   if (resType.getShape() != ArrayRef<int64_t>(expected))
@@ -309,8 +306,8 @@ void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &results,
 LogicalResult ReshapeOp::verify() {
   auto srcType = getSrc().getType();
   auto resType = getType();
-  if (failed(verifySameElementType(*this, srcType, resType, "source",
-                                   "result")))
+  if (failed(
+          verifySameElementType(*this, srcType, resType, "source", "result")))
     return failure();
   if (srcType.getNumElements() != resType.getNumElements())
     return emitOpError("source has ")
@@ -345,8 +342,8 @@ void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
 LogicalResult TransOp::verify() {
   auto srcType = getSrc().getType();
   auto resType = getType();
-  if (failed(verifySameElementType(*this, srcType, resType, "source",
-                                   "result")))
+  if (failed(
+          verifySameElementType(*this, srcType, resType, "source", "result")))
     return failure();
   ArrayRef<int32_t> order = getOrder();
   int64_t rank = srcType.getRank();
@@ -415,8 +412,7 @@ static LogicalResult verifyBlockAccess(Operation *op, MemRefType memref,
            << "), got " << numOffsets;
   if (tile.getRank() != memref.getRank())
     return op->emitOpError("tile rank ")
-           << tile.getRank() << " differs from memref rank "
-           << memref.getRank()
+           << tile.getRank() << " differs from memref rank " << memref.getRank()
            << "; access a tile of the memref's rank and reshape it";
   return verifySameElementType(op, tile, memref, "tile", "memref");
 }
@@ -491,8 +487,8 @@ LogicalResult AtomicRMWOp::verify() {
   case AtomicKind::Max:
   case AtomicKind::Min:
   case AtomicKind::Xchg:
-    if (isa<FloatType>(elem) &&
-        !elem.isF16() && !elem.isBF16() && !elem.isF32() && !elem.isF64())
+    if (isa<FloatType>(elem) && !elem.isF16() && !elem.isBF16() &&
+        !elem.isF32() && !elem.isF64())
       return emitOpError("atomic ")
              << stringifyAtomicKind(getKind()) << " does not support " << elem;
     if (!isa<FloatType, IntegerType>(elem))
@@ -502,12 +498,11 @@ LogicalResult AtomicRMWOp::verify() {
     break;
   default:
     if (!isa<IntegerType>(elem))
-      return emitOpError("atomic ")
-             << stringifyAtomicKind(getKind())
-             << " needs integer elements, got " << elem;
+      return emitOpError("atomic ") << stringifyAtomicKind(getKind())
+                                    << " needs integer elements, got " << elem;
   }
-  if (auto width = elem.getIntOrFloatBitWidth(); width != 16 && width != 32 &&
-                                                 width != 64)
+  if (auto width = elem.getIntOrFloatBitWidth();
+      width != 16 && width != 32 && width != 64)
     return emitOpError("atomics need 16-, 32- or 64-bit elements, got ")
            << elem;
   return success();
@@ -732,10 +727,10 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     return emitOpError("@") << getKernel() << " does not name an ism.kernel";
   ArrayRef<Type> params = kernel.getArgumentTypes();
   if (params.size() != getArgs().size())
-    return emitOpError("passes ")
-           << getArgs().size() << " arguments but @" << getKernel()
-           << " takes " << params.size();
-  for (auto [i, pair] : llvm::enumerate(llvm::zip(getArgs().getTypes(), params))) {
+    return emitOpError("passes ") << getArgs().size() << " arguments but @"
+                                  << getKernel() << " takes " << params.size();
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(getArgs().getTypes(), params))) {
     auto [actual, expected] = pair;
     if (actual != expected)
       return emitOpError("argument #")

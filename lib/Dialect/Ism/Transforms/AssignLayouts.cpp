@@ -22,7 +22,8 @@ using Shape = SmallVector<int64_t>;
 
 /// Bytes of one element as stored in memory (i1 masks count as one byte).
 unsigned elementBytes(Type type) {
-  return std::max<unsigned>(1, getElementTypeOrSelf(type).getIntOrFloatBitWidth() / 8);
+  return std::max<unsigned>(
+      1, getElementTypeOrSelf(type).getIntOrFloatBitWidth() / 8);
 }
 
 /// The blocked layout for a tile of `shape` whose memory accesses use
@@ -109,7 +110,8 @@ struct IsmAssignLayoutsPass
       if (isa<LoadOp, GatherOp>(op))
         note(memoryBytes, op->getResult(0).getType());
       if (isa<StoreOp, ScatterOp, AtomicRMWOp>(op))
-        note(memoryBytes, op->getOperand(isa<AtomicRMWOp>(op) ? 2 : 0).getType());
+        note(memoryBytes,
+             op->getOperand(isa<AtomicRMWOp>(op) ? 2 : 0).getType());
       for (Type type : op->getResultTypes())
         if (!getElementTypeOrSelf(type).isInteger(1))
           note(valueBytes, type);
@@ -122,8 +124,8 @@ struct IsmAssignLayoutsPass
     DenseMap<Shape, BlockedEncodingAttr> layouts;
     auto choose = [&](const Shape &shape, unsigned bytes) {
       if (!layouts.count(shape))
-        layouts[shape] = chooseLayout(&getContext(), shape, bytes,
-                                      kernel.getNumWarps());
+        layouts[shape] =
+            chooseLayout(&getContext(), shape, bytes, kernel.getNumWarps());
     };
     for (auto &[shape, bytes] : memoryBytes)
       choose(shape, bytes);

@@ -45,8 +45,7 @@ struct ReduceOfConversion : OpRewritePattern<ReduceOp> {
     auto convert = op.getSrcs()[0].getDefiningOp<ConvertLayoutOp>();
     if (!convert)
       return rewriter.notifyMatchFailure(op, "source is not a conversion");
-    rewriter.modifyOpInPlace(
-        op, [&] { op->setOperand(0, convert.getSrc()); });
+    rewriter.modifyOpInPlace(op, [&] { op->setOperand(0, convert.getSrc()); });
     return success();
   }
 };
@@ -93,8 +92,9 @@ struct IsmRemoveLayoutConversionsPass
           IsmRemoveLayoutConversionsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<StoreOfConversion, ReduceOfConversion,
-                 ElementwiseOfConversions>(&getContext());
+    patterns
+        .add<StoreOfConversion, ReduceOfConversion, ElementwiseOfConversions>(
+            &getContext());
     // The greedy driver also runs convert_layout's folder, which removes
     // identities and chains.
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
