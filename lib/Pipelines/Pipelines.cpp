@@ -111,21 +111,22 @@ void mlir::ism::registerIsmPipelines() {
       });
 }
 
-/// Runs the passes `build` adds on `module`; on failure returns an error
-/// that starts with `what` and carries the pipeline's diagnostics.
+/// Runs the passes `build` adds on `module`; on failure returns a one-line
+/// error that starts with `what` and carries the pipeline's diagnostics.
 static llvm::Error runPipeline(ModuleOp module,
                                function_ref<void(OpPassManager &)> build,
                                StringRef what) {
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
-    os << diag.getLocation() << ": " << diag << "\n";
+    os << (diagnostics.empty() ? "" : "; ") << diag.getLocation() << ": "
+       << diag;
     return success();
   });
   PassManager pm(module.getContext());
   build(pm);
   if (failed(pm.run(module)))
-    return llvm::createStringError(what + ":\n" + diagnostics);
+    return llvm::createStringError(what + ": " + diagnostics);
   return llvm::Error::success();
 }
 
