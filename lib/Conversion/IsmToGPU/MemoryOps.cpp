@@ -251,6 +251,26 @@ LogicalResult checkElementType(ConversionPatternRewriter &rewriter,
   return success();
 }
 
+/// What every tile memory access starts from: the tile's distribution over
+/// threads and the memref as a global pointer with sizes and strides.
+struct TileAccess {
+  Distribution dist;
+  GlobalView view;
+};
+
+/// Checks that `tile` can be distributed and `memref`'s elements moved, and
+/// builds the TileAccess of an access of `tile` through `base` (the
+/// converted memref operand).
+FailureOr<TileAccess> beginAccess(ConversionPatternRewriter &rewriter,
+                                  Operation *op, RankedTensorType tile,
+                                  MemRefType memref, Value base) {
+  if (failed(checkDistributable(rewriter, op, tile)) ||
+      failed(checkElementType(rewriter, op, memref)))
+    return failure();
+  return TileAccess{Distribution(tile),
+                    getGlobalView(rewriter, op->getLoc(), base)};
+}
+
 /// ism.load -> vector loads (fast path) or predicated element loads.
 struct LoadOpLowering : IsmConversionPattern<LoadOp> {
   using IsmConversionPattern::IsmConversionPattern;
@@ -258,14 +278,15 @@ struct LoadOpLowering : IsmConversionPattern<LoadOp> {
   LogicalResult
   matchAndRewrite(LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkDistributable(rewriter, op, op.getType())) ||
-        failed(checkElementType(rewriter, op, op.getBase().getType())))
+    FailureOr<TileAccess> tileAccess = beginAccess(
+        rewriter, op, op.getType(), op.getBase().getType(), adaptor.getBase());
+    if (failed(tileAccess))
       return failure();
     Location loc = op.getLoc();
-    Distribution dist(op.getType());
+    const Distribution &dist = tileAccess->dist;
+    const GlobalView &view = tileAccess->view;
     Type elementType = op.getType().getElementType();
     Type vectorType = getTypeConverter()->convertType(op.getType());
-    GlobalView view = getGlobalView(rewriter, loc, adaptor.getBase());
     Value lane = context.getLaneId(rewriter, loc);
     Value warp = context.getWarpId(rewriter, loc);
     BlockAccess access(rewriter, loc, dist, view, adaptor.getOffsets(), lane,
@@ -326,12 +347,13 @@ struct StoreOpLowering : IsmConversionPattern<StoreOp> {
   matchAndRewrite(StoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto tileType = op.getValue().getType();
-    if (failed(checkDistributable(rewriter, op, tileType)) ||
-        failed(checkElementType(rewriter, op, op.getBase().getType())))
+    FailureOr<TileAccess> tileAccess = beginAccess(
+        rewriter, op, tileType, op.getBase().getType(), adaptor.getBase());
+    if (failed(tileAccess))
       return failure();
     Location loc = op.getLoc();
-    Distribution dist(tileType);
-    GlobalView view = getGlobalView(rewriter, loc, adaptor.getBase());
+    const Distribution &dist = tileAccess->dist;
+    const GlobalView &view = tileAccess->view;
     Value lane = context.getLaneId(rewriter, loc);
     Value warp = context.getWarpId(rewriter, loc);
     BlockAccess access(rewriter, loc, dist, view, adaptor.getOffsets(), lane,
@@ -410,13 +432,14 @@ struct GatherOpLowering : IsmConversionPattern<GatherOp> {
   LogicalResult
   matchAndRewrite(GatherOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkDistributable(rewriter, op, op.getType())) ||
-        failed(checkElementType(rewriter, op, op.getBase().getType())))
+    FailureOr<TileAccess> tileAccess = beginAccess(
+        rewriter, op, op.getType(), op.getBase().getType(), adaptor.getBase());
+    if (failed(tileAccess))
       return failure();
     Location loc = op.getLoc();
-    Distribution dist(op.getType());
+    const Distribution &dist = tileAccess->dist;
+    const GlobalView &view = tileAccess->view;
     Type elementType = op.getType().getElementType();
-    GlobalView view = getGlobalView(rewriter, loc, adaptor.getBase());
     Value padding = paddingValue(rewriter, loc, elementType, op.getPadding());
     SmallVector<Value> elements;
     for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
@@ -439,12 +462,13 @@ struct ScatterOpLowering : IsmConversionPattern<ScatterOp> {
   matchAndRewrite(ScatterOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto tileType = op.getValue().getType();
-    if (failed(checkDistributable(rewriter, op, tileType)) ||
-        failed(checkElementType(rewriter, op, op.getBase().getType())))
+    FailureOr<TileAccess> tileAccess = beginAccess(
+        rewriter, op, tileType, op.getBase().getType(), adaptor.getBase());
+    if (failed(tileAccess))
       return failure();
     Location loc = op.getLoc();
-    Distribution dist(tileType);
-    GlobalView view = getGlobalView(rewriter, loc, adaptor.getBase());
+    const Distribution &dist = tileAccess->dist;
+    const GlobalView &view = tileAccess->view;
     for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
       auto [address, pred] = indexedElement(
           rewriter, loc, view, adaptor.getIndices(), adaptor.getMask(), r);
@@ -491,13 +515,14 @@ struct AtomicRMWOpLowering : IsmConversionPattern<AtomicRMWOp> {
   matchAndRewrite(AtomicRMWOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto tileType = op.getValue().getType();
-    if (failed(checkDistributable(rewriter, op, tileType)) ||
-        failed(checkElementType(rewriter, op, op.getBase().getType())))
+    FailureOr<TileAccess> tileAccess = beginAccess(
+        rewriter, op, tileType, op.getBase().getType(), adaptor.getBase());
+    if (failed(tileAccess))
       return failure();
     Location loc = op.getLoc();
-    Distribution dist(tileType);
+    const Distribution &dist = tileAccess->dist;
+    const GlobalView &view = tileAccess->view;
     Type elementType = tileType.getElementType();
-    GlobalView view = getGlobalView(rewriter, loc, adaptor.getBase());
     Value zero = arith::ConstantOp::create(rewriter, loc,
                                            rewriter.getZeroAttr(elementType));
     LLVM::AtomicBinOp binOp = atomicBinOp(op.getKind(), elementType);
