@@ -46,4 +46,4 @@ lit_config.load_config(config, "$root/test/lit.cfg.py")
 CFG
 PYTHONPATH=$lit_dir${PYTHONPATH:+:$PYTHONPATH} \
   python3 -c 'import sys; from lit.main import main; sys.argv[0] = "lit"; main()' \
-  -sv --param gpu_subset=1 --filter 'Runner/gpu-' "$work/test"
+  -v --param gpu_subset=1 --filter 'Runner/gpu-' "$work/test"
