@@ -26,16 +26,18 @@ echo "   $(grep -c '' "$ptx") lines of PTX; entry points:" \
   "$(grep -o '\.entry [a-z_0-9]*' "$ptx" | cut -d' ' -f2 | tr '\n' ' ')"
 
 # Arguments for the examples' host functions (partial tiles on purpose).
+# out: the index of the argument the kernel writes.
+out=
 case "$name" in
-  vector_add) args=(--arg f32:1000003:randn --arg f32:1000003:randn --arg f32:1000003) ;;
-  softmax) args=(--arg f16:1000x3000:randn --arg f16:1000x3000) ;;
-  layernorm) args=(--arg f16:1000x3000:randn --arg f16:3000:randn --arg f16:3000:randn
+  vector_add) out=2; args=(--arg f32:1000003:randn --arg f32:1000003:randn --arg f32:1000003) ;;
+  softmax) out=1; args=(--arg f16:1000x3000:randn --arg f16:1000x3000) ;;
+  layernorm) out=3; args=(--arg f16:1000x3000:randn --arg f16:3000:randn --arg f16:3000:randn
                    --arg f16:1000x3000 --arg 1e-5) ;;
-  rmsnorm) args=(--arg bf16:1000x3000:randn --arg bf16:3000:randn --arg bf16:1000x3000
+  rmsnorm) out=2; args=(--arg bf16:1000x3000:randn --arg bf16:3000:randn --arg bf16:1000x3000
                  --arg 1e-5) ;;
-  rope) args=(--arg bf16:1000x32x128:randn --arg f32:1000x64:randn --arg f32:1000x64:randn
+  rope) out=3; args=(--arg bf16:1000x32x128:randn --arg f32:1000x64:randn --arg f32:1000x64:randn
               --arg bf16:1000x32x128) ;;
-  matmul) args=(--arg bf16:300x200:randn --arg bf16:200x260:randn --arg bf16:300x260) ;;
+  matmul) out=2; args=(--arg bf16:300x200:randn --arg bf16:200x260:randn --arg bf16:300x260) ;;
   *) args=() ;;
 esac
 
@@ -47,8 +49,20 @@ else
   echo "   showing the start of the PTX instead of running it:"
   sed -n '1,40p' "$ptx"
   echo "   ..."
-  if [ ${#args[@]} -gt 0 ]; then
+  if [ -n "$out" ]; then
     echo "== the same program on the CPU reference interpreter (ism-run --interpret)"
-    "$build/bin/ism-run" "$example" --interpret "${args[@]}"
+    npy=$(mktemp --suffix=.npy)
+    "$build/bin/ism-run" "$example" --interpret "${args[@]}" --save="$out:$npy"
+    python3 - "$npy" "$name" <<'PY'
+import sys
+import numpy as np
+y = np.load(sys.argv[1]).astype(np.float64)
+print(f"   output: shape {y.shape}, min {y.min():.4g}, max {y.max():.4g}, "
+      f"mean {y.mean():.4g}")
+if sys.argv[2] == "softmax":
+    sums = y.sum(axis=-1)
+    print(f"   softmax rows sum to 1: max |sum - 1| = {abs(sums - 1).max():.2e}")
+PY
+    rm -f "$npy"
   fi
 fi
