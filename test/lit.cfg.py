@@ -20,6 +20,7 @@ config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%ism_src_root", config.ism_src_root))
+config.substitutions.append(("%ism_obj_root", config.ism_obj_root))
 config.substitutions.append(
     ("%ism_examples", os.path.join(config.ism_src_root, "examples")))
 
