@@ -259,3 +259,21 @@ ism.kernel @regions(%x: memref<?xf32>, %y: memref<?xf32>, %n: index) {
   memref.store %l, %y[%c0] : memref<?xf32>
   ism.return
 }
+
+// -----
+
+// With the sliced source layout, broadcasting a row over the heads moves no
+// data: no shared memory, no barrier.
+// CHECK-LABEL: gpu.func @broadcast_row
+// CHECK-SAME: ism.shared_memory_bytes = 0 : i32
+// CHECK-NOT: nvvm.barrier0
+// CHECK-NOT: gpu.dynamic_shared_memory
+// CHECK: gpu.return
+ism.kernel @broadcast_row(%c: memref<?x?xf32>, %y: memref<?x?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %r = ism.load %c[%c0, %c0] : memref<?x?xf32> -> tensor<1x64xf32>
+  %e = ism.expand_dims %r axis = 1 : tensor<1x64xf32> -> tensor<1x1x64xf32>
+  %b = ism.broadcast %e : tensor<1x1x64xf32> -> tensor<1x32x64xf32>
+  ism.store %b, %y[%c0, %c0, %c0] : tensor<1x32x64xf32> -> memref<?x?x?xf32>
+  ism.return
+}

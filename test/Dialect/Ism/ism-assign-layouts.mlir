@@ -69,3 +69,26 @@ ism.kernel @kept(%x: memref<?xf32>) {
   ism.store %t, %x[%c0] : tensor<512xf32, #mine> -> memref<?xf32>
   ism.return
 }
+
+// -----
+
+// A broadcast's source (and the expand_dims that makes it) gets the
+// broadcast result's layout sliced to its shape, so that each thread already
+// holds what its share of the result needs.
+// CHECK: #[[$ROW3:.*]] = #ism.blocked<{sizePerThread = [1, 1, 8], threadsPerWarp = [1, 4, 8], warpsPerCTA = [1, 4, 1], order = [2, 1, 0]}>
+// CHECK: #[[$ROW2:.*]] = #ism.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-LABEL: ism.kernel @broadcast_source
+// CHECK: ism.load {{.*}} -> tensor<1x64xf32, #[[$ROW2]]>
+// CHECK: ism.expand_dims {{.*}} : tensor<1x64xf32, #[[$ROW2]]> -> tensor<1x1x64xf32, #[[$ROW3]]>
+// CHECK: ism.broadcast {{.*}} : tensor<1x1x64xf32, #[[$ROW3]]> -> tensor<1x32x64xf32, #[[$ROW3]]>
+ism.kernel @broadcast_source(%x: memref<?x?x?xbf16>, %c: memref<?x?xf32>, %y: memref<?x?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %t = ism.load %x[%c0, %c0, %c0] : memref<?x?x?xbf16> -> tensor<1x32x64xbf16>
+  %tf = arith.extf %t : tensor<1x32x64xbf16> to tensor<1x32x64xf32>
+  %r = ism.load %c[%c0, %c0] : memref<?x?xf32> -> tensor<1x64xf32>
+  %e = ism.expand_dims %r axis = 1 : tensor<1x64xf32> -> tensor<1x1x64xf32>
+  %b = ism.broadcast %e : tensor<1x1x64xf32> -> tensor<1x32x64xf32>
+  %p = arith.mulf %tf, %b : tensor<1x32x64xf32>
+  ism.store %p, %y[%c0, %c0, %c0] : tensor<1x32x64xf32> -> memref<?x?x?xf32>
+  ism.return
+}

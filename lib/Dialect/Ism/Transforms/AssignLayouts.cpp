@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::ism {
@@ -74,6 +75,80 @@ Type withEncoding(Type type,
                                it->second);
 }
 
+/// The layout of a broadcast's source that puts, in every thread, exactly
+/// the elements the thread needs for its share of the result: the result's
+/// layout with each size-1 dimension holding one element per thread. Lanes
+/// and warps along broadcast dimensions then replicate the source, and the
+/// broadcast is a register shuffle instead of a trip through shared memory.
+BlockedEncodingAttr sliceForBroadcast(BlockedEncodingAttr result,
+                                      ArrayRef<int64_t> sourceShape) {
+  SmallVector<unsigned> sizePerThread(result.getSizePerThread());
+  for (auto [d, size] : llvm::enumerate(sourceShape))
+    sizePerThread[d] = std::min<int64_t>(sizePerThread[d], size);
+  return BlockedEncodingAttr::get(result.getContext(), sizePerThread,
+                                  result.getThreadsPerWarp(),
+                                  result.getWarpsPerCTA(), result.getOrder());
+}
+
+/// The layout of an expand_dims source that keeps `result`'s distribution:
+/// the inserted dimension is dropped and its lanes and warps move to a
+/// size-1 dimension of the source (where they replicate), so that the
+/// expand_dims needs no data movement.
+BlockedEncodingAttr dropDimension(BlockedEncodingAttr result,
+                                  ArrayRef<int64_t> sourceShape,
+                                  unsigned axis) {
+  SmallVector<unsigned> spt, threads, warps, order;
+  for (unsigned d = 0; d < result.getRank(); ++d) {
+    if (d == axis)
+      continue;
+    spt.push_back(result.getSizePerThread()[d]);
+    threads.push_back(result.getThreadsPerWarp()[d]);
+    warps.push_back(result.getWarpsPerCTA()[d]);
+  }
+  for (unsigned d : result.getOrder())
+    if (d != axis)
+      order.push_back(d > axis ? d - 1 : d);
+  // Where the dropped dimension's lanes and warps go: a size-1 dimension,
+  // or else the slowest one.
+  unsigned target = order.back();
+  for (auto [d, size] : llvm::enumerate(sourceShape))
+    if (size == 1)
+      target = d;
+  threads[target] *= result.getThreadsPerWarp()[axis];
+  warps[target] *= result.getWarpsPerCTA()[axis];
+  return BlockedEncodingAttr::get(result.getContext(), spt, threads, warps,
+                                  order);
+}
+
+/// Gives the sources of broadcasts (and the expand_dims chains that make
+/// them) layouts sliced from the broadcast results', once per shape.
+void sliceBroadcastSources(KernelOp kernel,
+                           DenseMap<Shape, BlockedEncodingAttr> &layouts) {
+  llvm::DenseSet<Shape> sliced;
+  kernel.walk([&](BroadcastOp op) {
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    if (resultType.getEncoding() || srcType.getEncoding())
+      return;
+    Shape srcShape(srcType.getShape());
+    if (!sliced.insert(srcShape).second)
+      return;
+    BlockedEncodingAttr layout =
+        sliceForBroadcast(layouts[Shape(resultType.getShape())], srcShape);
+    layouts[srcShape] = layout;
+    Value value = op.getSrc();
+    while (auto expand = value.getDefiningOp<ExpandDimsOp>()) {
+      auto inner = cast<RankedTensorType>(expand.getSrc().getType());
+      Shape innerShape(inner.getShape());
+      if (inner.getEncoding() || !sliced.insert(innerShape).second)
+        break;
+      layout = dropDimension(layout, innerShape, expand.getAxis());
+      layouts[innerShape] = layout;
+      value = expand.getSrc();
+    }
+  });
+}
+
 struct IsmAssignLayoutsPass
     : mlir::ism::impl::IsmAssignLayoutsBase<IsmAssignLayoutsPass> {
   using Base::Base;
@@ -138,6 +213,8 @@ struct IsmAssignLayoutsPass
             tensor && !tensor.getEncoding())
           choose(Shape(tensor.getShape()), 4);
     });
+
+    sliceBroadcastSources(kernel, layouts);
 
     kernel.walk([&](Operation *op) {
       for (Region &region : op->getRegions())

@@ -40,6 +40,12 @@ def IsmAssignLayouts : Pass<"ism-assign-layouts", "::mlir::ModuleOp"> {
     when there is no memory access). Lanes and warps left over when a tile
     is smaller than one CTA's footprint replicate it.
 
+    The source of an `ism.broadcast` (and the `ism.expand_dims` chain that
+    makes it) instead gets the broadcast result's layout sliced to its
+    shape: each thread then holds exactly the source elements its share of
+    the result needs, lanes and warps along the broadcast dimensions
+    replicate them, and the broadcast moves no data.
+
     Tiles that already carry an encoding are left as they are.
   }];
   let options = [
