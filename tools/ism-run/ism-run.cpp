@@ -264,6 +264,20 @@ struct SaveRequest {
   std::string path;
 };
 
+/// Prints the run's report: the whole JSON object with --json, else its
+/// notes, one per line.
+static void printReport(llvm::json::Object report,
+                        const std::vector<std::string> &notes) {
+  report["notes"] = llvm::json::Array(notes);
+  if (json) {
+    llvm::outs() << llvm::formatv("{0:2}\n",
+                                  llvm::json::Value(std::move(report)));
+    return;
+  }
+  for (const std::string &note : notes)
+    llvm::outs() << "note: " << note << "\n";
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -426,13 +440,7 @@ int main(int argc, char **argv) {
       report["check"] = llvm::json::Object{{"passed", !expectFailed},
                                            {"outputs", std::move(outputs)}};
     report["mode"] = "interpret";
-    report["notes"] = llvm::json::Array(notes);
-    if (json)
-      llvm::outs() << llvm::formatv("{0:2}\n",
-                                    llvm::json::Value(std::move(report)));
-    else
-      for (const std::string &note : notes)
-        llvm::outs() << "note: " << note << "\n";
+    printReport(std::move(report), notes);
     return expectFailed ? 1 : 0;
   }
 
@@ -547,12 +555,6 @@ int main(int argc, char **argv) {
   if (llvm::Error error = gpu->destroyStream(*stream))
     return fail(std::move(error));
 
-  report["notes"] = llvm::json::Array(notes);
-  if (json)
-    llvm::outs() << llvm::formatv("{0:2}\n",
-                                  llvm::json::Value(std::move(report)));
-  else
-    for (const std::string &note : notes)
-      llvm::outs() << "note: " << note << "\n";
+  printReport(std::move(report), notes);
   return checkFailed ? 1 : 0;
 }
