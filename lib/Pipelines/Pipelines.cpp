@@ -54,6 +54,10 @@ void mlir::ism::buildIsmToGPUPipeline(OpPassManager &pm,
   IsmAssignLayoutsOptions layouts;
   layouts.numWarps = options.numWarps;
   pm.addPass(createIsmAssignLayouts(layouts));
+  IsmAccelerateDotOptions accelerate;
+  accelerate.chip = options.chip;
+  pm.addPass(createIsmAccelerateDot(accelerate));
+  pm.addPass(createIsmPipeline());
   pm.addPass(createIsmRemoveLayoutConversions());
   pm.addPass(createConvertIsmToGPU());
   pm.addPass(createCanonicalizerPass());
@@ -140,6 +144,13 @@ static CompiledKernel getKernelInfo(gpu::GPUFuncOp func) {
     info.numThreads = (*known)[0] * (*known)[1] * (*known)[2];
   if (auto smem = func->getAttrOfType<IntegerAttr>(kSharedMemoryAttrName))
     info.sharedMemoryBytes = smem.getInt();
+  if (auto tma = func->getAttrOfType<ArrayAttr>("ism.tma")) {
+    for (Attribute operand : tma) {
+      ArrayRef<int64_t> v = cast<DenseI64ArrayAttr>(operand).asArrayRef();
+      info.tma.push_back({v[0], unsigned(v[1]), unsigned(v[2])});
+    }
+  }
+  info.persistent = func->hasAttr("ism.persistent");
   return info;
 }
 

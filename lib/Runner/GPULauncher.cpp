@@ -74,11 +74,13 @@ static llvm::Error appendParams(Type type, const HostValue &value,
 llvm::Error GPULauncher::run(const cuda::Kernel &kernel, const unsigned grid[3],
                              const unsigned block[3],
                              llvm::ArrayRef<Type> types,
-                             llvm::ArrayRef<HostValue> args) {
+                             llvm::ArrayRef<HostValue> args,
+                             llvm::ArrayRef<uint64_t> hiddenSlots) {
   std::vector<uint64_t> slots;
   for (auto [type, value] : llvm::zip(types, args))
     if (llvm::Error error = appendParams(type, value, buffers, slots))
       return error;
+  slots.insert(slots.end(), hiddenSlots.begin(), hiddenSlots.end());
   std::vector<void *> params;
   for (uint64_t &slot : slots)
     params.push_back(&slot);
@@ -104,7 +106,78 @@ llvm::Error GPULauncher::launch(LaunchOp op, const unsigned grid[3],
     return kernel.takeError();
   unsigned block[3] = {info->second.numThreads, 1, 1};
   llvm::SmallVector<Type> types(op.getArgs().getTypes());
-  return run(**kernel, grid, block, types, args);
+  const CompiledKernel &facts = info->second;
+  std::vector<uint64_t> hidden;
+  for (const CompiledKernel::TmaOperand &operand : facts.tma) {
+    llvm::Expected<uint64_t> map = getTensorMap(operand, types, args);
+    if (!map)
+      return map.takeError();
+    hidden.push_back(*map);
+  }
+  if (!facts.persistent)
+    return run(**kernel, grid, block, types, args, hidden);
+  // A persistent kernel walks the logical grid itself: one CTA per SM.
+  uint64_t total = uint64_t(grid[0]) * grid[1] * grid[2];
+  for (unsigned d = 0; d < 3; ++d)
+    hidden.push_back(grid[d]);
+  unsigned sms = std::max(1, context.getDeviceInfo().smCount);
+  unsigned physical[3] = {unsigned(std::min<uint64_t>(total, sms)), 1, 1};
+  if (total == 0)
+    physical[0] = 0;
+  return run(**kernel, physical, block, types, args, hidden);
+}
+
+llvm::Expected<uint64_t>
+GPULauncher::getTensorMap(const CompiledKernel::TmaOperand &operand,
+                          llvm::ArrayRef<Type> types,
+                          llvm::ArrayRef<HostValue> args) {
+  if (operand.arg < 0 || size_t(operand.arg) >= args.size() ||
+      args[operand.arg].kind != HostValue::Kind::Buffer)
+    return 0;
+  auto memref = dyn_cast<MemRefType>(types[operand.arg]);
+  cuda::Driver &driver = context.getDriver();
+  if (!memref || memref.getRank() != 2 || !driver.cuTensorMapEncodeTiled)
+    return 0;
+  Type element = memref.getElementType();
+  int dtype = element.isBF16()  ? cuda::kTensorMapBFloat16
+              : element.isF16() ? cuda::kTensorMapFloat16
+                                : -1;
+  const DeviceArg &buffer = buffers[args[operand.arg].buffer];
+  uint64_t elementBytes = memref.getElementTypeBitWidth() / 8;
+  uint64_t rows = buffer.shape[0], cols = buffer.shape[1];
+  uint64_t rowBytes = cols * elementBytes;
+  // TMA needs a 16-byte aligned base and row stride.
+  if (dtype < 0 || rows == 0 || cols == 0 || buffer.ptr % 16 != 0 ||
+      rowBytes % 16 != 0 || rows >= (uint64_t(1) << 32) ||
+      cols >= (uint64_t(1) << 32))
+    return 0;
+  std::vector<uint64_t> key = {buffer.ptr, rows, cols, uint64_t(dtype),
+                               operand.boxRows, operand.boxCols};
+  auto it = tensorMaps.find(key);
+  if (it != tensorMaps.end())
+    return it->second.get();
+  alignas(64) unsigned char map[128] = {};
+  uint64_t dims[2] = {cols, rows};
+  uint64_t strides[1] = {rowBytes};
+  uint32_t box[2] = {operand.boxCols, operand.boxRows};
+  uint32_t elementStrides[2] = {1, 1};
+  if (llvm::Error error = driver.check(
+          driver.cuTensorMapEncodeTiled(
+              map, dtype, 2, reinterpret_cast<void *>(buffer.ptr), dims,
+              strides, box, elementStrides, /*interleave=*/0,
+              cuda::kTensorMapSwizzle128B, cuda::kTensorMapL2Promotion256B,
+              /*oobFill=*/0),
+          "cuTensorMapEncodeTiled"))
+    return std::move(error);
+  llvm::Expected<cuda::DeviceBuffer> device = context.allocate(sizeof(map));
+  if (!device)
+    return device.takeError();
+  if (llvm::Error error =
+          context.copyToDevice(device->get(), map, sizeof(map)))
+    return std::move(error);
+  uint64_t address = device->get();
+  tensorMaps.emplace(key, std::move(*device));
+  return address;
 }
 
 llvm::Error GPULauncher::launchGPUFunc(gpu::LaunchFuncOp op,

@@ -125,6 +125,8 @@ llvm::Expected<Driver &> Driver::get() {
     }
   }
 
+  resolve(library, "cuTensorMapEncodeTiled", driver.cuTensorMapEncodeTiled);
+
   CUresult result = driver.cuInit(0);
   if (result == kCudaErrorNoDevice) {
     failure = "no CUDA GPU found (cuInit: no CUDA-capable device is detected)";

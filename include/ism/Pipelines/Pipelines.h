@@ -11,6 +11,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
+
+#include <vector>
 #include "llvm/Support/Error.h"
 
 #include <string>
@@ -60,6 +62,20 @@ struct CompiledKernel {
   unsigned numThreads = 0;
   /// Dynamic shared memory the kernel needs, in bytes.
   unsigned sharedMemoryBytes = 0;
+  /// A tile the kernel loads with TMA: the kernel argument (a 2-D memref;
+  /// -1 when it is not an argument) and the box (rows x columns). The
+  /// launcher appends one i64 parameter per operand: the device address of
+  /// the operand's CUtensorMap, or 0 when none can describe it (the kernel
+  /// then copies that operand without TMA).
+  struct TmaOperand {
+    int64_t arg = -1;
+    unsigned boxRows = 0, boxCols = 0;
+  };
+  std::vector<TmaOperand> tma;
+  /// The kernel loops over its programs (a persistent grid): the launcher
+  /// appends the logical grid as three i32 parameters (after the TMA
+  /// descriptors) and launches at most one CTA per SM.
+  bool persistent = false;
 };
 
 /// The PTX of a module's GPU code and the launch facts of its kernels.

@@ -13,6 +13,9 @@
 #define ISM_RUNNER_GPULAUNCHER_H
 
 #include "ism/Pipelines/Pipelines.h"
+#include <map>
+#include <vector>
+
 #include "ism/Runner/HostExecutor.h"
 #include "ism/Runtime/CudaDriver.h"
 
@@ -51,13 +54,21 @@ private:
                                                  unsigned sharedMemoryBytes);
   llvm::Error run(const cuda::Kernel &kernel, const unsigned grid[3],
                   const unsigned block[3], llvm::ArrayRef<Type> types,
-                  llvm::ArrayRef<HostValue> args);
+                  llvm::ArrayRef<HostValue> args,
+                  llvm::ArrayRef<uint64_t> hiddenSlots = {});
+  /// The device address of a CUtensorMap for operand `operand` of a launch
+  /// with `types`/`args`, or 0 when TMA cannot describe it (the kernel then
+  /// copies the operand itself). Descriptors are made once per buffer.
+  llvm::Expected<uint64_t>
+  getTensorMap(const CompiledKernel::TmaOperand &operand,
+               llvm::ArrayRef<Type> types, llvm::ArrayRef<HostValue> args);
 
   cuda::Context &context;
   const CompiledModule &compiled;
   llvm::ArrayRef<DeviceArg> buffers;
   cuda::CUstream stream;
   llvm::StringMap<cuda::Kernel> kernels;
+  std::map<std::vector<uint64_t>, cuda::DeviceBuffer> tensorMaps;
   unsigned numLaunches = 0;
 };
 

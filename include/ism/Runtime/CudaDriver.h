@@ -109,6 +109,11 @@ public:
   CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
   CUresult (*cuEventSynchronize)(CUevent) = nullptr;
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent) = nullptr;
+  /// Optional (CUDA 12+ drivers): null when the driver lacks it.
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const uint32_t *, const uint32_t *, int,
+                                     int, int, int) = nullptr;
 
 private:
   Driver() = default;
@@ -128,6 +133,10 @@ enum : int {
   kFuncAttrSharedSizeBytes = 1,
   kFuncAttrMaxDynamicSharedSizeBytes = 8,
   kJitInfoLogBuffer = 3,
+  kTensorMapFloat16 = 6,
+  kTensorMapBFloat16 = 9,
+  kTensorMapSwizzle128B = 3,
+  kTensorMapL2Promotion256B = 3,
   kJitInfoLogBufferSizeBytes = 4,
   kJitErrorLogBuffer = 5,
   kJitErrorLogBufferSizeBytes = 6,

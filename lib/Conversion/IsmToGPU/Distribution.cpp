@@ -8,14 +8,40 @@
 using namespace mlir;
 using namespace mlir::ism;
 
-Distribution::Distribution(RankedTensorType type)
-    : type(type), layout(cast<BlockedEncodingAttr>(type.getEncoding())) {
+Distribution::Distribution(RankedTensorType type) : type(type) {
+  if ((mma = dyn_cast<MmaEncodingAttr>(type.getEncoding()))) {
+    regBases = {{0, 1}, {8, 0}};
+    for (int64_t c = 8; c < mmaWarpN(); c *= 2)
+      regBases.push_back({0, c});
+    for (int64_t r = 16 * mmaWarpsM(); r < getShape()[0]; r *= 2)
+      regBases.push_back({r, 0});
+    numRegs = int64_t(1) << regBases.size();
+    return;
+  }
+  layout = cast<BlockedEncodingAttr>(type.getEncoding());
   numRegs = 1;
   for (unsigned d = 0; d < getRank(); ++d)
     numRegs *= layout.getSizePerThread()[d] * reps(d);
 }
 
+int64_t Distribution::getNumThreads() const {
+  if (mma)
+    return 32 * mmaWarpsM() * mmaWarpsN();
+  return 32 * layout.getNumWarps();
+}
+
 bool Distribution::isSupported(RankedTensorType type, std::string &reason) {
+  if (auto mma = dyn_cast_or_null<MmaEncodingAttr>(type.getEncoding())) {
+    ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+    if (type.getRank() != 2 || warps.size() != 2 ||
+        type.getDimSize(0) < 16 * int64_t(warps[0]) ||
+        type.getDimSize(1) < 8 * int64_t(warps[1])) {
+      reason = "has an #ism.mma layout whose warps do not tile it (each "
+               "warp needs at least 16 rows and 8 columns)";
+      return false;
+    }
+    return true;
+  }
   auto layout = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
   if (!layout) {
     reason = "has no #ism.blocked layout (run ism-assign-layouts first)";
@@ -41,6 +67,13 @@ int64_t Distribution::reps(unsigned dim) const {
 
 SmallVector<int64_t> Distribution::getRegCoord(int64_t reg) const {
   SmallVector<int64_t> coord(getRank(), 0);
+  if (mma) {
+    for (auto [bit, basis] : llvm::enumerate(regBases))
+      if (reg & (int64_t(1) << bit))
+        for (unsigned d = 0; d < 2; ++d)
+          coord[d] += basis[d];
+    return coord;
+  }
   for (unsigned d : layout.getOrder()) {
     int64_t spt = layout.getSizePerThread()[d];
     int64_t s = reg % spt;
@@ -55,6 +88,11 @@ SmallVector<int64_t> Distribution::getRegCoord(int64_t reg) const {
 SmallVector<int64_t> Distribution::getThreadCoord(int64_t lane,
                                                   int64_t warp) const {
   SmallVector<int64_t> coord(getRank(), 0);
+  if (mma) {
+    coord[0] = (lane / 4) % 8 + 16 * (warp % mmaWarpsM());
+    coord[1] = 2 * (lane % 4) + mmaWarpN() * ((warp / mmaWarpsM()) % mmaWarpsN());
+    return coord;
+  }
   for (unsigned d : layout.getOrder()) {
     int64_t t = layout.getThreadsPerWarp()[d], w = layout.getWarpsPerCTA()[d];
     int64_t laneD = lane % t, warpD = warp % w;
@@ -99,6 +137,12 @@ static Value intConstant(OpBuilder &b, Location loc, Type type, int64_t v) {
 Value Distribution::getLaneCoord(OpBuilder &b, Location loc, Value lane,
                                  unsigned dim) const {
   Type t = lane.getType();
+  if (mma) {
+    if (dim == 1)
+      return arith::RemUIOp::create(b, loc, lane, intConstant(b, loc, t, 4));
+    Value v = arith::DivUIOp::create(b, loc, lane, intConstant(b, loc, t, 4));
+    return arith::RemUIOp::create(b, loc, v, intConstant(b, loc, t, 8));
+  }
   int64_t below =
       prefixProduct(layout.getThreadsPerWarp(), layout.getOrder(), dim);
   Value v = arith::DivUIOp::create(b, loc, lane, intConstant(b, loc, t, below));
@@ -109,6 +153,15 @@ Value Distribution::getLaneCoord(OpBuilder &b, Location loc, Value lane,
 Value Distribution::getWarpCoord(OpBuilder &b, Location loc, Value warp,
                                  unsigned dim) const {
   Type t = warp.getType();
+  if (mma) {
+    if (dim == 0)
+      return arith::RemUIOp::create(b, loc, warp,
+                                    intConstant(b, loc, t, mmaWarpsM()));
+    Value v = arith::DivUIOp::create(b, loc, warp,
+                                     intConstant(b, loc, t, mmaWarpsM()));
+    return arith::RemUIOp::create(b, loc, v,
+                                  intConstant(b, loc, t, mmaWarpsN()));
+  }
   int64_t below =
       prefixProduct(layout.getWarpsPerCTA(), layout.getOrder(), dim);
   Value v = arith::DivUIOp::create(b, loc, warp, intConstant(b, loc, t, below));
@@ -125,6 +178,20 @@ SmallVector<Value> Distribution::getThreadCoord(OpBuilder &b, Location loc,
   }
   Type t = lane.getType();
   SmallVector<Value> coord(getRank());
+  if (mma) {
+    // row = lane/4 + 16 * warpM; col = 2 * (lane % 4) + warpN * mmaWarpN.
+    coord[0] = arith::AddIOp::create(
+        b, loc, getLaneCoord(b, loc, lane, 0),
+        arith::MulIOp::create(b, loc, getWarpCoord(b, loc, warp, 0),
+                              intConstant(b, loc, t, 16)));
+    coord[1] = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, getLaneCoord(b, loc, lane, 1),
+                              intConstant(b, loc, t, 2)),
+        arith::MulIOp::create(b, loc, getWarpCoord(b, loc, warp, 1),
+                              intConstant(b, loc, t, mmaWarpN())));
+    return coord;
+  }
   for (unsigned d = 0; d < getRank(); ++d) {
     int64_t spt = layout.getSizePerThread()[d];
     int64_t threads = layout.getThreadsPerWarp()[d];
@@ -144,17 +211,23 @@ SmallVector<Value> Distribution::getThreadCoord(OpBuilder &b, Location loc,
 }
 
 int64_t Distribution::getDistinctLanes(unsigned dim) const {
+  if (mma)
+    return dim == 0 ? 8 : 4;
   int64_t spt = layout.getSizePerThread()[dim];
   return std::min<int64_t>(layout.getThreadsPerWarp()[dim],
                            std::max<int64_t>(1, type.getDimSize(dim) / spt));
 }
 
 unsigned Distribution::getLaneBitOffset(unsigned dim) const {
+  if (mma)
+    return dim == 0 ? 2 : 0;
   return llvm::Log2_64(
       prefixProduct(layout.getThreadsPerWarp(), layout.getOrder(), dim));
 }
 
 int64_t Distribution::getDistinctWarps(unsigned dim) const {
+  if (mma)
+    return dim == 0 ? mmaWarpsM() : mmaWarpsN();
   int64_t perWarp =
       int64_t(layout.getSizePerThread()[dim]) * layout.getThreadsPerWarp()[dim];
   return std::min<int64_t>(

@@ -21,7 +21,8 @@ namespace mlir::ism {
 class Distribution {
 public:
   /// The distribution of `type`, which must carry a #ism.blocked encoding
-  /// whose sizePerThread fits the shape (see isSupported).
+  /// whose sizePerThread fits the shape, or an #ism.mma accumulator encoding
+  /// (see isSupported).
   explicit Distribution(RankedTensorType type);
 
   /// Whether `type` has a blocked layout this lowering can distribute;
@@ -31,16 +32,17 @@ public:
   RankedTensorType getType() const { return type; }
   ArrayRef<int64_t> getShape() const { return type.getShape(); }
   unsigned getRank() const { return type.getRank(); }
-  BlockedEncodingAttr getLayout() const { return layout; }
+  /// The tensor-core accumulator layout, when the tile has one (else null).
+  MmaEncodingAttr getMmaLayout() const { return mma; }
   /// Elements each thread holds.
   int64_t getNumRegs() const { return numRegs; }
   /// Threads the layout spreads over (32 x warps).
-  int64_t getNumThreads() const { return 32 * layout.getNumWarps(); }
+  int64_t getNumThreads() const;
   /// The contiguous (fastest) dimension.
-  unsigned getFastDim() const { return layout.getOrder()[0]; }
+  unsigned getFastDim() const { return mma ? 1 : layout.getOrder()[0]; }
   /// Consecutive registers that are consecutive along the fast dimension.
   unsigned getContiguity() const {
-    return layout.getSizePerThread()[getFastDim()];
+    return mma ? 2 : layout.getSizePerThread()[getFastDim()];
   }
 
   /// Static part of register `reg`'s coordinates.
@@ -76,8 +78,21 @@ private:
   int64_t footprint(unsigned dim) const;
   int64_t reps(unsigned dim) const;
 
+  /// The accumulator layout of mma.sync (m16n8) and wgmma (m64nN): a warp
+  /// owns 16-row stripes; lane l holds rows l/4 and l/4 + 8 and the column
+  /// pair 2(l%4), 2(l%4)+1 of each 8-column block. Register bit i moves the
+  /// coordinates by regBases[i] (bit 0: the column pair, bit 1: +8 rows,
+  /// then the 8-column blocks of the warp's columns, then repetitions along
+  /// M); warps step 16 rows (warpsPerCTA[0] of them), then warpN columns.
+  int64_t mmaWarpsM() const { return mma.getWarpsPerCTA()[0]; }
+  int64_t mmaWarpsN() const { return mma.getWarpsPerCTA()[1]; }
+  /// Columns one warp covers.
+  int64_t mmaWarpN() const { return getShape()[1] / mmaWarpsN(); }
+
   RankedTensorType type;
   BlockedEncodingAttr layout;
+  MmaEncodingAttr mma;
+  SmallVector<SmallVector<int64_t, 2>> regBases;
   int64_t numRegs;
 };
 

@@ -7,6 +7,7 @@
 #include "Patterns.h"
 
 #include "ism/Dialect/Ism/IR/IsmOps.h"
+#include "ism/Dialect/Ism/Transforms/DotLoop.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -38,6 +39,7 @@ void mlir::ism::populateIsmToGPUConversionPatterns(
   populateShapeOpPatterns(typeConverter, context, patterns);
   populateReduceScanPatterns(typeConverter, context, patterns);
   populateDotPatterns(typeConverter, context, patterns);
+  populateWgmmaPatterns(typeConverter, context, patterns);
 }
 
 namespace {
@@ -46,7 +48,11 @@ namespace {
 /// threads, and the first constant or memory access the lowering cannot
 /// handle, naming the op.
 LogicalResult checkTiles(KernelOp kernel) {
-  WalkResult result = kernel.walk([&](Operation *op) {
+  WalkResult result = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    // A pipelined K loop's tiles live in shared memory and registers the
+    // wgmma lowering lays out itself.
+    if (op->hasAttr(kPipelineAttrName))
+      return WalkResult::skip();
     auto check = [&](Type type) {
       auto tensor = dyn_cast<RankedTensorType>(type);
       if (!tensor)
@@ -164,6 +170,7 @@ struct ConvertIsmToGPUPass
                                         PartitionInfo partition) {
     OpBuilder b(gpuModule.getBodyRegion());
     b.setInsertionPointToEnd(gpuModule.getBody());
+    auto persistent = kernel->getAttrOfType<DictionaryAttr>(kPersistentAttrName);
     auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getName(),
                                        kernel.getFunctionType());
     unsigned numWarps = kernel.getNumWarps();
@@ -184,6 +191,22 @@ struct ConvertIsmToGPUPass
     }
 
     LoweringContext context(partition, numWarps);
+    if (failed(prepareWarpSpecializedKernel(func, persistent, context)))
+      return failure();
+    int64_t ringEnd = 0;
+    if (context.pipeline) {
+      // Consumers synchronise on named barrier 1; their scratch follows the
+      // ring (which starts up to 1023 bytes in, at a 1024-byte boundary).
+      PartitionInfo consumers = partition;
+      consumers.barrierId = 1;
+      ringEnd = 1024 + context.pipeline->ringBytes();
+      consumers.sharedMemoryBase = (ringEnd + 15) / 16 * 16;
+      context.setPartition(consumers);
+      numThreads = 32 * (numWarps + context.producerWarps);
+      func->setAttr(kNumThreadsAttrName, b.getI32IntegerAttr(numThreads));
+      func.setKnownBlockSizeAttr(
+          b.getDenseI32ArrayAttr({int32_t(numThreads), 1, 1}));
+    }
     TileTypeConverter converter;
     RewritePatternSet patterns(&getContext());
     populateIsmToGPUConversionPatterns(converter, context, patterns);
@@ -209,7 +232,8 @@ struct ConvertIsmToGPUPass
       return failure();
     context.finalizeScratch(func);
     func->setAttr(kSharedMemoryAttrName,
-                  b.getI32IntegerAttr(context.getSharedMemoryBytes()));
+                  b.getI32IntegerAttr(std::max<int64_t>(
+                      context.getSharedMemoryBytes(), ringEnd)));
     return func;
   }
 
@@ -225,8 +249,23 @@ struct ConvertIsmToGPUPass
     auto smem = func->getAttrOfType<IntegerAttr>(kSharedMemoryAttrName);
     Value blockX = arith::ConstantIndexOp::create(b, loc, threads.getInt());
     Value smemBytes = arith::ConstantIntOp::create(b, loc, smem.getInt(), 32);
+    SmallVector<Value> args(launch.getArgs());
+    if (func->hasAttr("ism.persistent")) {
+      // The hidden parameters of a warp-specialized kernel: no TMA
+      // descriptors here (the kernel then copies its tiles itself; ism-run
+      // creates descriptors when it launches), and the logical grid, run
+      // one program per CTA.
+      Value none = arith::ConstantIntOp::create(b, loc, 0, 64);
+      args.append({none, none});
+      for (Value g : grid)
+        args.push_back(
+            arith::IndexCastOp::create(b, loc, b.getI32Type(), g));
+      Value total = arith::MulIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, grid[0], grid[1]), grid[2]);
+      grid = {total, one, one};
+    }
     gpu::LaunchFuncOp::create(b, loc, func, {grid[0], grid[1], grid[2]},
-                              {blockX, one, one}, smemBytes, launch.getArgs());
+                              {blockX, one, one}, smemBytes, args);
     launch.erase();
   }
 };

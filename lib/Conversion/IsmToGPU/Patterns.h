@@ -13,8 +13,8 @@ namespace mlir::ism {
 template <typename OpTy>
 struct IsmConversionPattern : OpConversionPattern<OpTy> {
   IsmConversionPattern(const TypeConverter &converter, MLIRContext *ctx,
-                       LoweringContext &context)
-      : OpConversionPattern<OpTy>(converter, ctx), context(context) {}
+                       LoweringContext &context, PatternBenefit benefit = 1)
+      : OpConversionPattern<OpTy>(converter, ctx, benefit), context(context) {}
 
 protected:
   LoweringContext &context;
@@ -37,6 +37,10 @@ void populateShapeOpPatterns(TileTypeConverter &converter,
 void populateReduceScanPatterns(TileTypeConverter &converter,
                                 LoweringContext &context,
                                 RewritePatternSet &patterns);
+/// The consumers' K loop of a warp-specialized wgmma kernel (HopperGemm.cpp).
+void populateWgmmaPatterns(TileTypeConverter &converter,
+                           LoweringContext &context,
+                           RewritePatternSet &patterns);
 /// The SIMT (FMA) dot (Dot.cpp).
 void populateDotPatterns(TileTypeConverter &converter, LoweringContext &context,
                          RewritePatternSet &patterns);

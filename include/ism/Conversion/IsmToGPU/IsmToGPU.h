@@ -7,6 +7,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <optional>
+
 namespace mlir::ism {
 
 /// Attributes the lowering puts on each `gpu.func` kernel so that launch
@@ -31,12 +33,29 @@ struct PartitionInfo {
 
 /// State the lowering patterns of one kernel share: its partition and warp
 /// count, and the shared-memory scratch the lowered ops need.
+/// The shared-memory pipeline of a warp-specialized wgmma K loop (see
+/// HopperGemm.cpp): a ring of `stages` buffers of the A and B tiles from a
+/// 1024-byte aligned base, then the `full` and `empty` mbarriers of each
+/// stage.
+struct WgmmaPipeline {
+  unsigned stages = 0;
+  int64_t blockM = 0, blockN = 0, blockK = 0;
+  int64_t aBytes = 0, bBytes = 0;
+  unsigned warpsM = 0, warpsN = 0;
+  /// Input element type (f16 or bf16).
+  Type elementType;
+  int64_t stageBytes() const { return aBytes + bBytes; }
+  /// Bytes from the aligned base to the end of the barriers.
+  int64_t ringBytes() const { return stages * stageBytes() + 16 * stages; }
+};
+
 class LoweringContext {
 public:
   LoweringContext(PartitionInfo partition, unsigned numWarps)
       : partition(partition), numWarps(numWarps) {}
 
   const PartitionInfo &getPartition() const { return partition; }
+  void setPartition(const PartitionInfo &info) { partition = info; }
   unsigned getNumWarps() const { return numWarps; }
   unsigned getNumThreads() const { return 32 * numWarps; }
 
@@ -79,6 +98,11 @@ public:
     return total ? partition.sharedMemoryBase + total : 0;
   }
 
+  /// The wgmma pipeline of the kernel's K loop, when it has one.
+  std::optional<WgmmaPipeline> pipeline;
+  /// Warps of the warp-specialized kernel's producer warpgroup (0: none).
+  unsigned producerWarps = 0;
+
 private:
   PartitionInfo partition;
   unsigned numWarps;
@@ -94,6 +118,15 @@ public:
 
 /// Adds the patterns that lower the ism tile ops, and arith/math ops on
 /// tiles, inside a kernel body to per-thread GPU code.
+/// Splits a kernel with a pipelined wgmma K loop into a producer warpgroup
+/// (TMA loads into the ring) and consumer warps (wgmma and the epilogue),
+/// on a persistent grid. Runs on the gpu.func before its tiles are lowered;
+/// sets `context.pipeline`. `persistent` is the kernel's ism.persistent
+/// attribute.
+LogicalResult prepareWarpSpecializedKernel(Operation *func,
+                                           DictionaryAttr persistent,
+                                           LoweringContext &context);
+
 void populateIsmToGPUConversionPatterns(TileTypeConverter &typeConverter,
                                         LoweringContext &context,
                                         RewritePatternSet &patterns);

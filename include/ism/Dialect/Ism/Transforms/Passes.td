@@ -73,4 +73,72 @@ def IsmRemoveLayoutConversions : Pass<"ism-remove-layout-conversions"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def IsmAccelerateDot : Pass<"ism-accelerate-dot", "::mlir::ModuleOp"> {
+  let summary = "Put ism.dot K loops on tensor cores: choose the instruction and the layouts";
+  let description = [{
+    Finds the matrix-product loops of each kernel: an `scf.for` whose
+    loop-carried accumulator is updated by an `ism.dot` of two tiles that
+    `ism.load` reads in the same iteration. For each, it picks the
+    tensor-core instruction from the target (`chip`) and the element types,
+    and rewrites the tiles' layouts to match it:
+
+    - the accumulator (its initial value, the loop-carried value, the dot's
+      result and the loop's result) gets the `#ism.mma` layout of the
+      instruction, and so does the epilogue: elementwise math on the loop's
+      result, and the constants, loads and broadcasts feeding it, run in the
+      accumulator's layout, and a store writes it directly. Other uses
+      convert to their blocked layout.
+    - the A and B tiles get the `#ism.shared` layout (128-byte swizzle): the
+      loads fill shared memory that the instruction reads.
+
+    On `sm_90a` the instruction is Hopper's warpgroup `wgmma`
+    (`#ism.mma` version 3; f16 or bf16 inputs, f32 accumulator, A M x K and
+    B K x N row-major in memory, 128-byte rows of the A tile, B tile width
+    a multiple of 64, num_warps a multiple of 4 and M a multiple of 64).
+    Loops that do not qualify keep the portable SIMT dot. A configuration
+    that qualifies for the tensor cores but cannot fit (the accumulator
+    needs more registers than a thread can have) is an error that says what
+    to reduce.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "Target GPU (sm_90a selects wgmma)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
+  let summary = "Schedule tensor-core K loops as a multi-stage, warp-specialized pipeline";
+  let description = [{
+    For each K loop that `ism-accelerate-dot` put on wgmma, chooses the
+    pipeline the lowering builds and records it on the loop
+    (`ism.pipeline = {num_stages}`) and the kernel (`ism.persistent =
+    {group_size}`):
+
+    - `num_stages` shared-memory buffers for the A and B tiles, filled by
+      TMA (`cp.async.bulk.tensor`) and handed over on mbarriers, so the loads
+      of the next stages overlap the tensor-core work of this one;
+    - a producer warpgroup that only issues the loads (`setmaxnreg` gives its
+      registers to the consumers) and `num_warps` consumer warps that issue
+      `wgmma` and run the epilogue;
+    - a persistent grid: one CTA per SM loops over the programs in grouped
+      order (`group_size` programs along x share their tiles of B in L2),
+      and the producer runs ahead into the next program's loads while the
+      consumers store the last one.
+
+    `num_stages` and `group_size` come from the kernel's attributes of the
+    same names, else from the pass options; a `num_stages` of 0 picks the
+    most stages (up to 4) whose buffers fit in shared memory. A
+    configuration whose buffers do not fit in the 227 KiB of shared memory
+    a Hopper CTA can have is an error that names the size and what to
+    reduce.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "unsigned", /*default=*/"0",
+           "Pipeline stages (0: as many as fit, up to 4)">,
+    Option<"groupSize", "group-size", "unsigned", /*default=*/"8",
+           "Programs along x per group of the persistent tile order">,
+  ];
+}
+
 #endif // ISM_DIALECT_ISM_TRANSFORMS_PASSES_TD

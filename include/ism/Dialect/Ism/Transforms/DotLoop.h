@@ -1,0 +1,45 @@
+//===- DotLoop.h - matrix-product K loops -----------------------*- C++ -*-===//
+//
+// The loop shape the tensor-core passes and lowering work on: an scf.for
+// whose loop-carried accumulator is updated by an ism.dot of two tiles that
+// ism.load reads in the same iteration.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ISM_DIALECT_ISM_TRANSFORMS_DOTLOOP_H
+#define ISM_DIALECT_ISM_TRANSFORMS_DOTLOOP_H
+
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <optional>
+
+namespace mlir::ism {
+
+/// Attribute of a K loop scheduled by ism-pipeline: {num_stages = S}.
+inline constexpr llvm::StringLiteral kPipelineAttrName = "ism.pipeline";
+/// Attribute of a kernel whose programs run on a persistent grid:
+/// {group_size = G}.
+inline constexpr llvm::StringLiteral kPersistentAttrName = "ism.persistent";
+
+struct DotLoop {
+  scf::ForOp loop;
+  DotOp dot;
+  LoadOp loadA, loadB;
+  /// Position of the accumulator among the loop's iter_args.
+  unsigned accIndex;
+};
+
+/// Matches the K loop around `dot`: the accumulator is an iter_arg that the
+/// dot alone updates and the loop yields; A and B are unmasked 2-D loads of
+/// 2-D memrefs in the loop body, used only by the dot.
+std::optional<DotLoop> matchDotLoop(DotOp dot);
+
+/// The K loops of `op` whose dot was put on tensor cores (its result has an
+/// #ism.mma layout).
+SmallVector<DotLoop> getAcceleratedDotLoops(Operation *op);
+
+} // namespace mlir::ism
+
+#endif // ISM_DIALECT_ISM_TRANSFORMS_DOTLOOP_H

@@ -1,0 +1,793 @@
+//===- HopperGemm.cpp - warp-specialized wgmma K loops (sm_90a) -----------===//
+//
+// A K loop that ism-accelerate-dot put on wgmma and ism-pipeline scheduled
+// becomes a warp-specialized, persistent kernel:
+//
+//   - The CTA gets one more warpgroup, the producer. Its first thread walks
+//     the same programs and K steps as the consumers and, for each step,
+//     waits for a free stage of the shared-memory ring (its `empty`
+//     mbarrier), then has TMA (`cp.async.bulk.tensor`) load the A and B
+//     tiles into it, completing on the stage's `full` mbarrier. The A tile
+//     is one 128-byte-swizzled box; the B tile is one box per 64 columns.
+//     When a memref cannot be described to TMA (a row stride that is not a
+//     multiple of 16 bytes), the runtime passes no descriptor and all 128
+//     producer threads copy the tiles element by element into the same
+//     swizzled places instead.
+//   - The consumer warps (the kernel's own num_warps) run the program: at
+//     each K step they wait on the stage's `full` mbarrier, issue the
+//     step's wgmma instructions reading both operands from shared memory,
+//     keep one step in flight, and free the previous stage. The epilogue
+//     after the loop is the tile program's own code, lowered in the
+//     accumulator's layout; consumer barriers are the named barrier 1.
+//   - setmaxnreg moves registers from the producer (40) to the consumers
+//     (232).
+//   - Persistent grid: both roles loop over the programs from blockIdx.x
+//     with a stride of gridDim.x, in grouped order (group_size programs
+//     along x at a time), so the producer's loads of the next program
+//     overlap the consumers' epilogue of this one. The logical grid comes
+//     in three trailing i32 parameters, after one i64 TMA descriptor
+//     address per operand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+#include "ism/Dialect/Ism/Transforms/DotLoop.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::ism;
+
+namespace {
+
+constexpr unsigned kProducerRegs = 40;
+constexpr unsigned kConsumerRegs = 232;
+/// Named barrier of the producer warpgroup (the consumers use 1).
+constexpr unsigned kProducerBarrier = 2;
+/// mbarrier try_wait suspend-time hint, in nanoseconds.
+constexpr int64_t kWaitTicks = 0x989680;
+
+Value i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 32);
+}
+Value i64Const(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 64);
+}
+Value toI32(OpBuilder &b, Location loc, Value index) {
+  return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
+}
+Value toIndex(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isIndex())
+    return v;
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+}
+
+/// The shared-window address (i64) of the 1024-byte aligned ring base:
+/// 128-byte swizzled TMA boxes and wgmma operands need that alignment.
+Value getRingBase(OpBuilder &b, Location loc) {
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto raw = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                             MemRefLayoutAttrInterface{}, workgroup);
+  Value base = gpu::DynamicSharedMemoryOp::create(b, loc, raw);
+  Value address = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, base));
+  Value up = arith::AddIOp::create(b, loc, address, i64Const(b, loc, 1023));
+  return arith::AndIOp::create(b, loc, up, i64Const(b, loc, ~int64_t(1023)));
+}
+
+Value sharedPtr(OpBuilder &b, Location loc, Value address) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
+}
+
+/// address = base + offset (bytes, i64) as a shared pointer.
+Value sharedAt(OpBuilder &b, Location loc, Value base, Value offset) {
+  return sharedPtr(b, loc, arith::AddIOp::create(b, loc, base, offset));
+}
+
+/// Stage `stage` (index) of the ring, as an i64 byte offset.
+Value stageOffset(OpBuilder &b, Location loc, const WgmmaPipeline &p,
+                  Value stage) {
+  return arith::MulIOp::create(
+      b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), stage),
+      i64Const(b, loc, p.stageBytes()));
+}
+
+Value fullBarrier(OpBuilder &b, Location loc, const WgmmaPipeline &p,
+                  Value base, Value stage) {
+  Value off = arith::AddIOp::create(
+      b, loc, i64Const(b, loc, p.stages * p.stageBytes()),
+      arith::MulIOp::create(
+          b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), stage),
+          i64Const(b, loc, 8)));
+  return sharedAt(b, loc, base, off);
+}
+
+Value emptyBarrier(OpBuilder &b, Location loc, const WgmmaPipeline &p,
+                   Value base, Value stage) {
+  Value off = arith::AddIOp::create(
+      b, loc, i64Const(b, loc, p.stages * p.stageBytes() + 8 * p.stages),
+      arith::MulIOp::create(
+          b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), stage),
+          i64Const(b, loc, 8)));
+  return sharedAt(b, loc, base, off);
+}
+
+/// The stage and phase parity (i32) of ring step `it` (index).
+std::pair<Value, Value> stageAndPhase(OpBuilder &b, Location loc,
+                                      const WgmmaPipeline &p, Value it) {
+  Value stages = indexConstant(b, loc, p.stages);
+  Value stage = arith::RemUIOp::create(b, loc, it, stages);
+  Value round = arith::DivUIOp::create(b, loc, it, stages);
+  Value phase = arith::AndIOp::create(b, loc, toI32(b, loc, round),
+                                      i32Const(b, loc, 1));
+  return {stage, phase};
+}
+
+void waitParity(OpBuilder &b, Location loc, Value barrier, Value phase) {
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, phase,
+                                        i32Const(b, loc, kWaitTicks));
+}
+
+/// A wgmma shared-memory matrix descriptor with the 128-byte swizzle.
+Value makeDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
+                     int64_t sbo) {
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, address, i64Const(b, loc, 0x3FFFF)),
+      i64Const(b, loc, 4));
+  int64_t fixed = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (int64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, start, i64Const(b, loc, fixed));
+}
+
+/// Whether `op` may be duplicated into the producer: it computes scalars
+/// without side effects.
+bool isReplicable(Operation *op) {
+  for (Type t : op->getResultTypes())
+    if (isa<RankedTensorType>(t))
+      return false;
+  if (isa<ProgramIdOp, NumProgramsOp, memref::DimOp>(op))
+    return true;
+  return isPure(op) && op->getNumRegions() == 0;
+}
+
+/// The persistent loop around the ops of `block` (before its terminator):
+/// programs t = blockIdx.x, +gridDim.x, ... < gx * gy * gz, mapped to
+/// (x, y, z) in groups of `group` along x. Replaces the program ids and
+/// grid sizes inside, and threads the ring counter: `itInit` (an operand of
+/// the block's K loop) starts from the loop's counter and `itNext` is what
+/// the next program starts from.
+void wrapPersistent(OpBuilder &b, Location loc, Block *block,
+                    ArrayRef<Value> grid, int64_t group, OpOperand &itInit,
+                    Value itNext) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : block->without_terminator())
+    ops.push_back(&op);
+  b.setInsertionPoint(block->getTerminator());
+  Value gx = toIndex(b, loc, grid[0]), gy = toIndex(b, loc, grid[1]),
+        gz = toIndex(b, loc, grid[2]);
+  Value perZ = arith::MulIOp::create(b, loc, gx, gy);
+  Value total = arith::MulIOp::create(b, loc, perZ, gz);
+  Value first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value stride = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  Value zero = indexConstant(b, loc, 0);
+  auto loop = scf::ForOp::create(
+      b, loc, first, total, stride, ValueRange{zero},
+      [](OpBuilder &yb, Location yl, Value, ValueRange iter) {
+        scf::YieldOp::create(yb, yl, iter);
+      });
+  Block *body = loop.getBody();
+  for (Operation *op : ops)
+    op->moveBefore(body->getTerminator());
+  b.setInsertionPointToStart(body);
+  Value t = loop.getInductionVar();
+  Value z = arith::DivUIOp::create(b, loc, t, perZ);
+  Value r = arith::RemUIOp::create(b, loc, t, perZ);
+  Value g = indexConstant(b, loc, group);
+  Value width = arith::MulIOp::create(b, loc, g, gy);
+  Value groupId = arith::DivUIOp::create(b, loc, r, width);
+  Value firstX = arith::MulIOp::create(b, loc, groupId, g);
+  Value rows = arith::MinUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, gx, firstX), g);
+  Value inGroup = arith::RemUIOp::create(b, loc, r, width);
+  Value x = arith::AddIOp::create(
+      b, loc, firstX, arith::RemUIOp::create(b, loc, inGroup, rows));
+  Value y = arith::DivUIOp::create(b, loc, inGroup, rows);
+  Value pid[3] = {x, y, z};
+  Value sizes[3] = {gx, gy, gz};
+  SmallVector<Operation *> queries;
+  body->walk([&](Operation *op) {
+    if (isa<ProgramIdOp, NumProgramsOp>(op))
+      queries.push_back(op);
+  });
+  for (Operation *op : queries) {
+    OpBuilder rb(op);
+    Value with;
+    if (auto id = dyn_cast<ProgramIdOp>(op))
+      with = pid[unsigned(id.getAxis())];
+    else
+      with = sizes[unsigned(cast<NumProgramsOp>(op).getAxis())];
+    Value v = op->getResult(0);
+    if (!v.getType().isIndex())
+      with = arith::IndexCastOp::create(rb, loc, v.getType(), with);
+    v.replaceAllUsesWith(with);
+    op->erase();
+  }
+  itInit.set(loop.getRegionIterArg(0));
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  yield->setOperands(ValueRange{itNext});
+}
+
+/// Element `e` (index) of a [rows, cols] tile at its place in the ring:
+/// 64-column boxes of 128-byte rows, 16-byte chunks XOR-swizzled with the
+/// row (the TMA 128-byte swizzle). Returns the byte offset (i64).
+Value swizzledOffset(OpBuilder &b, Location loc, Value row, Value col,
+                     int64_t rows, unsigned elementBytes) {
+  int64_t perBox = 128 / elementBytes;
+  Value box = arith::DivUIOp::create(b, loc, col, indexConstant(b, loc, perBox));
+  Value c = arith::RemUIOp::create(b, loc, col, indexConstant(b, loc, perBox));
+  Value bytes = arith::MulIOp::create(b, loc, c,
+                                      indexConstant(b, loc, elementBytes));
+  Value chunk = arith::DivUIOp::create(b, loc, bytes, indexConstant(b, loc, 16));
+  Value within = arith::RemUIOp::create(b, loc, bytes, indexConstant(b, loc, 16));
+  Value phase = arith::RemUIOp::create(b, loc, row, indexConstant(b, loc, 8));
+  Value swizzled = arith::XOrIOp::create(b, loc, chunk, phase);
+  Value offset = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, box, indexConstant(b, loc, rows * 128)),
+      arith::MulIOp::create(b, loc, row, indexConstant(b, loc, 128)));
+  offset = arith::AddIOp::create(
+      b, loc, offset,
+      arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, swizzled, indexConstant(b, loc, 16)),
+          within));
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), offset);
+}
+
+/// Copies a [rows, cols] tile of `memref` at (o0, o1) into the ring at
+/// `dst` (i64 address), element by element with zeros outside the memref,
+/// spread over the producer's `threads` threads (`ptid` is this one's).
+void copyTileByElements(OpBuilder &b, Location loc, Value memref, Value o0,
+                        Value o1, int64_t rows, int64_t cols, Value dst,
+                        Value ptid, int64_t threads) {
+  auto type = cast<MemRefType>(memref.getType());
+  Type elementType = type.getElementType();
+  unsigned elementBytes = type.getElementTypeBitWidth() / 8;
+  Value d0 = memref::DimOp::create(b, loc, memref, 0);
+  Value d1 = memref::DimOp::create(b, loc, memref, 1);
+  scf::ForOp::create(
+      b, loc, ptid, indexConstant(b, loc, rows * cols),
+      indexConstant(b, loc, threads), ValueRange{},
+      [&](OpBuilder &lb, Location l, Value e, ValueRange) {
+        Value row = arith::DivUIOp::create(lb, l, e, indexConstant(lb, l, cols));
+        Value col = arith::RemUIOp::create(lb, l, e, indexConstant(lb, l, cols));
+        Value r = arith::AddIOp::create(lb, l, o0, row);
+        Value c = arith::AddIOp::create(lb, l, o1, col);
+        Value zero = indexConstant(lb, l, 0);
+        Value inside = arith::AndIOp::create(
+            lb, l,
+            arith::AndIOp::create(
+                lb, l,
+                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge, r, zero),
+                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt, r, d0)),
+            arith::AndIOp::create(
+                lb, l,
+                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge, c, zero),
+                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt, c, d1)));
+        auto ifOp = scf::IfOp::create(
+            lb, l, inside,
+            [&](OpBuilder &tb, Location tl) {
+              Value v = memref::LoadOp::create(tb, tl, memref, ValueRange{r, c});
+              scf::YieldOp::create(tb, tl, v);
+            },
+            [&](OpBuilder &eb, Location el) {
+              Value v = arith::ConstantOp::create(
+                  eb, el, elementType, eb.getZeroAttr(elementType));
+              scf::YieldOp::create(eb, el, v);
+            });
+        Value offset = swizzledOffset(lb, l, row, col, rows, elementBytes);
+        LLVM::StoreOp::create(lb, l, ifOp.getResult(0),
+                              sharedAt(lb, l, dst, offset));
+        scf::YieldOp::create(lb, l);
+      });
+}
+
+/// Builds the producer's program into the block at `b`'s insertion point:
+/// the slices of the consumers' program that compute the K loop's bounds
+/// and the tile offsets, then a K loop that fills the ring. Returns the
+/// K loop (its iter_arg 0 is the ring counter).
+scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
+                             ArrayRef<Operation *> outerSlice,
+                             ArrayRef<Operation *> innerSlice,
+                             const WgmmaPipeline &p, Value ringBase,
+                             Value descA, Value descB, bool useTMA,
+                             Value ptid) {
+  IRMapping map;
+  for (Operation *op : outerSlice)
+    b.clone(*op, map);
+  scf::ForOp kLoop = dl.loop;
+  Value zero = indexConstant(b, loc, 0);
+  auto loop = scf::ForOp::create(
+      b, loc, map.lookupOrDefault(kLoop.getLowerBound()),
+      map.lookupOrDefault(kLoop.getUpperBound()),
+      map.lookupOrDefault(kLoop.getStep()), ValueRange{zero},
+      [](OpBuilder &, Location, Value, ValueRange) {});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  map.map(kLoop.getInductionVar(), loop.getInductionVar());
+  for (Operation *op : innerSlice)
+    b.clone(*op, map);
+  Value it = loop.getRegionIterArg(0);
+  auto [stage, phase] = stageAndPhase(b, loc, p, it);
+  Value flipped = arith::XOrIOp::create(b, loc, phase, i32Const(b, loc, 1));
+  waitParity(b, loc, emptyBarrier(b, loc, p, ringBase, stage), flipped);
+  Value full = fullBarrier(b, loc, p, ringBase, stage);
+  Value stageBase =
+      arith::AddIOp::create(b, loc, ringBase, stageOffset(b, loc, p, stage));
+  Value bBase =
+      arith::AddIOp::create(b, loc, stageBase, i64Const(b, loc, p.aBytes));
+  auto offsets = [&](LoadOp load) {
+    SmallVector<Value> o;
+    for (Value v : load.getOffsets())
+      o.push_back(map.lookupOrDefault(v));
+    return o;
+  };
+  SmallVector<Value> oa = offsets(dl.loadA), ob = offsets(dl.loadB);
+  int64_t perBox = 128 / (p.elementType.getIntOrFloatBitWidth() / 8);
+  if (useTMA) {
+    NVVM::MBarrierArriveExpectTxOp::create(
+        b, loc, Type(), full, i32Const(b, loc, p.stageBytes()),
+        NVVM::MemScopeKind::CTA, false, Value());
+    auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+    auto load = [&](Value desc, Value dst, Value inner, Value outer) {
+      Value descPtr = LLVM::IntToPtrOp::create(b, loc, ptrType, desc);
+      // The CTA's shared memory is part of the cluster's (a cluster of one).
+      Value clusterDst = LLVM::AddrSpaceCastOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
+          sharedPtr(b, loc, dst));
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, loc, clusterDst, descPtr,
+          ValueRange{toI32(b, loc, inner), toI32(b, loc, outer)}, full,
+          ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE, false,
+          NVVM::CTAGroupKindAttr(), Value());
+    };
+    load(descA, stageBase, oa[1], oa[0]);
+    for (int64_t box = 0; box < p.blockN / perBox; ++box)
+      load(descB,
+           arith::AddIOp::create(b, loc, bBase,
+                                 i64Const(b, loc, box * p.blockK * 128)),
+           arith::AddIOp::create(b, loc, ob[1],
+                                 indexConstant(b, loc, box * perBox)),
+           ob[0]);
+  } else {
+    copyTileByElements(b, loc, map.lookupOrDefault(dl.loadA.getBase()), oa[0],
+                       oa[1], p.blockM, p.blockK, stageBase, ptid, 128);
+    copyTileByElements(b, loc, map.lookupOrDefault(dl.loadB.getBase()), ob[0],
+                       ob[1], p.blockK, p.blockN, bBase, ptid, 128);
+    // The generic-proxy writes must be visible to wgmma's async proxy.
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+    NVVM::BarrierOp::create(b, loc, TypeRange{},
+                            i32Const(b, loc, kProducerBarrier),
+                            i32Const(b, loc, 128), {}, Value{});
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ptid,
+                                        indexConstant(b, loc, 0));
+    scf::IfOp::create(b, loc, first, [&](OpBuilder &tb, Location tl) {
+      NVVM::MBarrierArriveOp::create(tb, tl, Type(), full, Value(),
+                                     NVVM::MemScopeKind::CTA, false);
+      scf::YieldOp::create(tb, tl);
+    });
+  }
+  Value next = arith::AddIOp::create(b, loc, it, indexConstant(b, loc, 1));
+  scf::YieldOp::create(b, loc, next);
+  return loop;
+}
+
+/// Collects, in program order, the ops of `block` in `slice`.
+SmallVector<Operation *> inOrder(Block *block,
+                                 const llvm::SetVector<Operation *> &slice) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : *block)
+    if (slice.contains(&op))
+      ops.push_back(&op);
+  return ops;
+}
+
+} // namespace
+
+LogicalResult mlir::ism::prepareWarpSpecializedKernel(Operation *funcOp,
+                                                      DictionaryAttr persistent,
+                                                      LoweringContext &context) {
+  auto func = cast<gpu::GPUFuncOp>(funcOp);
+  SmallVector<DotLoop> loops;
+  for (const DotLoop &dl : getAcceleratedDotLoops(func))
+    if (dl.loop->hasAttr(kPipelineAttrName))
+      loops.push_back(dl);
+  if (loops.empty())
+    return success();
+  DotLoop dl = loops.front();
+  Location loc = dl.loop.getLoc();
+  if (context.getPartition().warpBase != 0 ||
+      context.getPartition().barrierId != 0)
+    return dl.dot.emitOpError("a warp-specialized wgmma kernel needs its own "
+                              "CTA; it cannot run as a partition");
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError("a wgmma kernel must have a single-block body");
+  Block *entry = &func.getBody().front();
+  if (dl.loop->getBlock() != entry)
+    return dl.loop.emitOpError("the pipelined K loop must be at the top level "
+                               "of its kernel");
+  if (dl.loop.getNumRegionIterArgs() != 1)
+    return dl.loop.emitOpError("the pipelined K loop may carry only the "
+                               "accumulator");
+
+  auto dims = dl.loop->getAttrOfType<DictionaryAttr>(kPipelineAttrName);
+  WgmmaPipeline p;
+  p.stages = cast<IntegerAttr>(dims.get("num_stages")).getInt();
+  auto aType = dl.dot.getA().getType(), bType = dl.dot.getB().getType();
+  auto mma = cast<MmaEncodingAttr>(dl.dot.getType().getEncoding());
+  p.blockM = aType.getDimSize(0);
+  p.blockK = aType.getDimSize(1);
+  p.blockN = bType.getDimSize(1);
+  p.elementType = aType.getElementType();
+  unsigned elementBytes = p.elementType.getIntOrFloatBitWidth() / 8;
+  p.aBytes = p.blockM * p.blockK * elementBytes;
+  p.bBytes = p.blockK * p.blockN * elementBytes;
+  p.warpsM = mma.getWarpsPerCTA()[0];
+  p.warpsN = mma.getWarpsPerCTA()[1];
+  int64_t group = 8;
+  if (persistent)
+    if (auto g = persistent.getAs<IntegerAttr>("group_size"))
+      group = g.getInt();
+
+  // The producer's slices: what the K loop's bounds and the tile offsets
+  // are computed from.
+  BackwardSliceOptions options;
+  options.omitBlockArguments = true;
+  options.inclusive = true;
+  options.filter = [&](Operation *op) { return func->isProperAncestor(op); };
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> roots = {dl.loop.getLowerBound(), dl.loop.getUpperBound(),
+                              dl.loop.getStep()};
+  for (LoadOp load : {dl.loadA, dl.loadB})
+    for (Value v : load->getOperands())
+      roots.push_back(v);
+  for (Value root : roots) {
+    if (auto arg = dyn_cast<BlockArgument>(root)) {
+      if (arg.getOwner() == dl.loop.getBody() && arg.getArgNumber() != 0)
+        return dl.loop.emitOpError("the tile offsets of a pipelined K loop "
+                                   "must not depend on loop-carried values");
+      continue;
+    }
+    if (failed(getBackwardSlice(root.getDefiningOp(), &slice, options)))
+      return dl.loop.emitOpError("cannot analyse the K loop's tile offsets");
+  }
+  for (Operation *op : slice) {
+    for (Value operand : op->getOperands())
+      if (auto arg = dyn_cast<BlockArgument>(operand);
+          arg && arg.getOwner() == dl.loop.getBody() && arg.getArgNumber() != 0)
+        return op->emitOpError("computes a tile offset of a pipelined K loop "
+                               "from a loop-carried value");
+    if (!isReplicable(op))
+      return op->emitOpError("computes the K loop's bounds or tile offsets "
+                             "with side effects; the producer warpgroup "
+                             "cannot repeat it");
+    if (op->getBlock() != entry && op->getBlock() != dl.loop.getBody())
+      return op->emitOpError("computes the K loop's tile offsets inside a "
+                             "nested region; compute them at the kernel's or "
+                             "the loop's top level");
+  }
+  SmallVector<Operation *> outerSlice = inOrder(entry, slice);
+  SmallVector<Operation *> innerSlice = inOrder(dl.loop.getBody(), slice);
+
+  // Hidden parameters: the TMA descriptor addresses and the logical grid.
+  MLIRContext *ctx = func.getContext();
+  OpBuilder b(ctx);
+  unsigned numArgs = func.getNumArguments();
+  SmallVector<Attribute> tma;
+  for (LoadOp load : {dl.loadA, dl.loadB}) {
+    auto arg = dyn_cast<BlockArgument>(load.getBase());
+    int64_t index = arg && arg.getOwner() == entry ? arg.getArgNumber() : -1;
+    int64_t rows = load == dl.loadA ? p.blockM : p.blockK;
+    tma.push_back(b.getDenseI64ArrayAttr({index, rows, 128 / elementBytes}));
+  }
+  Type i64 = b.getI64Type(), i32 = b.getI32Type();
+  SmallVector<Type> extra = {i64, i64, i32, i32, i32};
+  for (Type t : extra)
+    if (failed(func.insertArgument(func.getNumArguments(), t,
+                                   DictionaryAttr(), loc)))
+      return func.emitOpError("cannot add the kernel's hidden parameters");
+  Value descA = func.getArgument(numArgs), descB = func.getArgument(numArgs + 1);
+  SmallVector<Value> grid = {func.getArgument(numArgs + 2),
+                             func.getArgument(numArgs + 3),
+                             func.getArgument(numArgs + 4)};
+  func->setAttr("ism.tma", b.getArrayAttr(tma));
+  func->setAttr("ism.persistent", b.getUnitAttr());
+
+  // The consumer's K loop carries the ring counter.
+  IRRewriter rewriter(ctx);
+  rewriter.setInsertionPoint(dl.loop);
+  Value zero = indexConstant(rewriter, loc, 0);
+  FailureOr<LoopLikeOpInterface> withCounter =
+      cast<LoopLikeOpInterface>(dl.loop.getOperation())
+          .replaceWithAdditionalYields(
+              rewriter, ValueRange{zero},
+              /*replaceInitOperandUsesInLoop=*/false,
+              [&](OpBuilder &yb, Location yl, ArrayRef<BlockArgument> args) {
+                return SmallVector<Value>{arith::AddIOp::create(
+                    yb, yl, args[0], indexConstant(yb, yl, 1))};
+              });
+  if (failed(withCounter))
+    return dl.loop.emitOpError("cannot add the ring counter to the K loop");
+  auto consumerLoop = cast<scf::ForOp>(withCounter->getOperation());
+  consumerLoop->setAttr(kPipelineAttrName, dims);
+  // Slices refer to the old loop's body, which the new loop took over.
+  innerSlice = inOrder(consumerLoop.getBody(), [&] {
+    llvm::SetVector<Operation *> s(innerSlice.begin(), innerSlice.end());
+    return s;
+  }());
+  DotLoop consumerDl = dl;
+  consumerDl.loop = consumerLoop;
+
+  // Split the CTA: consumers first (warps 0..num_warps-1), then the
+  // producer warpgroup.
+  unsigned consumerThreads = context.getNumThreads();
+  Block *ops = entry;
+  Operation *terminator = ops->getTerminator();
+  SmallVector<Operation *> program;
+  for (Operation &op : ops->without_terminator())
+    program.push_back(&op);
+
+  b.setInsertionPoint(terminator);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value ringBase = getRingBase(b, loc);
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                        indexConstant(b, loc, 0));
+  scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location tl) {
+    for (unsigned s = 0; s < p.stages; ++s) {
+      Value stage = indexConstant(tb, tl, s);
+      NVVM::MBarrierInitOp::create(tb, tl, fullBarrier(tb, tl, p, ringBase, stage),
+                                   i32Const(tb, tl, 1), Value());
+      NVVM::MBarrierInitOp::create(
+          tb, tl, emptyBarrier(tb, tl, p, ringBase, stage),
+          i32Const(tb, tl, context.getNumWarps()), Value());
+    }
+    scf::YieldOp::create(tb, tl);
+  });
+  NVVM::Barrier0Op::create(b, loc);
+  Value isProducer =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
+                            indexConstant(b, loc, consumerThreads));
+  auto split = scf::IfOp::create(b, loc, isProducer, /*withElse=*/true);
+
+  // Producer. Its slices are cloned from the consumers' program before
+  // that is wrapped in its persistent loop.
+  Block *producer = split.thenBlock();
+  b.setInsertionPointToStart(producer);
+  NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegs,
+                                 NVVM::SetMaxRegisterAction::decrease);
+  Value ptid = arith::SubIOp::create(b, loc, tid,
+                                     indexConstant(b, loc, consumerThreads));
+  Value nullDesc = i64Const(b, loc, 0);
+  Value useTMA = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, descA, nullDesc),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, descB, nullDesc));
+  auto mode = scf::IfOp::create(b, loc, useTMA, /*withElse=*/true);
+  auto fill = [&](Block *block, bool tmaMode) {
+    b.setInsertionPoint(block->getTerminator());
+    scf::ForOp loop = buildProducerLoop(b, loc, consumerDl, outerSlice,
+                                        innerSlice, p, ringBase, descA, descB,
+                                        tmaMode, ptid);
+    wrapPersistent(b, loc, block, grid, group, loop.getInitArgsMutable()[0],
+                   loop.getResult(0));
+  };
+  // TMA: one thread issues every copy.
+  {
+    b.setInsertionPoint(mode.thenBlock()->getTerminator());
+    Value elected = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          ptid, indexConstant(b, loc, 0));
+    auto one = scf::IfOp::create(b, loc, elected, /*withElse=*/false);
+    fill(one.thenBlock(), true);
+  }
+  fill(mode.elseBlock(), false);
+
+  // Consumers: the program itself.
+  Block *consumer = split.elseBlock();
+  for (Operation *op : program)
+    op->moveBefore(consumer->getTerminator());
+  wrapPersistent(b, loc, consumer, grid, group,
+                 consumerLoop.getInitArgsMutable()[1],
+                 consumerLoop.getResult(1));
+  b.setInsertionPointToStart(consumer);
+  NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegs,
+                                 NVVM::SetMaxRegisterAction::increase);
+
+  context.pipeline = p;
+  context.producerWarps = 4;
+  return success();
+}
+
+namespace {
+
+/// The consumers' K loop: wait for a stage, wgmma on it, free the previous
+/// one.
+struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
+  WgmmaLoopLowering(const TypeConverter &converter, MLIRContext *ctx,
+                    LoweringContext &context)
+      : IsmConversionPattern(converter, ctx, context, /*benefit=*/10) {
+    setHasBoundedRewriteRecursion();
+  }
+
+  LogicalResult
+  matchAndRewrite(scf::ForOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op->hasAttr(kPipelineAttrName) || !context.pipeline)
+      return failure();
+    const WgmmaPipeline &p = *context.pipeline;
+    auto dot = dyn_cast_or_null<DotOp>(
+        op.getBody()->getTerminator()->getOperand(0).getDefiningOp());
+    if (!dot)
+      return rewriter.notifyMatchFailure(op, "not a wgmma K loop");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Distribution dist(dot.getType());
+    int64_t warpN = p.blockN / p.warpsN;
+    int64_t regsPerInstr = warpN / 2;
+    int64_t reps = dist.getNumRegs() / regsPerInstr;
+    Type f32 = rewriter.getF32Type();
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(regsPerInstr, f32));
+    auto wgType = p.elementType.isBF16() ? NVVM::WGMMATypes::bf16
+                                         : NVVM::WGMMATypes::f16;
+
+    Value ringBase = getRingBase(rewriter, loc);
+    Value warp = context.getWarpId(rewriter, loc);
+    Value lane = context.getLaneId(rewriter, loc);
+    Value warpGroup = arith::DivUIOp::create(rewriter, loc, warp,
+                                             indexConstant(rewriter, loc, 4));
+    int64_t groupsM = p.warpsM / 4;
+    Value mBase = arith::MulIOp::create(
+        rewriter, loc,
+        arith::RemUIOp::create(rewriter, loc, warpGroup,
+                               indexConstant(rewriter, loc, groupsM)),
+        indexConstant(rewriter, loc, 64));
+    Value nBase = arith::MulIOp::create(
+        rewriter, loc,
+        arith::DivUIOp::create(rewriter, loc, warpGroup,
+                               indexConstant(rewriter, loc, groupsM)),
+        indexConstant(rewriter, loc, warpN));
+    auto toI64 = [&](OpBuilder &b, Value v) {
+      return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+    };
+    // Byte offsets of this warpgroup's first A row and B column box.
+    Value aRow = arith::MulIOp::create(rewriter, loc, toI64(rewriter, mBase),
+                                       i64Const(rewriter, loc, 128));
+    int64_t perBox = 128 / (p.elementType.getIntOrFloatBitWidth() / 8);
+    Value bCol = arith::MulIOp::create(
+        rewriter, loc,
+        toI64(rewriter, arith::DivUIOp::create(
+                            rewriter, loc, nBase,
+                            indexConstant(rewriter, loc, perBox))),
+        i64Const(rewriter, loc, p.blockK * 128));
+    Value isLane0 = arith::CmpIOp::create(rewriter, loc,
+                                          arith::CmpIPredicate::eq, lane,
+                                          indexConstant(rewriter, loc, 0));
+    auto release = [&](OpBuilder &b, Value stage) {
+      Value barrier = emptyBarrier(b, loc, p, ringBase, stage);
+      scf::IfOp::create(b, loc, isLane0, [&](OpBuilder &tb, Location tl) {
+        NVVM::MBarrierArriveOp::create(tb, tl, Type(), barrier, Value(),
+                                       NVVM::MemScopeKind::CTA, false);
+        scf::YieldOp::create(tb, tl);
+      });
+    };
+
+    Value lb = adaptor.getLowerBound();
+    auto loop = scf::ForOp::create(
+        rewriter, loc, lb, adaptor.getUpperBound(), adaptor.getStep(),
+        adaptor.getInitArgs(),
+        [&](OpBuilder &b, Location l, Value k, ValueRange iter) {
+          Value acc = iter[0], it = iter[1];
+          auto [stage, phase] = stageAndPhase(b, l, p, it);
+          waitParity(b, l, fullBarrier(b, l, p, ringBase, stage), phase);
+          Value stageBase = arith::AddIOp::create(b, l, ringBase,
+                                                  stageOffset(b, l, p, stage));
+          Value aBase = arith::AddIOp::create(b, l, stageBase, aRow);
+          Value bBase = arith::AddIOp::create(
+              b, l, stageBase,
+              arith::AddIOp::create(b, l, bCol, i64Const(b, l, p.aBytes)));
+          NVVM::WgmmaFenceAlignedOp::create(b, l);
+          SmallVector<Value> structs;
+          for (int64_t r = 0; r < reps; ++r) {
+            Value s = LLVM::UndefOp::create(b, l, structType);
+            for (int64_t i = 0; i < regsPerInstr; ++i)
+              s = LLVM::InsertValueOp::create(
+                  b, l, s, extractReg(b, l, acc, r * regsPerInstr + i), i);
+            structs.push_back(s);
+          }
+          for (int64_t kk = 0; kk < p.blockK / 16; ++kk) {
+            Value descB = makeDescriptor(
+                b, l, arith::AddIOp::create(b, l, bBase, i64Const(b, l, kk * 16 * 128)),
+                p.blockK * 128, 1024);
+            for (int64_t r = 0; r < reps; ++r) {
+              Value descA = makeDescriptor(
+                  b, l,
+                  arith::AddIOp::create(
+                      b, l, aBase,
+                      i64Const(b, l, r * 16 * p.warpsM * 128 + kk * 32)),
+                  16, 1024);
+              structs[r] = NVVM::WgmmaMmaAsyncOp::create(
+                  b, l, structType, structs[r], descA, descB,
+                  NVVM::MMAShapeAttr::get(ctx, 64, warpN, 16),
+                  NVVM::WGMMATypesAttr::get(ctx, wgType),
+                  NVVM::WGMMATypesAttr::get(ctx, wgType),
+                  NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+                  NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+                  NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+                  NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+                  NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+                  NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+                  NVVM::MMAIntOverflowAttr());
+            }
+          }
+          NVVM::WgmmaGroupSyncAlignedOp::create(b, l);
+          NVVM::WgmmaWaitGroupSyncOp::create(b, l, 1);
+          SmallVector<Value> regs;
+          for (int64_t r = 0; r < reps; ++r)
+            for (int64_t i = 0; i < regsPerInstr; ++i)
+              regs.push_back(LLVM::ExtractValueOp::create(b, l, structs[r], i));
+          Value newAcc = buildVector(b, l, f32, regs);
+          // The previous step's wgmma are done: free its stage.
+          Value notFirst =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, k, lb);
+          scf::IfOp::create(b, l, notFirst, [&](OpBuilder &tb, Location tl) {
+            Value prev = arith::RemUIOp::create(
+                tb, tl,
+                arith::AddIOp::create(tb, tl, it,
+                                      indexConstant(tb, tl, p.stages - 1)),
+                indexConstant(tb, tl, p.stages));
+            release(tb, prev);
+            scf::YieldOp::create(tb, tl);
+          });
+          Value next = arith::AddIOp::create(b, l, it, indexConstant(b, l, 1));
+          scf::YieldOp::create(b, l, ValueRange{newAcc, next});
+        });
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+    Value itEnd = loop.getResult(1);
+    Value ran = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                      itEnd, adaptor.getInitArgs()[1]);
+    scf::IfOp::create(rewriter, loc, ran, [&](OpBuilder &tb, Location tl) {
+      Value last = arith::RemUIOp::create(
+          tb, tl,
+          arith::AddIOp::create(tb, tl, itEnd,
+                                indexConstant(tb, tl, p.stages - 1)),
+          indexConstant(tb, tl, p.stages));
+      release(tb, last);
+      scf::YieldOp::create(tb, tl);
+    });
+    rewriter.replaceOp(op, loop.getResults());
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::ism::populateWgmmaPatterns(TileTypeConverter &converter,
+                                      LoweringContext &context,
+                                      RewritePatternSet &patterns) {
+  patterns.add<WgmmaLoopLowering>(converter, patterns.getContext(), context);
+}

@@ -1,0 +1,205 @@
+//===- AccelerateDot.cpp - ism-accelerate-dot ----------------------------===//
+//
+// Puts the K loops of matrix products on tensor cores by giving their tiles
+// the layouts of the instruction: the accumulator (and the epilogue math
+// that follows the loop) the #ism.mma accumulator layout, the A and B tiles
+// the swizzled #ism.shared layout the instruction reads them from.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ism/Dialect/Ism/Transforms/Passes.h"
+
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+#include "ism/Dialect/Ism/Transforms/DotLoop.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinAttributes.h"
+
+namespace mlir::ism {
+#define GEN_PASS_DEF_ISMACCELERATEDOT
+#include "ism/Dialect/Ism/Transforms/Passes.h.inc"
+} // namespace mlir::ism
+
+using namespace mlir;
+using namespace mlir::ism;
+
+namespace {
+
+/// Registers a consumer thread can give to its accumulator on the wgmma
+/// path: setmaxnreg raises consumers to 232, and addressing, loop state and
+/// the epilogue need the rest.
+constexpr int64_t kMaxAccumulatorRegs = 192;
+
+RankedTensorType withEncoding(RankedTensorType type, Attribute encoding) {
+  return RankedTensorType::get(type.getShape(), type.getElementType(),
+                               encoding);
+}
+
+/// Why `loop` cannot use wgmma (empty when it can); fills `warpsM`/`warpsN`.
+std::string checkWgmma(DotLoop loop, unsigned numWarps,
+                       unsigned &warpsM, unsigned &warpsN) {
+  auto aType = loop.dot.getA().getType(), bType = loop.dot.getB().getType();
+  Type in = aType.getElementType();
+  if (!(in.isBF16() || in.isF16()) ||
+      !loop.dot.getType().getElementType().isF32())
+    return "wgmma here takes f16 or bf16 inputs with an f32 accumulator";
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
+  int64_t n = bType.getDimSize(1);
+  if (k * 2 != 128)
+    return "the A tile's rows must be 128 bytes (BLOCK_K = 64)";
+  if (m % 64 != 0)
+    return "BLOCK_M must be a multiple of 64";
+  if (n % 64 != 0 || n > 256 * 8)
+    return "BLOCK_N must be a multiple of 64";
+  if (numWarps % 4 != 0)
+    return "num_warps must be a multiple of 4 (whole warpgroups)";
+  warpsM = std::min<int64_t>(numWarps, m / 16);
+  warpsN = numWarps / warpsM;
+  if (warpsM % 4 != 0 || n % warpsN != 0 || (n / warpsN) % 64 != 0 ||
+      n / warpsN > 256)
+    return "the warps cannot tile the block into m64nN (N = 64..256) "
+           "instructions";
+  for (LoadOp load : {loop.loadA, loop.loadB}) {
+    auto memref = cast<MemRefType>(load.getBase().getType());
+    if (memref.getElementType() != in)
+      return "A and B must be loaded from memrefs of the input type";
+  }
+  return "";
+}
+
+/// Gives the value `v` (a tile) the layout `encoding` for its use `use`:
+/// retypes the producers that can produce any layout (splat constants,
+/// loads, broadcasts, splats used only here), else converts.
+void adapt(OpOperand &use, Attribute encoding, OpBuilder &b) {
+  Value v = use.get();
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getEncoding() == encoding)
+    return;
+  RankedTensorType target = withEncoding(type, encoding);
+  Operation *def = v.getDefiningOp();
+  if (def && v.hasOneUse() && isa<LoadOp, BroadcastOp, SplatOp>(def) &&
+      def->getNumResults() == 1) {
+    v.setType(target);
+    return;
+  }
+  b.setInsertionPoint(use.getOwner());
+  if (auto constant = v.getDefiningOp<arith::ConstantOp>()) {
+    if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+        dense && dense.isSplat()) {
+      use.set(arith::ConstantOp::create(b, constant.getLoc(),
+                                        dense.reshape(target)));
+      return;
+    }
+  }
+  use.set(ConvertLayoutOp::create(b, v.getLoc(), target, v));
+}
+
+/// Whether `op` computes its tile results element by element from its tile
+/// operands (so it can run in any layout).
+bool isElementwise(Operation *op) {
+  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+      op->getNumResults() != 1 || isa<arith::ConstantOp>(op))
+    return false;
+  return op->hasTrait<OpTrait::Elementwise>();
+}
+
+/// Runs the epilogue after the loop in the accumulator's layout: elementwise
+/// users of `root` take the layout, their other operands adapt to it,
+/// stores write it directly, and anything else gets a conversion back.
+void propagateForward(Value root, Attribute encoding, Attribute blocked,
+                      OpBuilder &b) {
+  SmallVector<Value> worklist{root};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (OpOperand &use : llvm::make_early_inc_range(v.getUses())) {
+      Operation *user = use.getOwner();
+      if (isa<StoreOp>(user) && use.getOperandNumber() == 0)
+        continue;
+      auto result = user->getNumResults() == 1
+                        ? dyn_cast<RankedTensorType>(user->getResult(0).getType())
+                        : RankedTensorType();
+      if (isElementwise(user) && result &&
+          result.getShape() == cast<RankedTensorType>(v.getType()).getShape() &&
+          result.getEncoding() != encoding) {
+        user->getResult(0).setType(withEncoding(result, encoding));
+        for (OpOperand &operand : user->getOpOperands())
+          if (operand.get() != v)
+            adapt(operand, encoding, b);
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
+      if (isElementwise(user) && result && result.getEncoding() == encoding)
+        continue;
+      // Anything else sees the tile in the layout it was assigned.
+      b.setInsertionPoint(user);
+      use.set(ConvertLayoutOp::create(
+          b, v.getLoc(),
+          withEncoding(cast<RankedTensorType>(v.getType()), blocked), v));
+    }
+  }
+}
+
+struct IsmAccelerateDotPass
+    : mlir::ism::impl::IsmAccelerateDotBase<IsmAccelerateDotPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([&](KernelOp kernel) {
+      SmallVector<DotLoop> loops;
+      kernel.walk([&](DotOp dot) {
+        if (std::optional<DotLoop> loop = matchDotLoop(dot))
+          loops.push_back(*loop);
+      });
+      for (DotLoop loop : loops)
+        if (failed(accelerate(loop, kernel.getNumWarps())))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  LogicalResult accelerate(DotLoop loop, unsigned numWarps) {
+    if (chip != "sm_90a")
+      return success(); // the SIMT dot
+    unsigned warpsM = 0, warpsN = 0;
+    if (!checkWgmma(loop, numWarps, warpsM, warpsN).empty())
+      return success();
+    auto accType = loop.dot.getType();
+    int64_t regs = accType.getNumElements() / (32 * numWarps);
+    if (regs > kMaxAccumulatorRegs)
+      return loop.dot.emitOpError("the ")
+             << accType.getDimSize(0) << "x" << accType.getDimSize(1)
+             << " f32 accumulator needs " << regs
+             << " registers per thread with " << numWarps
+             << " warps, more than the " << kMaxAccumulatorRegs
+             << " a wgmma consumer thread can give it; use more warps "
+                "(num_warps) or a smaller BLOCK_M x BLOCK_N";
+
+    MLIRContext *ctx = &getContext();
+    int64_t n = loop.dot.getB().getType().getDimSize(1);
+    auto mma = MmaEncodingAttr::get(ctx, 3, {warpsM, warpsN},
+                                    {16, unsigned(n / warpsN), 16});
+    auto shared = SharedEncodingAttr::get(ctx, 8, 1, 8, {1, 0});
+    OpBuilder b(ctx);
+
+    // A and B live in swizzled shared memory.
+    for (LoadOp load : {loop.loadA, loop.loadB})
+      load.getResult().setType(withEncoding(load.getType(), shared));
+
+    // The accumulator chain.
+    unsigned i = loop.accIndex;
+    scf::ForOp forOp = loop.loop;
+    RankedTensorType blocked = loop.dot.getType();
+    RankedTensorType mmaType = withEncoding(blocked, mma);
+    loop.dot.getResult().setType(mmaType);
+    forOp.getRegionIterArg(i).setType(mmaType);
+    adapt(forOp.getInitArgsMutable()[i], mma, b);
+    forOp.getResult(i).setType(mmaType);
+    propagateForward(forOp.getResult(i), mma, blocked.getEncoding(), b);
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,41 @@
+//===- DotLoop.cpp - matrix-product K loops -------------------------------===//
+
+#include "ism/Dialect/Ism/Transforms/DotLoop.h"
+
+using namespace mlir;
+using namespace mlir::ism;
+
+std::optional<DotLoop> mlir::ism::matchDotLoop(DotOp dot) {
+  auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
+  if (!loop || dot.getC().getType().getRank() != 2)
+    return std::nullopt;
+  auto acc = dyn_cast<BlockArgument>(dot.getC());
+  if (!acc || acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
+      !acc.hasOneUse() || !dot->hasOneUse())
+    return std::nullopt;
+  unsigned index = acc.getArgNumber() - 1;
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  if (yield.getOperand(index) != dot.getResult() ||
+      *dot->getUsers().begin() != yield)
+    return std::nullopt;
+  auto loadA = dot.getA().getDefiningOp<LoadOp>();
+  auto loadB = dot.getB().getDefiningOp<LoadOp>();
+  for (LoadOp load : {loadA, loadB}) {
+    if (!load || load->getBlock() != loop.getBody() || load.getMask() || load.getPaddingAttr() ||
+        !load->hasOneUse() ||
+        cast<MemRefType>(load.getBase().getType()).getRank() != 2)
+      return std::nullopt;
+  }
+  return DotLoop{loop, dot, loadA, loadB, index};
+}
+
+SmallVector<DotLoop> mlir::ism::getAcceleratedDotLoops(Operation *op) {
+  SmallVector<DotLoop> loops;
+  op->walk([&](DotOp dot) {
+    if (!isa_and_nonnull<MmaEncodingAttr>(dot.getType().getEncoding()))
+      return;
+    if (std::optional<DotLoop> loop = matchDotLoop(dot))
+      loops.push_back(*loop);
+  });
+  return loops;
+}

@@ -1,0 +1,100 @@
+//===- Pipeline.cpp - ism-pipeline ----------------------------------------===//
+//
+// Chooses the software pipeline of each tensor-core K loop: how many stages
+// of A and B buffers the loads run ahead by, and the persistent tile order
+// of the kernel. The lowering builds what this records.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ism/Dialect/Ism/Transforms/Passes.h"
+
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+#include "ism/Dialect/Ism/Transforms/DotLoop.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::ism {
+#define GEN_PASS_DEF_ISMPIPELINE
+#include "ism/Dialect/Ism/Transforms/Passes.h.inc"
+} // namespace mlir::ism
+
+using namespace mlir;
+using namespace mlir::ism;
+
+namespace {
+
+/// Shared memory a Hopper CTA can have (227 KiB).
+constexpr int64_t kSharedMemoryLimit = 227 * 1024;
+/// Left for the ring's alignment, its mbarriers and epilogue scratch when
+/// choosing the number of stages.
+constexpr int64_t kReserve = 16 * 1024;
+constexpr unsigned kMaxAutoStages = 4;
+
+int64_t tileBytes(RankedTensorType type) {
+  return type.getNumElements() * type.getElementTypeBitWidth() / 8;
+}
+
+/// An unsigned attribute of `kernel` named `name`, else `fallback`.
+unsigned kernelOption(KernelOp kernel, StringRef name, unsigned fallback) {
+  if (auto attr = kernel->getAttrOfType<IntegerAttr>(name))
+    return attr.getInt();
+  return fallback;
+}
+
+struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([&](KernelOp kernel) {
+      return failed(schedule(kernel)) ? WalkResult::interrupt()
+                                      : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  LogicalResult schedule(KernelOp kernel) {
+    SmallVector<DotLoop> loops = getAcceleratedDotLoops(kernel);
+    if (loops.empty())
+      return success();
+    if (loops.size() > 1)
+      return loops[1].dot.emitOpError(
+          "is the second tensor-core K loop of its kernel; a kernel's "
+          "producer warpgroup feeds one K loop: split the kernel");
+    DotLoop loop = loops.front();
+    int64_t stageBytes = tileBytes(loop.dot.getA().getType()) +
+                         tileBytes(loop.dot.getB().getType());
+    unsigned stages = kernelOption(kernel, "num_stages", numStages);
+    if (stages == 0) {
+      stages = std::min<int64_t>(kMaxAutoStages,
+                                 (kSharedMemoryLimit - kReserve) / stageBytes);
+      if (stages < 2)
+        return loop.dot.emitOpError("one pipeline stage of the A and B tiles "
+                                    "takes ")
+               << stageBytes / 1024
+               << " KiB of shared memory, so two stages do not fit in the "
+               << kSharedMemoryLimit / 1024
+               << " KiB of a CTA; use a smaller BLOCK_M, BLOCK_N or BLOCK_K";
+    }
+    if (stages * stageBytes + 1024 > kSharedMemoryLimit)
+      return loop.dot.emitOpError("num_stages = ")
+             << stages << " needs " << stages * stageBytes / 1024
+             << " KiB of shared memory for the A and B buffers ("
+             << stageBytes / 1024 << " KiB a stage), more than the "
+             << kSharedMemoryLimit / 1024
+             << " KiB of a CTA; reduce num_stages or the block sizes";
+    unsigned group = kernelOption(kernel, "group_size", groupSize);
+    if (group == 0)
+      return kernel.emitOpError("group_size must be at least 1");
+    Builder b(&getContext());
+    loop.loop->setAttr(kPipelineAttrName,
+                       b.getDictionaryAttr(b.getNamedAttr(
+                           "num_stages", b.getI64IntegerAttr(stages))));
+    kernel->setAttr(kPersistentAttrName,
+                    b.getDictionaryAttr(b.getNamedAttr(
+                        "group_size", b.getI64IntegerAttr(group))));
+    return success();
+  }
+};
+
+} // namespace
