@@ -173,6 +173,162 @@ def write(out_dir, name, text):
     return path
 
 
+def batched_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8):
+    """Batched GEMM C[z] = A[z] x B[z], one grid z per matrix: the batch is
+    stacked in 2-D memrefs (A (batch*M) x K, B (batch*K) x N, C (batch*M) x
+    N), so the usual TMA path applies. M and K must be multiples of the
+    block sizes (a tile never reaches into the next matrix)."""
+    t = DTYPES[dtype]
+    acc = f"tensor<{bm}x{bn}xf32>"
+    return f"""ism.kernel @bgemm(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %C: memref<?x?x{t}>,
+                  %Mi: i32, %Ki: i32) attributes {{num_warps = {warps} : i32}} {{
+  %pm = ism.program_id x : index
+  %pn = ism.program_id y : index
+  %z = ism.program_id z : index
+  %M = arith.index_cast %Mi : i32 to index
+  %K = arith.index_cast %Ki : i32 to index
+  %c0 = arith.constant 0 : index
+  %bm = arith.constant {bm} : index
+  %bn = arith.constant {bn} : index
+  %bk = arith.constant {bk} : index
+  %zm = arith.muli %z, %M : index
+  %zk = arith.muli %z, %K : index
+  %m = arith.muli %pm, %bm : index
+  %m0 = arith.addi %zm, %m : index
+  %n0 = arith.muli %pn, %bn : index
+  %zero = arith.constant dense<0.0> : {acc}
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero) -> ({acc}) {{
+    %kb = arith.addi %zk, %k : index
+    %a = ism.load %A[%m0, %k] : memref<?x?x{t}> -> tensor<{bm}x{bk}x{t}>
+    %b = ism.load %B[%kb, %n0] : memref<?x?x{t}> -> tensor<{bk}x{bn}x{t}>
+    %d = ism.dot %a, %b, %acc : tensor<{bm}x{bk}x{t}> * tensor<{bk}x{bn}x{t}> -> {acc}
+    scf.yield %d : {acc}
+  }}
+  %out = arith.truncf %acc : {acc} to tensor<{bm}x{bn}x{t}>
+  ism.store %out, %C[%m0, %n0] : tensor<{bm}x{bn}x{t}> -> memref<?x?x{t}>
+  ism.return
+}}
+
+func.func @main(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %C: memref<?x?x{t}>,
+                %Mi: i32, %Ki: i32, %batch: i32) {{
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant {bm} : index
+  %bn = arith.constant {bn} : index
+  %M = arith.index_cast %Mi : i32 to index
+  %N = memref.dim %B, %c1 : memref<?x?x{t}>
+  %gz = arith.index_cast %batch : i32 to index
+  %gm = arith.ceildivui %M, %bm : index
+  %gn = arith.ceildivui %N, %bn : index
+  ism.launch @bgemm grid(%gm, %gn, %gz) (%A, %B, %C, %Mi, %Ki)
+      : (memref<?x?x{t}>, memref<?x?x{t}>, memref<?x?x{t}>, i32, i32)
+  return
+}}
+"""
+
+
+def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8):
+    """Two-pass split-K: grid z splits K into num_programs(z) chunks (whole
+    BLOCK_K steps); each program writes its f32 partial tile to the
+    workspace W ((splits*M) x N, split s at rows s*M), then a second kernel
+    sums the splits into C. M must be a multiple of BLOCK_M."""
+    t = DTYPES[dtype]
+    acc = f"tensor<{bm}x{bn}xf32>"
+    return f"""ism.kernel @gemm_split(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %W: memref<?x?xf32>)
+    attributes {{num_warps = {warps} : i32}} {{
+  %pm = ism.program_id x : index
+  %pn = ism.program_id y : index
+  %z = ism.program_id z : index
+  %splits = ism.num_programs z : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant {bm} : index
+  %bn = arith.constant {bn} : index
+  %bk = arith.constant {bk} : index
+  %M = memref.dim %A, %c0 : memref<?x?x{t}>
+  %K = memref.dim %A, %c1 : memref<?x?x{t}>
+  %steps = arith.ceildivui %K, %bk : index
+  %per = arith.ceildivui %steps, %splits : index
+  %chunk = arith.muli %per, %bk : index
+  %lo = arith.muli %z, %chunk : index
+  %hi0 = arith.addi %lo, %chunk : index
+  %hi = arith.minui %hi0, %K : index
+  %m0 = arith.muli %pm, %bm : index
+  %n0 = arith.muli %pn, %bn : index
+  %zero = arith.constant dense<0.0> : {acc}
+  %acc = scf.for %k = %lo to %hi step %bk iter_args(%acc = %zero) -> ({acc}) {{
+    %a = ism.load %A[%m0, %k] : memref<?x?x{t}> -> tensor<{bm}x{bk}x{t}>
+    %b = ism.load %B[%k, %n0] : memref<?x?x{t}> -> tensor<{bk}x{bn}x{t}>
+    %d = ism.dot %a, %b, %acc : tensor<{bm}x{bk}x{t}> * tensor<{bk}x{bn}x{t}> -> {acc}
+    scf.yield %d : {acc}
+  }}
+  %zm = arith.muli %z, %M : index
+  %row = arith.addi %zm, %m0 : index
+  ism.store %acc, %W[%row, %n0] : {acc} -> memref<?x?xf32>
+  ism.return
+}}
+
+ism.kernel @split_sum(%W: memref<?x?xf32>, %C: memref<?x?x{t}>, %S: i32)
+    attributes {{num_warps = 4 : i32}} {{
+  %pm = ism.program_id x : index
+  %pn = ism.program_id y : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = arith.constant 64 : index
+  %M = memref.dim %C, %c0 : memref<?x?x{t}>
+  %splits = arith.index_cast %S : i32 to index
+  %m0 = arith.muli %pm, %b : index
+  %n0 = arith.muli %pn, %b : index
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %sum = scf.for %s = %c0 to %splits step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32>) {{
+    %sm = arith.muli %s, %M : index
+    %row = arith.addi %sm, %m0 : index
+    %p = ism.load %W[%row, %n0] : memref<?x?xf32> -> tensor<64x64xf32>
+    %r = arith.addf %acc, %p : tensor<64x64xf32>
+    scf.yield %r : tensor<64x64xf32>
+  }}
+  %out = arith.truncf %sum : tensor<64x64xf32> to tensor<64x64x{t}>
+  ism.store %out, %C[%m0, %n0] : tensor<64x64x{t}> -> memref<?x?x{t}>
+  ism.return
+}}
+
+func.func @main(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %C: memref<?x?x{t}>,
+                %W: memref<?x?xf32>, %S: i32) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant {bm} : index
+  %bn = arith.constant {bn} : index
+  %b = arith.constant 64 : index
+  %M = memref.dim %A, %c0 : memref<?x?x{t}>
+  %N = memref.dim %B, %c1 : memref<?x?x{t}>
+  %gs = arith.index_cast %S : i32 to index
+  %gm = arith.ceildivui %M, %bm : index
+  %gn = arith.ceildivui %N, %bn : index
+  ism.launch @gemm_split grid(%gm, %gn, %gs) (%A, %B, %W)
+      : (memref<?x?x{t}>, memref<?x?x{t}>, memref<?x?xf32>)
+  %hm = arith.ceildivui %M, %b : index
+  %hn = arith.ceildivui %N, %b : index
+  ism.launch @split_sum grid(%hm, %hn) (%W, %C, %S)
+      : (memref<?x?xf32>, memref<?x?x{t}>, i32)
+  return
+}}
+"""
+
+
+# name, program text, ism-run --arg list: batched and split-K.
+def extra_checks():
+    b, m, n, k = 3, 256, 384, 512
+    s = 4
+    return [
+        ("bf16_batched_3x256x384x512", batched_program(),
+         [f"bf16:{b * m}x{k}:randn", f"bf16:{b * k}x{n}:randn",
+          f"bf16:{b * m}x{n}", f"i32:scalar={m}", f"i32:scalar={k}",
+          f"i32:scalar={b}"]),
+        ("bf16_splitk4_256x512x4096", splitk_program(),
+         [f"bf16:256x4096:randn", f"bf16:4096x512:randn", f"bf16:256x512",
+          f"f32:{s * 256}x512", f"i32:scalar={s}"]),
+    ]
+
+
 # name, program kwargs, (M, N, K)
 CHECKS = [
     ("bf16_128x256_4096", dict(), (512, 1024, 4096)),
@@ -213,6 +369,16 @@ def check(args):
         rows.append((name, f"{m}x{n}x{k}", status, detail[-1] if detail else ""))
         print(f"{status} {name} {m}x{n}x{k}: {detail[-1] if detail else ''}",
               flush=True)
+    for name, text, margs in extra_checks():
+        path = write(args.out, name, text)
+        cmd = [args.ism_run, path, "--check"]
+        for a in margs:
+            cmd += ["--arg", a]
+        rc, out, err = run(cmd)
+        status = "PASS" if rc == 0 else "FAIL"
+        detail = (out + err).strip().splitlines()
+        rows.append((name, "", status, detail[-1] if detail else ""))
+        print(f"{status} {name}: {' | '.join(detail[-2:])}", flush=True)
     failed = [r for r in rows if r[2] != "PASS"]
     print(f"gemm checks: {len(rows) - len(failed)} passed, {len(failed)} failed")
     return 1 if failed else 0
@@ -294,6 +460,8 @@ def main():
     if args.mode == "emit":
         for name, kw, _ in CHECKS:
             write(args.dir or args.out, name, program(**kw))
+        for name, text, _ in extra_checks():
+            write(args.dir or args.out, name, text)
         return 0
     return check(args) if args.mode == "check" else bench(args)
 
