@@ -397,7 +397,8 @@ def bench(args):
             (8192, 4096, 4096), (8192, 11008, 4096), (8192, 4096, 11008),
             (16, 4096, 4096), (128, 4096, 4096)]
     dtypes = ["bf16"] if args.quick else ["bf16", "f16"]
-    configs = [dict(bm=128, bn=256, warps=8)]
+    configs = [dict(bm=128, bn=256, warps=8), dict(bm=128, bn=128, warps=8),
+               dict(bm=64, bn=128, warps=4)]
     results = []
     for dtype in dtypes:
         tdt = torch.bfloat16 if dtype == "bf16" else torch.float16
@@ -407,6 +408,11 @@ def bench(args):
             b = torch.randn(k, n, dtype=tdt, device="cuda")
             t_torch = timer(lambda: torch.matmul(a, b))
             t_triton = timer(triton_matmul.matmul_fn(a, b))
+            try:
+                t_tp = timer(triton_matmul.persistent_matmul_fn(a, b))
+            except Exception as e:  # report, keep benchmarking
+                print(f"triton persistent TMA failed on {m}x{n}x{k}: {e}")
+                t_tp = float("nan")
             best = None
             for cfg in configs:
                 kw = dict(cfg, dtype=dtype)
@@ -429,20 +435,23 @@ def bench(args):
             tf = lambda ms: flops / ms / 1e9
             row = dict(dtype=dtype, shape=f"{m}x{n}x{k}",
                        ism=tf(best[0]), torch=tf(t_torch), triton=tf(t_triton),
+                       triton_tma=tf(t_tp),
                        config=f"{best[1]['bm']}x{best[1]['bn']}x64 w{best[1]['warps']}")
             results.append(row)
             print(f"{dtype} {row['shape']}: ism {row['ism']:.0f} TFLOP/s, "
-                  f"torch {row['torch']:.0f}, triton {row['triton']:.0f}",
-                  flush=True)
+                  f"torch {row['torch']:.0f}, triton {row['triton']:.0f}, "
+                  f"triton TMA persistent {row['triton_tma']:.0f}", flush=True)
     with open(os.path.join(args.out, "gemm.json"), "w") as f:
         json.dump(results, f, indent=1)
     print()
-    print("| dtype | M x N x K | ism TFLOP/s | cuBLAS | Triton | x cuBLAS | x Triton | ism config |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| dtype | M x N x K | ism TFLOP/s | cuBLAS | Triton | Triton TMA pers. "
+          "| x cuBLAS | x Triton | x Triton TMA | ism config |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
         print(f"| {r['dtype']} | {r['shape']} | {r['ism']:.0f} | {r['torch']:.0f} "
-              f"| {r['triton']:.0f} | {r['ism'] / r['torch']:.2f} "
-              f"| {r['ism'] / r['triton']:.2f} | {r['config']} |")
+              f"| {r['triton']:.0f} | {r['triton_tma']:.0f} "
+              f"| {r['ism'] / r['torch']:.2f} | {r['ism'] / r['triton']:.2f} "
+              f"| {r['ism'] / r['triton_tma']:.2f} | {r['config']} |")
     return 0
 
 
