@@ -158,8 +158,11 @@ bool isReplicable(Operation *op) {
   for (Type t : op->getResultTypes())
     if (isa<RankedTensorType>(t))
       return false;
-  if (isa<ProgramIdOp, NumProgramsOp, memref::DimOp>(op))
-    return true;
+  // Integer division may trap on zero, so it is not "pure"; the consumers
+  // compute the same values, so repeating it adds no new failure.
+  if (isa<ProgramIdOp, NumProgramsOp, memref::DimOp>(op) ||
+      isa<arith::ArithDialect>(op->getDialect()))
+    return op->getNumRegions() == 0;
   return isPure(op) && op->getNumRegions() == 0;
 }
 
@@ -414,8 +417,10 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(Operation *funcOp,
                                                       LoweringContext &context) {
   auto func = cast<gpu::GPUFuncOp>(funcOp);
   SmallVector<DotLoop> loops;
-  for (const DotLoop &dl : getAcceleratedDotLoops(func))
-    if (dl.loop->hasAttr(kPipelineAttrName))
+  for (DotLoop dl : getAcceleratedDotLoops(func))
+    if (dl.loop->hasAttr(kPipelineAttrName) &&
+        cast<MmaEncodingAttr>(dl.dot.getType().getEncoding()).getVersion() ==
+            3)
       loops.push_back(dl);
   if (loops.empty())
     return success();
@@ -641,7 +646,9 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     const WgmmaPipeline &p = *context.pipeline;
     auto dot = dyn_cast_or_null<DotOp>(
         op.getBody()->getTerminator()->getOperand(0).getDefiningOp());
-    if (!dot)
+    auto mma = dot ? dyn_cast<MmaEncodingAttr>(dot.getType().getEncoding())
+                   : MmaEncodingAttr();
+    if (!mma || mma.getVersion() != 3)
       return rewriter.notifyMatchFailure(op, "not a wgmma K loop");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();

@@ -40,6 +40,7 @@ void mlir::ism::populateIsmToGPUConversionPatterns(
   populateReduceScanPatterns(typeConverter, context, patterns);
   populateDotPatterns(typeConverter, context, patterns);
   populateWgmmaPatterns(typeConverter, context, patterns);
+  populateMmaSyncPatterns(typeConverter, context, patterns);
 }
 
 namespace {
@@ -50,7 +51,7 @@ namespace {
 LogicalResult checkTiles(KernelOp kernel) {
   WalkResult result = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     // A pipelined K loop's tiles live in shared memory and registers the
-    // wgmma lowering lays out itself.
+    // wgmma and mma.sync lowerings lay out themselves.
     if (op->hasAttr(kPipelineAttrName))
       return WalkResult::skip();
     auto check = [&](Type type) {

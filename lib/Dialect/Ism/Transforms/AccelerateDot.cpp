@@ -14,7 +14,10 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::ism {
 #define GEN_PASS_DEF_ISMACCELERATEDOT
@@ -30,6 +33,21 @@ namespace {
 /// path: setmaxnreg raises consumers to 232, and addressing, loop state and
 /// the epilogue need the rest.
 constexpr int64_t kMaxAccumulatorRegs = 192;
+/// Registers a thread can give to its accumulator on the mma.sync path
+/// (every warp computes; the A and B fragments, the copy addressing and
+/// the epilogue need the rest of the 255).
+constexpr int64_t kMaxMmaSyncAccumulatorRegs = 128;
+
+/// The compute capability of `chip` ("sm_80" -> 80, "sm_90a" -> 90), or -1.
+int64_t smVersion(StringRef chip) {
+  if (!chip.consume_front("sm_"))
+    return -1;
+  StringRef digits = chip.take_while([](char c) { return isdigit(c); });
+  int64_t version = -1;
+  if (digits.empty() || digits.getAsInteger(10, version))
+    return -1;
+  return version;
+}
 
 RankedTensorType withEncoding(RankedTensorType type, Attribute encoding) {
   return RankedTensorType::get(type.getShape(), type.getElementType(),
@@ -68,6 +86,86 @@ std::string checkWgmma(DotLoop loop, unsigned numWarps,
   return "";
 }
 
+/// Whether `op`, inside a K loop's body, computes scalars without side
+/// effects (the mma.sync lowering repeats the loop body's scalar code to
+/// compute the tile offsets of later iterations).
+bool isReplicableScalar(Operation *op) {
+  for (Type t : op->getResultTypes())
+    if (isa<RankedTensorType>(t))
+      return false;
+  if (op->getNumRegions() != 0)
+    return false;
+  if (isa<ProgramIdOp, NumProgramsOp, memref::DimOp>(op))
+    return true;
+  return isPure(op);
+}
+
+/// Why `loop` cannot use mma.sync m16n8k16 (empty when it can); fills
+/// `warpsM`/`warpsN`.
+std::string checkMmaSync(DotLoop loop, unsigned numWarps, unsigned &warpsM,
+                         unsigned &warpsN) {
+  auto aType = loop.dot.getA().getType(), bType = loop.dot.getB().getType();
+  Type in = aType.getElementType();
+  if (!(in.isBF16() || in.isF16()) ||
+      !loop.dot.getType().getElementType().isF32())
+    return "mma.sync here takes f16 or bf16 inputs with an f32 accumulator";
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
+  int64_t n = bType.getDimSize(1);
+  if (k % 16 != 0 || !llvm::isPowerOf2_64(k))
+    return "BLOCK_K must be a power of two and a multiple of 16";
+  if (m % 16 != 0 || n % 16 != 0 || !llvm::isPowerOf2_64(m) ||
+      !llvm::isPowerOf2_64(n))
+    return "BLOCK_M and BLOCK_N must be powers of two, multiples of 16";
+  for (LoadOp load : {loop.loadA, loop.loadB}) {
+    auto memref = cast<MemRefType>(load.getBase().getType());
+    if (memref.getElementType() != in)
+      return "A and B must be loaded from memrefs of the input type";
+    if (loop.loop->isAncestor(load.getBase().getParentBlock()->getParentOp()))
+      return "A and B must be loaded from memrefs defined outside the K loop";
+  }
+  // The lowering replaces the whole loop: it may carry only the
+  // accumulator, and the rest of its body must be scalar code it can repeat.
+  if (loop.loop.getNumRegionIterArgs() != 1)
+    return "the K loop may carry only the accumulator";
+  for (Operation &op : loop.loop.getBody()->without_terminator()) {
+    if (&op == loop.dot.getOperation() || &op == loop.loadA.getOperation() ||
+        &op == loop.loadB.getOperation())
+      continue;
+    if (!isReplicableScalar(&op))
+      return "the K loop's body may hold only the loads, the dot and scalar "
+             "index arithmetic";
+  }
+  // The warps tile the block with 16-row stripes (warpsM of them) and
+  // column blocks of at least 16 (two n8 instructions, one ldmatrix.x4).
+  // Among the arrangements that tile it, take the one whose warp tile reads
+  // the fewest operand bytes per instruction (the squarest), preferring
+  // more warps along M on a tie.
+  int64_t best = -1;
+  for (unsigned wm = numWarps; wm >= 1; wm /= 2) {
+    unsigned wn = numWarps / wm;
+    if (m % (16 * wm) != 0 || n % (16 * wn) != 0)
+      continue;
+    int64_t cost = m / wm + n / wn;
+    if (best < 0 || cost < best) {
+      best = cost;
+      warpsM = wm;
+      warpsN = wn;
+    }
+  }
+  if (best < 0)
+    return "the warps cannot tile the block into m16n16 pieces";
+  return "";
+}
+
+/// Whether `op` computes its tile results element by element from its tile
+/// operands (so it can run in any layout).
+bool isElementwise(Operation *op) {
+  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+      op->getNumResults() != 1 || isa<arith::ConstantOp>(op))
+    return false;
+  return op->hasTrait<OpTrait::Elementwise>();
+}
+
 /// Gives the value `v` (a tile) the layout `encoding` for its use `use`:
 /// retypes the producers that can produce any layout (splat constants,
 /// loads, broadcasts, splats used only here), else converts.
@@ -83,6 +181,14 @@ void adapt(OpOperand &use, Attribute encoding, OpBuilder &b) {
     v.setType(target);
     return;
   }
+  // Elementwise math feeding only this use runs in the layout too (its
+  // operands adapt in turn), rather than converting its result.
+  if (def && v.hasOneUse() && isElementwise(def)) {
+    v.setType(target);
+    for (OpOperand &operand : def->getOpOperands())
+      adapt(operand, encoding, b);
+    return;
+  }
   b.setInsertionPoint(use.getOwner());
   if (auto constant = v.getDefiningOp<arith::ConstantOp>()) {
     if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
@@ -93,15 +199,6 @@ void adapt(OpOperand &use, Attribute encoding, OpBuilder &b) {
     }
   }
   use.set(ConvertLayoutOp::create(b, v.getLoc(), target, v));
-}
-
-/// Whether `op` computes its tile results element by element from its tile
-/// operands (so it can run in any layout).
-bool isElementwise(Operation *op) {
-  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-      op->getNumResults() != 1 || isa<arith::ConstantOp>(op))
-    return false;
-  return op->hasTrait<OpTrait::Elementwise>();
 }
 
 /// Runs the epilogue after the loop in the accumulator's layout: elementwise
@@ -161,26 +258,45 @@ struct IsmAccelerateDotPass
   }
 
   LogicalResult accelerate(DotLoop loop, unsigned numWarps) {
-    if (chip != "sm_90a")
-      return success(); // the SIMT dot
-    unsigned warpsM = 0, warpsN = 0;
-    if (!checkWgmma(loop, numWarps, warpsM, warpsN).empty())
-      return success();
     auto accType = loop.dot.getType();
     int64_t regs = accType.getNumElements() / (32 * numWarps);
-    if (regs > kMaxAccumulatorRegs)
+    MLIRContext *ctx = &getContext();
+    unsigned warpsM = 0, warpsN = 0;
+    if (chip == "sm_90a" &&
+        checkWgmma(loop, numWarps, warpsM, warpsN).empty()) {
+      if (regs > kMaxAccumulatorRegs)
+        return loop.dot.emitOpError("the ")
+               << accType.getDimSize(0) << "x" << accType.getDimSize(1)
+               << " f32 accumulator needs " << regs
+               << " registers per thread with " << numWarps
+               << " warps, more than the " << kMaxAccumulatorRegs
+               << " a wgmma consumer thread can give it; use more warps "
+                  "(num_warps) or a smaller BLOCK_M x BLOCK_N";
+      int64_t n = loop.dot.getB().getType().getDimSize(1);
+      apply(loop, MmaEncodingAttr::get(ctx, 3, {warpsM, warpsN},
+                                       {16, unsigned(n / warpsN), 16}));
+      return success();
+    }
+    // Ampere's mma.sync (also on later chips, for loops wgmma cannot take).
+    if (smVersion(chip) < 80 ||
+        !checkMmaSync(loop, numWarps, warpsM, warpsN).empty())
+      return success(); // the SIMT dot
+    if (regs > kMaxMmaSyncAccumulatorRegs)
       return loop.dot.emitOpError("the ")
              << accType.getDimSize(0) << "x" << accType.getDimSize(1)
              << " f32 accumulator needs " << regs
              << " registers per thread with " << numWarps
-             << " warps, more than the " << kMaxAccumulatorRegs
-             << " a wgmma consumer thread can give it; use more warps "
+             << " warps, more than the " << kMaxMmaSyncAccumulatorRegs
+             << " an mma.sync thread can give it; use more warps "
                 "(num_warps) or a smaller BLOCK_M x BLOCK_N";
+    apply(loop, MmaEncodingAttr::get(ctx, 2, {warpsM, warpsN}, {16, 8, 16}));
+    return success();
+  }
 
+  /// Gives the loop's accumulator chain the layout `mma` and the A and B
+  /// tiles the swizzled shared layout.
+  void apply(DotLoop loop, MmaEncodingAttr mma) {
     MLIRContext *ctx = &getContext();
-    int64_t n = loop.dot.getB().getType().getDimSize(1);
-    auto mma = MmaEncodingAttr::get(ctx, 3, {warpsM, warpsN},
-                                    {16, unsigned(n / warpsN), 16});
     auto shared = SharedEncodingAttr::get(ctx, 8, 1, 8, {1, 0});
     OpBuilder b(ctx);
 
@@ -198,7 +314,6 @@ struct IsmAccelerateDotPass
     adapt(forOp.getInitArgsMutable()[i], mma, b);
     forOp.getResult(i).setType(mmaType);
     propagateForward(forOp.getResult(i), mma, blocked.getEncoding(), b);
-    return success();
   }
 };
 

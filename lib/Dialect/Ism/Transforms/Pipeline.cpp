@@ -57,11 +57,45 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
     SmallVector<DotLoop> loops = getAcceleratedDotLoops(kernel);
     if (loops.empty())
       return success();
-    if (loops.size() > 1)
+    auto version = [](DotLoop loop) {
+      return cast<MmaEncodingAttr>(loop.dot.getType().getEncoding())
+          .getVersion();
+    };
+    // A wgmma kernel is warp-specialized around its one K loop; mma.sync
+    // loops (version 2) are pipelined in place, any number of them.
+    bool wgmma = llvm::any_of(loops, [&](DotLoop l) { return version(l) == 3; });
+    if (wgmma && loops.size() > 1)
       return loops[1].dot.emitOpError(
           "is the second tensor-core K loop of its kernel; a kernel's "
           "producer warpgroup feeds one K loop: split the kernel");
-    DotLoop loop = loops.front();
+    Builder b(&getContext());
+    for (DotLoop loop : loops) {
+      FailureOr<unsigned> stages = chooseStages(kernel, loop);
+      if (failed(stages))
+        return failure();
+      if (version(loop) == 2 && *stages < 2)
+        return loop.dot.emitOpError("num_stages = ")
+               << *stages
+               << ": the cp.async pipeline of an mma.sync K loop needs at "
+                  "least 2 stages";
+      loop.loop->setAttr(kPipelineAttrName,
+                         b.getDictionaryAttr(b.getNamedAttr(
+                             "num_stages", b.getI64IntegerAttr(*stages))));
+    }
+    if (!wgmma)
+      return success();
+    unsigned group = kernelOption(kernel, "group_size", groupSize);
+    if (group == 0)
+      return kernel.emitOpError("group_size must be at least 1");
+    kernel->setAttr(kPersistentAttrName,
+                    b.getDictionaryAttr(b.getNamedAttr(
+                        "group_size", b.getI64IntegerAttr(group))));
+    return success();
+  }
+
+  /// The number of stages of `loop`'s A and B buffers: the kernel's
+  /// num_stages, the pass option, or as many as fit (up to 4).
+  FailureOr<unsigned> chooseStages(KernelOp kernel, DotLoop loop) {
     int64_t stageBytes = tileBytes(loop.dot.getA().getType()) +
                          tileBytes(loop.dot.getB().getType());
     unsigned stages = kernelOption(kernel, "num_stages", numStages);
@@ -83,17 +117,7 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
              << stageBytes / 1024 << " KiB a stage), more than the "
              << kSharedMemoryLimit / 1024
              << " KiB of a CTA; reduce num_stages or the block sizes";
-    unsigned group = kernelOption(kernel, "group_size", groupSize);
-    if (group == 0)
-      return kernel.emitOpError("group_size must be at least 1");
-    Builder b(&getContext());
-    loop.loop->setAttr(kPipelineAttrName,
-                       b.getDictionaryAttr(b.getNamedAttr(
-                           "num_stages", b.getI64IntegerAttr(stages))));
-    kernel->setAttr(kPersistentAttrName,
-                    b.getDictionaryAttr(b.getNamedAttr(
-                        "group_size", b.getI64IntegerAttr(group))));
-    return success();
+    return stages;
   }
 };
 

@@ -1,0 +1,662 @@
+//===- AmpereGemm.cpp - mma.sync K loops on a cp.async pipeline (sm_80+) --===//
+//
+// A K loop that ism-accelerate-dot put on mma.sync (#ism.mma version 2) and
+// ism-pipeline scheduled (ism.pipeline = {num_stages = S}) becomes a
+// software-pipelined loop run by all the kernel's warps; there is no warp
+// specialization and no persistent grid on this path.
+//
+// Shared memory: a ring of S stages in scratch region 2, each holding the A
+// tile [BM, BK] and then the B tile [BK, BN]. A tile is stored as boxes of
+// at most 128 bytes of columns (64 columns of 16-bit elements), each box
+// its rows one after the other; inside a box, the 16-byte chunks of every
+// 128-byte line are XOR-swizzled with the line's index (chunk ^= line % 8).
+// For 128-byte box rows (BK = 64; B with BN >= 64) this is the TMA 128-byte
+// swizzle of the wgmma path (chunk ^= row % 8); narrower rows pack 2 or 4
+// rows a line. Either way the 8 rows an ldmatrix 8x8 matrix reads (8
+// consecutive rows, one 16-byte chunk each) fall in 8 different bank
+// groups: no bank conflicts.
+//
+// Schedule, for iteration i of the K loop (k = lb + i * step):
+//
+//   prologue:  for s in 0 .. S-2: copy the tiles of iteration s into stage
+//              s (if k_s < ub); cp.async.commit_group.
+//   loop i:    cp.async.wait_group S-2   (this thread's copies for i done)
+//              barrier                    (everyone's copies for i visible;
+//                                          everyone is done reading stage
+//                                          (i-1) % S)
+//              copy the tiles of iteration i+S-1 into stage (i+S-1) % S
+//              (if k + (S-1) * step < ub); cp.async.commit_group
+//              for each 16-wide K step kk of the stage (stage i % S):
+//                ldmatrix.x4 the warp's A fragments (one per 16-row block),
+//                ldmatrix.x4.trans the B fragments (two n8 blocks each),
+//                mma.sync.m16n8k16.row.col into the accumulator registers.
+//   after:     cp.async.wait_group 0; barrier (the ring is free again).
+//
+// Copies: every thread of the CTA takes the 16-byte chunks tid, tid + T, ...
+// of each tile (row-major) and issues cp.async.cg with a source size of the
+// bytes left in the row (0 for rows outside the memref), so edges and the
+// K tail are zero-filled. cp.async needs 16-byte aligned sources: when a
+// memref's inner stride is not 1, its base or row stride is not a multiple
+// of 16 bytes, or a tile's column offset is not, the tile is copied element
+// by element instead (bounds-checked loads, st.shared into the same
+// swizzled places); the barriers of the schedule order those stores too.
+// The test is uniform across the CTA.
+//
+// Fragments: warp w covers rows 16 * (w % wm) + 16 * wm * r (r < BM / (16
+// wm)) and columns warpN * (w / wm) + 0 .. warpN (warpN = BN / wn), the
+// #ism.mma accumulator distribution (Distribution.cpp), whose registers
+// 4 * (j + (warpN / 8) * r) + 0..3 are exactly the m16n8 C fragment of
+// instruction (r, j). For ldmatrix.x4 lane l gives the address of row
+// l % 16 and column 8 * (l / 16) of the 16x16 A block (matrices: rows 0-7
+// and 8-15 of k 0-7, then of k 8-15 = a0..a3), and for ldmatrix.x4.trans
+// k-row l % 16 and column n0 + 8 * (l / 16) of B (b0, b1 of n-block n0,
+// then of n0 + 8).
+//
+// The tile offsets of later iterations are computed by clones of the loop
+// body's scalar code that computes them, with the induction variable
+// replaced.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+#include "ism/Dialect/Ism/Transforms/DotLoop.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::ism;
+
+namespace {
+
+/// Terse integer arithmetic on values of one type (i32 or index).
+struct Ints {
+  OpBuilder &b;
+  Location loc;
+  Type type;
+
+  Value c(int64_t v) const {
+    return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
+  }
+  Value add(Value x, Value y) const {
+    return arith::AddIOp::create(b, loc, x, y);
+  }
+  Value add(Value x, int64_t y) const { return y ? add(x, c(y)) : x; }
+  Value sub(Value x, Value y) const {
+    return arith::SubIOp::create(b, loc, x, y);
+  }
+  Value mul(Value x, Value y) const {
+    return arith::MulIOp::create(b, loc, x, y);
+  }
+  Value mul(Value x, int64_t y) const { return y == 1 ? x : mul(x, c(y)); }
+  Value div(Value x, int64_t y) const {
+    return y == 1 ? x : arith::DivUIOp::create(b, loc, x, c(y)).getResult();
+  }
+  Value rem(Value x, int64_t y) const {
+    return arith::RemUIOp::create(b, loc, x, c(y));
+  }
+  Value xori(Value x, Value y) const {
+    return arith::XOrIOp::create(b, loc, x, y);
+  }
+  Value andi(Value x, Value y) const {
+    return arith::AndIOp::create(b, loc, x, y);
+  }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) const {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value select(Value cond, Value x, Value y) const {
+    return arith::SelectOp::create(b, loc, cond, x, y);
+  }
+  Value smin(Value x, Value y) const {
+    return arith::MinSIOp::create(b, loc, x, y);
+  }
+  Value smax(Value x, Value y) const {
+    return arith::MaxSIOp::create(b, loc, x, y);
+  }
+  /// Signed 0 <= v < hi.
+  Value inRange(Value v, Value hi) const {
+    return andi(cmp(arith::CmpIPredicate::sge, v, c(0)),
+                cmp(arith::CmpIPredicate::slt, v, hi));
+  }
+};
+
+Ints i32s(OpBuilder &b, Location loc) { return {b, loc, b.getI32Type()}; }
+Ints indices(OpBuilder &b, Location loc) { return {b, loc, b.getIndexType()}; }
+
+Value toI32(OpBuilder &b, Location loc, Value index) {
+  return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
+}
+Value toI64(OpBuilder &b, Location loc, Value index) {
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+}
+
+/// Where one operand tile [rows, cols] lives in a stage of the ring (see the
+/// file comment): boxes of boxCols() columns, 128-byte lines swizzled.
+struct OperandTile {
+  int64_t rows = 0, cols = 0;
+  int64_t elementBytes = 2;
+  /// Bytes from the start of the stage.
+  int64_t offset = 0;
+
+  int64_t boxCols() const {
+    return std::min<int64_t>(cols, 128 / elementBytes);
+  }
+  int64_t rowBytes() const { return boxCols() * elementBytes; }
+  int64_t boxBytes() const { return rows * rowBytes(); }
+  /// Rows that share one 128-byte line.
+  int64_t rowsPerLine() const { return 128 / rowBytes(); }
+  int64_t bytes() const { return rows * cols * elementBytes; }
+  int64_t chunksPerRow() const { return cols * elementBytes / 16; }
+  int64_t chunks() const { return rows * chunksPerRow(); }
+
+  /// Byte offset (i32, from the tile's start) of element (row, col) (i32
+  /// values).
+  Value elementOffset(OpBuilder &b, Location loc, Value row, Value col) const {
+    Ints i(i32s(b, loc));
+    Value box = i.div(col, boxCols());
+    Value bytes = i.mul(i.rem(col, boxCols()), elementBytes);
+    // 16-byte chunk index within the box, then the line's swizzle.
+    Value q = i.add(i.mul(row, rowBytes() / 16), i.div(bytes, 16));
+    Value phase = i.andi(i.div(q, 8), i.c(7));
+    Value chunk = i.xori(q, phase);
+    Value off = i.add(i.mul(box, boxBytes()), i.mul(chunk, 16));
+    return i.add(off, i.rem(bytes, 16));
+  }
+
+  /// The per-lane parts of ldmatrix addresses: lane l reads row l % 16 and
+  /// chunk l / 16 of a 16x16 block. `rowBytes` is the lane's line offset,
+  /// `x` what its chunk index contributes to the swizzled chunk.
+  struct Lane {
+    Value rowBytes, x;
+  };
+  Lane laneParts(OpBuilder &b, Location loc, Value lane) const {
+    Ints i(i32s(b, loc));
+    int64_t p = rowsPerLine();
+    Value lr = i.rem(lane, 16), lc = i.div(lane, 16);
+    Value line = i.div(lr, p);
+    Value inLine = i.mul(i.rem(lr, p), 8 / p);
+    return {i.mul(line, 128),
+            i.xori(i.xori(inLine, lc), i.rem(line, 8))};
+  }
+
+  /// Byte offset (i32, from the tile's start) of lane `lane`'s row for an
+  /// ldmatrix
+  /// of the 16x16 block at (r0, c0), both multiples of 16: with
+  /// row = r0 + l % 16 and col = c0 + 8 * (l / 16), elementOffset(row, col)
+  /// splits into a uniform and a per-lane part (the row and column bits
+  /// the two contribute do not overlap).
+  Value ldmatrixOffset(OpBuilder &b, Location loc, const Lane &lane, Value r0,
+                       Value c0) const {
+    Ints i(i32s(b, loc));
+    int64_t p = rowsPerLine();
+    Value box = i.div(c0, boxCols());
+    Value chunk = i.div(i.mul(i.rem(c0, boxCols()), elementBytes), 16);
+    Value line = i.div(r0, p);
+    Value x = i.xori(chunk, i.rem(line, 8));
+    Value off = i.add(i.mul(box, boxBytes()), i.mul(line, 128));
+    off = i.add(off, lane.rowBytes);
+    return i.add(off, i.mul(i.xori(lane.x, x), 16));
+  }
+};
+
+/// A 2-D memref as a global address and its sizes and strides (index).
+struct GlobalMatrix {
+  Value memref;
+  Value base; // i64 address of element (0, 0)
+  Value sizes[2], strides[2];
+  unsigned elementBytes;
+  /// Whether 16-byte chunks of its rows can be copied with cp.async: unit
+  /// inner stride, 16-byte aligned base and row stride (i1, uniform).
+  Value chunked;
+
+  GlobalMatrix(OpBuilder &b, Location loc, Value memref) : memref(memref) {
+    auto type = cast<MemRefType>(memref.getType());
+    elementBytes = type.getElementTypeBitWidth() / 8;
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    Ints i(indices(b, loc));
+    for (unsigned d = 0; d < 2; ++d) {
+      sizes[d] = meta.getSizes()[d];
+      strides[d] = meta.getStrides()[d];
+    }
+    Value aligned =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+    Value address = i.add(aligned, i.mul(meta.getOffset(), elementBytes));
+    base = toI64(b, loc, address);
+    Value zero = i.c(0);
+    chunked = i.andi(
+        i.andi(i.cmp(arith::CmpIPredicate::eq, strides[1], i.c(1)),
+               i.cmp(arith::CmpIPredicate::eq, i.rem(address, 16), zero)),
+        i.cmp(arith::CmpIPredicate::eq,
+              i.rem(i.mul(strides[0], elementBytes), 16), zero));
+  }
+};
+
+Value sharedAt(OpBuilder &b, Location loc, Value ring, Value offset) {
+  return LLVM::GEPOp::create(b, loc, ring.getType(), b.getI8Type(), ring,
+                             ValueRange{offset});
+}
+
+/// Copies the [rows, cols] tile of `g` at (o0, o1) into the ring at
+/// `tileBase` (i32 bytes from the ring) with cp.async: 16-byte chunks,
+/// zero-filled past the memref's edges. `tid` (index) is this thread's
+/// index among `threads`.
+void copyTileAsync(OpBuilder &b, Location loc, const OperandTile &t,
+                   const GlobalMatrix &g, Value o0, Value o1, Value ring,
+                   Value tileBase, Value tid, int64_t threads) {
+  Ints x(indices(b, loc));
+  Ints i(i32s(b, loc));
+  int64_t perRow = t.chunksPerRow();
+  int64_t chunks = t.chunks();
+  int64_t elemsPerChunk = 16 / g.elementBytes;
+  // Uniform: the memref's rows and columns left from the tile's origin.
+  Value rowsLeft = x.sub(g.sizes[0], o0);
+  Value colsLeft = x.sub(g.sizes[1], o1);
+  Value negO0 = x.sub(x.c(0), o0), negO1 = x.sub(x.c(0), o1);
+  Value origin = x.add(x.mul(o0, g.strides[0]), o1);
+  Value zero32 = i.c(0);
+  for (int64_t n = 0; n * threads < chunks; ++n) {
+    // Chunk tid + n * threads: its row and chunk within the row.
+    Value row, chunk;
+    if (threads % perRow == 0) {
+      row = x.add(x.div(tid, perRow), n * threads / perRow);
+      chunk = x.rem(tid, perRow);
+    } else {
+      Value c = x.add(tid, n * threads);
+      row = x.div(c, perRow);
+      chunk = x.rem(c, perRow);
+    }
+    auto body = [&](OpBuilder &bb, Location l) {
+      Ints x(indices(bb, l));
+      Ints i(i32s(bb, l));
+      Value col = x.mul(chunk, elemsPerChunk);
+      // Bytes of the chunk inside the memref: the rest of the row, at most
+      // 16; none when the row is outside.
+      Value rowInside = x.andi(
+          x.cmp(arith::CmpIPredicate::sge, row, negO0),
+          x.cmp(arith::CmpIPredicate::slt, row, rowsLeft));
+      Value colInside = x.cmp(arith::CmpIPredicate::sge, col, negO1);
+      Value left = x.mul(x.sub(colsLeft, col), g.elementBytes);
+      left = x.smax(x.smin(left, x.c(16)), x.c(0));
+      Value size = i.select(x.andi(rowInside, colInside), toI32(bb, l, left),
+                            zero32);
+      Value element = x.add(origin, x.add(x.mul(row, g.strides[0]), col));
+      Value address = arith::AddIOp::create(
+          bb, l, g.base,
+          toI64(bb, l, x.mul(element, g.elementBytes)));
+      // Nothing is read for a size of 0; point at the base anyway.
+      address = arith::SelectOp::create(
+          bb, l, i.cmp(arith::CmpIPredicate::eq, size, zero32), g.base,
+          address);
+      Value src = LLVM::IntToPtrOp::create(
+          bb, l, LLVM::LLVMPointerType::get(bb.getContext(), 1), address);
+      Value dst = sharedAt(
+          bb, l, ring,
+          i.add(tileBase, t.elementOffset(bb, l, toI32(bb, l, row),
+                                          toI32(bb, l, col))));
+      NVVM::CpAsyncOp::create(bb, l, dst, src, 16,
+                              NVVM::LoadCacheModifierKind::CG, size);
+    };
+    if ((n + 1) * threads <= chunks) {
+      body(b, loc);
+      continue;
+    }
+    Value mine = x.cmp(arith::CmpIPredicate::ult, x.add(tid, n * threads),
+                       x.c(chunks));
+    scf::IfOp::create(b, loc, mine, [&](OpBuilder &tb, Location tl) {
+      body(tb, tl);
+      scf::YieldOp::create(tb, tl);
+    });
+  }
+}
+
+/// Copies the tile like copyTileAsync, element by element (bounds-checked
+/// loads, zeros outside, st.shared), for memrefs cp.async cannot read.
+void copyTileByElements(OpBuilder &b, Location loc, const OperandTile &t,
+                        const GlobalMatrix &g, Value o0, Value o1, Value ring,
+                        Value tileBase, Value tid, int64_t threads) {
+  Type elementType = cast<MemRefType>(g.memref.getType()).getElementType();
+  Ints x(indices(b, loc));
+  scf::ForOp::create(
+      b, loc, tid, x.c(t.rows * t.cols), x.c(threads), ValueRange{},
+      [&](OpBuilder &lb, Location l, Value e, ValueRange) {
+        Ints x(indices(lb, l));
+        Ints i(i32s(lb, l));
+        Value row = x.div(e, t.cols), col = x.rem(e, t.cols);
+        Value r = x.add(o0, row), c = x.add(o1, col);
+        Value inside = x.andi(x.inRange(r, g.sizes[0]),
+                              x.inRange(c, g.sizes[1]));
+        auto ifOp = scf::IfOp::create(
+            lb, l, inside,
+            [&](OpBuilder &tb, Location tl) {
+              Value v = memref::LoadOp::create(tb, tl, g.memref,
+                                               ValueRange{r, c});
+              scf::YieldOp::create(tb, tl, v);
+            },
+            [&](OpBuilder &eb, Location el) {
+              Value v = arith::ConstantOp::create(
+                  eb, el, elementType, eb.getZeroAttr(elementType));
+              scf::YieldOp::create(eb, el, v);
+            });
+        Value off = i.add(tileBase, t.elementOffset(lb, l, toI32(lb, l, row),
+                                                    toI32(lb, l, col)));
+        LLVM::StoreOp::create(lb, l, ifOp.getResult(0),
+                              sharedAt(lb, l, ring, off));
+        scf::YieldOp::create(lb, l);
+      });
+}
+
+/// Whether `op` may be repeated to compute a later iteration's tile
+/// offsets: it computes scalars without side effects.
+bool isReplicable(Operation *op) {
+  for (Type t : op->getResultTypes())
+    if (isa<RankedTensorType>(t))
+      return false;
+  if (op->getNumRegions() != 0)
+    return false;
+  if (isa<ProgramIdOp, NumProgramsOp, memref::DimOp>(op))
+    return true;
+  return isPure(op);
+}
+
+/// The mma.sync K loop (see the file comment).
+struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
+  MmaSyncLoopLowering(const TypeConverter &converter, MLIRContext *ctx,
+                      LoweringContext &context)
+      : IsmConversionPattern(converter, ctx, context, /*benefit=*/10) {
+    setHasBoundedRewriteRecursion();
+  }
+
+  LogicalResult
+  matchAndRewrite(scf::ForOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto dims = op->getAttrOfType<DictionaryAttr>(kPipelineAttrName);
+    if (!dims || op.getNumResults() == 0)
+      return failure();
+    auto dot = dyn_cast_or_null<DotOp>(
+        op.getBody()->getTerminator()->getOperand(0).getDefiningOp());
+    auto mma = dot ? dyn_cast<MmaEncodingAttr>(dot.getType().getEncoding())
+                   : MmaEncodingAttr();
+    if (!mma || mma.getVersion() != 2)
+      return rewriter.notifyMatchFailure(op, "not an mma.sync K loop");
+    std::optional<DotLoop> match = matchDotLoop(dot);
+    if (!match)
+      return op.emitOpError("is marked ism.pipeline but is not a K loop of "
+                            "ism.dot the mma.sync lowering can take");
+    DotLoop dl = *match;
+    if (op.getNumRegionIterArgs() != 1)
+      return op.emitOpError("a pipelined mma.sync K loop may carry only the "
+                            "accumulator");
+    auto stagesAttr = dims.getAs<IntegerAttr>("num_stages");
+    int64_t stages = stagesAttr ? stagesAttr.getInt() : 0;
+    if (stages < 2)
+      return op.emitOpError("a pipelined mma.sync K loop needs at least 2 "
+                            "stages");
+
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto aType = dot.getA().getType(), bType = dot.getB().getType();
+    Type inType = aType.getElementType();
+    if (!(inType.isBF16() || inType.isF16()) ||
+        !dot.getType().getElementType().isF32())
+      return op.emitOpError("mma.sync takes f16 or bf16 inputs with an f32 "
+                            "accumulator here");
+    int64_t blockM = aType.getDimSize(0), blockK = aType.getDimSize(1);
+    int64_t blockN = bType.getDimSize(1);
+    int64_t warpsM = mma.getWarpsPerCTA()[0], warpsN = mma.getWarpsPerCTA()[1];
+    int64_t warpN = blockN / warpsN;
+    int64_t reps = blockM / (16 * warpsM);
+    if (blockK % 16 != 0 || blockM % (16 * warpsM) != 0 || warpN % 16 != 0 ||
+        blockN % warpsN != 0 || warpsM * warpsN != context.getNumWarps())
+      return op.emitOpError("the mma.sync layout ")
+             << mma << " does not tile the " << blockM << "x" << blockN
+             << "x" << blockK << " block with " << context.getNumWarps()
+             << " warps";
+    OperandTile tileA{blockM, blockK, 2, 0};
+    OperandTile tileB{blockK, blockN, 2, tileA.bytes()};
+    int64_t stageBytes = tileA.bytes() + tileB.bytes();
+    int64_t threads = context.getNumThreads();
+
+    // The loop body's scalar code that computes the tile offsets.
+    Block *body = op.getBody();
+    BackwardSliceOptions options;
+    options.omitBlockArguments = true;
+    options.inclusive = true;
+    options.filter = [&](Operation *o) { return o->getBlock() == body; };
+    llvm::SetVector<Operation *> slice;
+    for (LoadOp load : {dl.loadA, dl.loadB}) {
+      if (body->getParent()->isAncestor(load.getBase().getParentRegion()))
+        return load.emitOpError("reads a memref defined inside its "
+                                "pipelined K loop");
+      for (Value v : load.getOffsets()) {
+        Operation *def = v.getDefiningOp();
+        if (!def || def->getBlock() != body)
+          continue;
+        if (failed(getBackwardSlice(def, &slice, options)))
+          return op.emitOpError("cannot analyse the K loop's tile offsets");
+      }
+    }
+    SmallVector<Operation *> offsetOps;
+    for (Operation &o : *body)
+      if (slice.contains(&o))
+        offsetOps.push_back(&o);
+    for (Operation *o : offsetOps) {
+      if (!isReplicable(o))
+        return o->emitOpError("computes a tile offset of a pipelined K loop "
+                              "with side effects or regions; compute it "
+                              "with scalar arithmetic");
+      for (Value operand : o->getOperands())
+        if (auto arg = dyn_cast<BlockArgument>(operand);
+            arg && arg.getOwner() == body && arg.getArgNumber() != 0)
+          return o->emitOpError("computes a tile offset of a pipelined K "
+                                "loop from a loop-carried value");
+    }
+    for (LoadOp load : {dl.loadA, dl.loadB})
+      for (Value v : load.getOffsets())
+        if (auto arg = dyn_cast<BlockArgument>(v);
+            arg && arg.getOwner() == body && arg.getArgNumber() != 0)
+          return load.emitOpError("has a tile offset that is a loop-carried "
+                                  "value of its pipelined K loop");
+
+    // Values from outside the loop, as the conversion has them now.
+    auto outer = [&](Value v) {
+      Value mapped = rewriter.getRemappedValue(v);
+      return mapped ? mapped : v;
+    };
+    // The tile offsets (o0, o1) of A and B for the iteration at `k`.
+    auto offsetsAt = [&](OpBuilder &b, Value k) {
+      IRMapping map;
+      map.map(op.getInductionVar(), k);
+      for (Operation *o : offsetOps) {
+        for (Value operand : o->getOperands())
+          if (!map.contains(operand))
+            map.map(operand, outer(operand));
+        b.clone(*o, map);
+      }
+      SmallVector<Value, 4> result;
+      for (LoadOp load : {dl.loadA, dl.loadB})
+        for (Value v : load.getOffsets())
+          result.push_back(map.contains(v) ? map.lookup(v) : outer(v));
+      return result;
+    };
+
+    Ints x(indices(rewriter, loc));
+    Value tid = context.getThreadId(rewriter, loc);
+    Value warp = toI32(rewriter, loc, context.getWarpId(rewriter, loc));
+    Value lane = toI32(rewriter, loc, context.getLaneId(rewriter, loc));
+    Value scratch = context.getScratch(rewriter, loc, /*region=*/2,
+                                       rewriter.getI8Type(),
+                                       stages * stageBytes);
+    Value ring = LLVM::IntToPtrOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(ctx, 3),
+        toI64(rewriter, loc,
+              memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
+                                                             scratch)));
+    GlobalMatrix globalA(rewriter, loc, outer(dl.loadA.getBase()));
+    GlobalMatrix globalB(rewriter, loc, outer(dl.loadB.getBase()));
+
+    // Copies the tiles of the iteration at `k` into `stage` (i32) when
+    // `guard`, then commits the group (empty when not).
+    auto issue = [&](OpBuilder &b, Location l, Value k, Value stage,
+                     Value guard) {
+      scf::IfOp::create(b, l, guard, [&](OpBuilder &tb, Location tl) {
+        SmallVector<Value, 4> o = offsetsAt(tb, k);
+        Ints x(indices(tb, tl));
+        Ints i(i32s(tb, tl));
+        Value stageBase = i.mul(stage, stageBytes);
+        auto copy = [&](const OperandTile &t, const GlobalMatrix &g, Value o0,
+                        Value o1) {
+          Value tileBase = i.add(stageBase, t.offset);
+          Value aligned = x.andi(
+              g.chunked,
+              x.cmp(arith::CmpIPredicate::eq,
+                    x.rem(x.mul(o1, g.elementBytes), 16), x.c(0)));
+          scf::IfOp::create(
+              tb, tl, aligned,
+              [&](OpBuilder &fb, Location fl) {
+                copyTileAsync(fb, fl, t, g, o0, o1, ring, tileBase, tid,
+                              threads);
+                scf::YieldOp::create(fb, fl);
+              },
+              [&](OpBuilder &sb, Location sl) {
+                copyTileByElements(sb, sl, t, g, o0, o1, ring, tileBase, tid,
+                                   threads);
+                scf::YieldOp::create(sb, sl);
+              });
+        };
+        copy(tileA, globalA, o[0], o[1]);
+        copy(tileB, globalB, o[2], o[3]);
+        scf::YieldOp::create(tb, tl);
+      });
+      NVVM::CpAsyncCommitGroupOp::create(b, l);
+    };
+
+    Value lb = adaptor.getLowerBound(), ub = adaptor.getUpperBound();
+    Value step = adaptor.getStep();
+    // Prologue: stages 0 .. S-2.
+    for (int64_t s = 0; s + 1 < stages; ++s) {
+      Value k = x.add(lb, x.mul(step, s));
+      issue(rewriter, loc, k, i32s(rewriter, loc).c(s),
+            x.cmp(arith::CmpIPredicate::slt, k, ub));
+    }
+
+    // Per-thread parts of the fragment addresses.
+    Ints i(i32s(rewriter, loc));
+    OperandTile::Lane laneA = tileA.laneParts(rewriter, loc, lane);
+    OperandTile::Lane laneB = tileB.laneParts(rewriter, loc, lane);
+    Value warpRow = i.mul(i.rem(warp, warpsM), 16);
+    Value warpCol = i.mul(i.rem(i.div(warp, warpsM), warpsN), warpN);
+
+    Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
+    auto fragType = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
+    auto accType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+    bool bf16 = inType.isBF16();
+    auto ptxType = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    auto operand = [&](OpBuilder &b, Location l, Value v) -> Value {
+      if (bf16)
+        return v;
+      return LLVM::BitcastOp::create(
+          b, l, VectorType::get({2}, rewriter.getF16Type()), v);
+    };
+    auto ldmatrix = [&](OpBuilder &b, Location l, Value offset, bool trans) {
+      Value frag = NVVM::LdMatrixOp::create(
+          b, l, fragType, sharedAt(b, l, ring, offset), 4,
+          trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+          NVVM::LdStMatrixEltType::B16);
+      std::array<Value, 4> regs;
+      for (int64_t r = 0; r < 4; ++r)
+        regs[r] = LLVM::ExtractValueOp::create(b, l, frag, r);
+      return regs;
+    };
+
+    auto loop = scf::ForOp::create(
+        rewriter, loc, lb, ub, step,
+        ValueRange{adaptor.getInitArgs()[0], i.c(0)},
+        [&](OpBuilder &b, Location l, Value k, ValueRange iter) {
+          Ints x(indices(b, l));
+          Ints i(i32s(b, l));
+          Value acc = iter[0], stage = iter[1];
+          NVVM::CpAsyncWaitGroupOp::create(b, l, stages - 2);
+          context.barrier(b, l);
+          // Stage (i + S - 1) % S was read in iteration i - 1, which every
+          // thread finished before the barrier.
+          Value ahead = x.add(k, x.mul(step, stages - 1));
+          Value writeStage = i.select(
+              i.cmp(arith::CmpIPredicate::eq, stage, i.c(0)),
+              i.c(stages - 1), i.add(stage, -1));
+          issue(b, l, ahead, writeStage,
+                x.cmp(arith::CmpIPredicate::slt, ahead, ub));
+
+          Value stageBase = i.mul(stage, stageBytes);
+          Value baseA = i.add(stageBase, tileA.offset);
+          Value baseB = i.add(stageBase, tileB.offset);
+          SmallVector<Value> regs;
+          int64_t numRegs = cast<VectorType>(acc.getType()).getNumElements();
+          for (int64_t r = 0; r < numRegs; ++r)
+            regs.push_back(extractReg(b, l, acc, r));
+          for (int64_t kk = 0; kk < blockK / 16; ++kk) {
+            SmallVector<std::array<Value, 4>> a;
+            for (int64_t r = 0; r < reps; ++r) {
+              Value row = i.add(warpRow, 16 * warpsM * r);
+              Value off = tileA.ldmatrixOffset(b, l, laneA, row,
+                                               i.c(kk * 16));
+              a.push_back(ldmatrix(b, l, i.add(baseA, off), false));
+            }
+            for (int64_t jj = 0; jj < warpN / 16; ++jj) {
+              Value col = i.add(warpCol, 16 * jj);
+              Value off = tileB.ldmatrixOffset(b, l, laneB, i.c(kk * 16), col);
+              std::array<Value, 4> bq =
+                  ldmatrix(b, l, i.add(baseB, off), true);
+              for (int64_t half = 0; half < 2; ++half) {
+                int64_t j = 2 * jj + half;
+                for (int64_t r = 0; r < reps; ++r) {
+                  int64_t base = 4 * (j + (warpN / 8) * r);
+                  SmallVector<Value> ops_a, ops_b, ops_c;
+                  for (Value v : a[r])
+                    ops_a.push_back(operand(b, l, v));
+                  ops_b.push_back(operand(b, l, bq[2 * half]));
+                  ops_b.push_back(operand(b, l, bq[2 * half + 1]));
+                  for (int64_t c = 0; c < 4; ++c)
+                    ops_c.push_back(regs[base + c]);
+                  Value d = NVVM::MmaOp::create(
+                      b, l, accType, ops_a, ops_b, ops_c,
+                      ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
+                      std::nullopt,
+                      std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+                      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                                     NVVM::MMALayout::col});
+                  for (int64_t c = 0; c < 4; ++c)
+                    regs[base + c] = LLVM::ExtractValueOp::create(b, l, d, c);
+                }
+              }
+            }
+          }
+          Value next = i.add(stage, 1);
+          next = i.select(i.cmp(arith::CmpIPredicate::eq, next, i.c(stages)),
+                          i.c(0), next);
+          scf::YieldOp::create(b, l,
+                               ValueRange{buildVector(b, l, f32, regs), next});
+        });
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, loc, 0);
+    context.barrier(rewriter, loc);
+    rewriter.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::ism::populateMmaSyncPatterns(TileTypeConverter &converter,
+                                        LoweringContext &context,
+                                        RewritePatternSet &patterns) {
+  patterns.add<MmaSyncLoopLowering>(converter, patterns.getContext(), context);
+}
