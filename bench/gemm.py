@@ -345,6 +345,15 @@ CHECKS = [
     ("bf16_decode_m16", dict(), (16, 4096, 4096)),
 ]
 
+# The Ampere path (mma.sync, ldmatrix, cp.async), compiled for sm_80 and run
+# on the same GPU: name, program kwargs, (M, N, K).
+AMPERE_CHECKS = [
+    ("bf16_128x128", dict(bn=128), (640, 384, 512)),
+    ("bf16_odd_4095x4097x1000", dict(), (4095, 4097, 1000)),
+    ("f16_128x256", dict(dtype="f16"), (512, 512, 768)),
+    ("bf16_bias_relu", dict(epilogue="bias_relu"), (384, 512, 512)),
+]
+
 
 def run(cmd, timeout=180):
     try:
@@ -357,9 +366,14 @@ def run(cmd, timeout=180):
 
 def check(args):
     rows = []
-    for name, kw, (m, n, k) in CHECKS:
+    runs = [(name, kw, shape, None) for name, kw, shape in CHECKS]
+    runs += [("sm80_" + name, kw, shape, "sm_80")
+             for name, kw, shape in AMPERE_CHECKS]
+    for name, kw, (m, n, k), chip in runs:
         path = write(args.out, name, program(**kw))
         cmd = [args.ism_run, path, "--check"]
+        if chip:
+            cmd.append(f"--chip={chip}")
         for a in ism_args(kw.get("dtype", "bf16"), m, n, k,
                           kw.get("epilogue", "none"), kw.get("out", "same")):
             cmd += ["--arg", a]
@@ -432,10 +446,24 @@ def bench(args):
                     best = (ms, cfg)
             if best is None:
                 continue
+            ampere = float("nan")
+            if (m, n, k) in [(4096, 4096, 4096), (8192, 8192, 8192)]:
+                path = write(args.out, f"gemm_{dtype}_sm80", program(
+                    dtype=dtype, bm=128, bn=128, warps=8))
+                cmd = [args.ism_run, path, "--bench", "--json", "--chip=sm_80",
+                       f"--warmup={args.warmup}", f"--reps={args.reps}",
+                       f"--flops={flops}"]
+                for x in ism_args(dtype, m, n, k):
+                    cmd += ["--arg", x]
+                rc, out, err = run(cmd)
+                if rc == 0:
+                    ampere = flops / json.loads(out)["bench"]["median_ms"] / 1e9
+                else:
+                    print(f"ism sm_80 failed on {m}x{n}x{k}: {err.strip()[-300:]}")
             tf = lambda ms: flops / ms / 1e9
             row = dict(dtype=dtype, shape=f"{m}x{n}x{k}",
                        ism=tf(best[0]), torch=tf(t_torch), triton=tf(t_triton),
-                       triton_tma=tf(t_tp),
+                       triton_tma=tf(t_tp), ampere=ampere,
                        config=f"{best[1]['bm']}x{best[1]['bn']}x64 w{best[1]['warps']}")
             results.append(row)
             print(f"{dtype} {row['shape']}: ism {row['ism']:.0f} TFLOP/s, "
@@ -445,13 +473,14 @@ def bench(args):
         json.dump(results, f, indent=1)
     print()
     print("| dtype | M x N x K | ism TFLOP/s | cuBLAS | Triton | Triton TMA pers. "
-          "| x cuBLAS | x Triton | x Triton TMA | ism config |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "| x cuBLAS | x Triton | x Triton TMA | ism config | ism sm_80 path |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
         print(f"| {r['dtype']} | {r['shape']} | {r['ism']:.0f} | {r['torch']:.0f} "
               f"| {r['triton']:.0f} | {r['triton_tma']:.0f} "
               f"| {r['ism'] / r['torch']:.2f} | {r['ism'] / r['triton']:.2f} "
-              f"| {r['ism'] / r['triton_tma']:.2f} | {r['config']} |")
+              f"| {r['ism'] / r['triton_tma']:.2f} | {r['config']} "
+              f"| {r['ampere']:.0f} |")
     return 0
 
 
