@@ -410,7 +410,8 @@ def bench(args):
         shapes = [(s, s, s) for s in (1024, 2048, 4096, 8192)] + [
             (8192, 4096, 4096), (8192, 11008, 4096), (8192, 4096, 11008),
             (16, 4096, 4096), (128, 4096, 4096)]
-    dtypes = ["bf16"] if args.quick else ["bf16", "f16"]
+    dtypes = args.dtypes.split(",") if args.dtypes else (
+        ["bf16"] if args.quick else ["bf16", "f16"])
     configs = [dict(bm=128, bn=256, warps=8), dict(bm=128, bn=128, warps=8),
                dict(bm=64, bn=128, warps=4)]
     results = []
@@ -493,6 +494,7 @@ def main():
     parser.add_argument("--reps", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--dtypes", help="comma-separated: bf16,f16")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     if args.mode == "emit":
