@@ -184,8 +184,7 @@ struct OperandTile {
     Value lr = i.rem(lane, 16), lc = i.div(lane, 16);
     Value line = i.div(lr, p);
     Value inLine = i.mul(i.rem(lr, p), 8 / p);
-    return {i.mul(line, 128),
-            i.xori(i.xori(inLine, lc), i.rem(line, 8))};
+    return {i.mul(line, 128), i.xori(i.xori(inLine, lc), i.rem(line, 8))};
   }
 
   /// Byte offset (i32, from the tile's start) of lane `lane`'s row for an
@@ -275,33 +274,32 @@ void copyTileAsync(OpBuilder &b, Location loc, const OperandTile &t,
       chunk = x.rem(c, perRow);
     }
     auto body = [&](OpBuilder &bb, Location l) {
-      Ints x(indices(bb, l));
-      Ints i(i32s(bb, l));
-      Value col = x.mul(chunk, elemsPerChunk);
+      Ints bx(indices(bb, l));
+      Ints bi(i32s(bb, l));
+      Value col = bx.mul(chunk, elemsPerChunk);
       // Bytes of the chunk inside the memref: the rest of the row, at most
       // 16; none when the row is outside.
-      Value rowInside = x.andi(
-          x.cmp(arith::CmpIPredicate::sge, row, negO0),
-          x.cmp(arith::CmpIPredicate::slt, row, rowsLeft));
-      Value colInside = x.cmp(arith::CmpIPredicate::sge, col, negO1);
-      Value left = x.mul(x.sub(colsLeft, col), g.elementBytes);
-      left = x.smax(x.smin(left, x.c(16)), x.c(0));
-      Value size = i.select(x.andi(rowInside, colInside), toI32(bb, l, left),
-                            zero32);
-      Value element = x.add(origin, x.add(x.mul(row, g.strides[0]), col));
+      Value rowInside =
+          bx.andi(bx.cmp(arith::CmpIPredicate::sge, row, negO0),
+                  bx.cmp(arith::CmpIPredicate::slt, row, rowsLeft));
+      Value colInside = bx.cmp(arith::CmpIPredicate::sge, col, negO1);
+      Value left = bx.mul(bx.sub(colsLeft, col), g.elementBytes);
+      left = bx.smax(bx.smin(left, bx.c(16)), bx.c(0));
+      Value size =
+          bi.select(bx.andi(rowInside, colInside), toI32(bb, l, left), zero32);
+      Value element = bx.add(origin, bx.add(bx.mul(row, g.strides[0]), col));
       Value address = arith::AddIOp::create(
-          bb, l, g.base,
-          toI64(bb, l, x.mul(element, g.elementBytes)));
+          bb, l, g.base, toI64(bb, l, bx.mul(element, g.elementBytes)));
       // Nothing is read for a size of 0; point at the base anyway.
       address = arith::SelectOp::create(
-          bb, l, i.cmp(arith::CmpIPredicate::eq, size, zero32), g.base,
+          bb, l, bi.cmp(arith::CmpIPredicate::eq, size, zero32), g.base,
           address);
       Value src = LLVM::IntToPtrOp::create(
           bb, l, LLVM::LLVMPointerType::get(bb.getContext(), 1), address);
-      Value dst = sharedAt(
-          bb, l, ring,
-          i.add(tileBase, t.elementOffset(bb, l, toI32(bb, l, row),
-                                          toI32(bb, l, col))));
+      Value dst =
+          sharedAt(bb, l, ring,
+                   bi.add(tileBase, t.elementOffset(bb, l, toI32(bb, l, row),
+                                                    toI32(bb, l, col))));
       NVVM::CpAsyncOp::create(bb, l, dst, src, 16,
                               NVVM::LoadCacheModifierKind::CG, size);
     };
@@ -309,8 +307,8 @@ void copyTileAsync(OpBuilder &b, Location loc, const OperandTile &t,
       body(b, loc);
       continue;
     }
-    Value mine = x.cmp(arith::CmpIPredicate::ult, x.add(tid, n * threads),
-                       x.c(chunks));
+    Value mine =
+        x.cmp(arith::CmpIPredicate::ult, x.add(tid, n * threads), x.c(chunks));
     scf::IfOp::create(b, loc, mine, [&](OpBuilder &tb, Location tl) {
       body(tb, tl);
       scf::YieldOp::create(tb, tl);
@@ -332,18 +330,18 @@ void copyTileByElements(OpBuilder &b, Location loc, const OperandTile &t,
         Ints i(i32s(lb, l));
         Value row = x.div(e, t.cols), col = x.rem(e, t.cols);
         Value r = x.add(o0, row), c = x.add(o1, col);
-        Value inside = x.andi(x.inRange(r, g.sizes[0]),
-                              x.inRange(c, g.sizes[1]));
+        Value inside =
+            x.andi(x.inRange(r, g.sizes[0]), x.inRange(c, g.sizes[1]));
         auto ifOp = scf::IfOp::create(
             lb, l, inside,
             [&](OpBuilder &tb, Location tl) {
-              Value v = memref::LoadOp::create(tb, tl, g.memref,
-                                               ValueRange{r, c});
+              Value v =
+                  memref::LoadOp::create(tb, tl, g.memref, ValueRange{r, c});
               scf::YieldOp::create(tb, tl, v);
             },
             [&](OpBuilder &eb, Location el) {
-              Value v = arith::ConstantOp::create(
-                  eb, el, elementType, eb.getZeroAttr(elementType));
+              Value v = arith::ConstantOp::create(eb, el, elementType,
+                                                  eb.getZeroAttr(elementType));
               scf::YieldOp::create(eb, el, v);
             });
         Value off = i.add(tileBase, t.elementOffset(lb, l, toI32(lb, l, row),
@@ -362,7 +360,10 @@ bool isReplicable(Operation *op) {
       return false;
   if (op->getNumRegions() != 0)
     return false;
-  if (isa<ProgramIdOp, NumProgramsOp, memref::DimOp>(op))
+  // Integer division is not "pure" (it may trap on zero), but repeating the
+  // program's own arithmetic adds no new failure.
+  if (isa<ProgramIdOp, NumProgramsOp, memref::DimOp>(op) ||
+      isa<arith::ArithDialect>(op->getDialect()))
     return true;
   return isPure(op);
 }
@@ -417,9 +418,8 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
     if (blockK % 16 != 0 || blockM % (16 * warpsM) != 0 || warpN % 16 != 0 ||
         blockN % warpsN != 0 || warpsM * warpsN != context.getNumWarps())
       return op.emitOpError("the mma.sync layout ")
-             << mma << " does not tile the " << blockM << "x" << blockN
-             << "x" << blockK << " block with " << context.getNumWarps()
-             << " warps";
+             << mma << " does not tile the " << blockM << "x" << blockN << "x"
+             << blockK << " block with " << context.getNumWarps() << " warps";
     OperandTile tileA{blockM, blockK, 2, 0};
     OperandTile tileB{blockK, blockN, 2, tileA.bytes()};
     int64_t stageBytes = tileA.bytes() + tileB.bytes();
@@ -492,9 +492,8 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
     Value tid = context.getThreadId(rewriter, loc);
     Value warp = toI32(rewriter, loc, context.getWarpId(rewriter, loc));
     Value lane = toI32(rewriter, loc, context.getLaneId(rewriter, loc));
-    Value scratch = context.getScratch(rewriter, loc, /*region=*/2,
-                                       rewriter.getI8Type(),
-                                       stages * stageBytes);
+    Value scratch = context.getScratch(
+        rewriter, loc, /*region=*/2, rewriter.getI8Type(), stages * stageBytes);
     Value ring = LLVM::IntToPtrOp::create(
         rewriter, loc, LLVM::LLVMPointerType::get(ctx, 3),
         toI64(rewriter, loc,
@@ -516,9 +515,8 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
                         Value o1) {
           Value tileBase = i.add(stageBase, t.offset);
           Value aligned = x.andi(
-              g.chunked,
-              x.cmp(arith::CmpIPredicate::eq,
-                    x.rem(x.mul(o1, g.elementBytes), 16), x.c(0)));
+              g.chunked, x.cmp(arith::CmpIPredicate::eq,
+                               x.rem(x.mul(o1, g.elementBytes), 16), x.c(0)));
           scf::IfOp::create(
               tb, tl, aligned,
               [&](OpBuilder &fb, Location fl) {
@@ -590,9 +588,9 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
           // Stage (i + S - 1) % S was read in iteration i - 1, which every
           // thread finished before the barrier.
           Value ahead = x.add(k, x.mul(step, stages - 1));
-          Value writeStage = i.select(
-              i.cmp(arith::CmpIPredicate::eq, stage, i.c(0)),
-              i.c(stages - 1), i.add(stage, -1));
+          Value writeStage =
+              i.select(i.cmp(arith::CmpIPredicate::eq, stage, i.c(0)),
+                       i.c(stages - 1), i.add(stage, -1));
           issue(b, l, ahead, writeStage,
                 x.cmp(arith::CmpIPredicate::slt, ahead, ub));
 
@@ -607,30 +605,27 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
             SmallVector<std::array<Value, 4>> a;
             for (int64_t r = 0; r < reps; ++r) {
               Value row = i.add(warpRow, 16 * warpsM * r);
-              Value off = tileA.ldmatrixOffset(b, l, laneA, row,
-                                               i.c(kk * 16));
+              Value off = tileA.ldmatrixOffset(b, l, laneA, row, i.c(kk * 16));
               a.push_back(ldmatrix(b, l, i.add(baseA, off), false));
             }
             for (int64_t jj = 0; jj < warpN / 16; ++jj) {
               Value col = i.add(warpCol, 16 * jj);
               Value off = tileB.ldmatrixOffset(b, l, laneB, i.c(kk * 16), col);
-              std::array<Value, 4> bq =
-                  ldmatrix(b, l, i.add(baseB, off), true);
+              std::array<Value, 4> bq = ldmatrix(b, l, i.add(baseB, off), true);
               for (int64_t half = 0; half < 2; ++half) {
                 int64_t j = 2 * jj + half;
                 for (int64_t r = 0; r < reps; ++r) {
                   int64_t base = 4 * (j + (warpN / 8) * r);
-                  SmallVector<Value> ops_a, ops_b, ops_c;
+                  SmallVector<Value> opsA, opsB, opsC;
                   for (Value v : a[r])
-                    ops_a.push_back(operand(b, l, v));
-                  ops_b.push_back(operand(b, l, bq[2 * half]));
-                  ops_b.push_back(operand(b, l, bq[2 * half + 1]));
+                    opsA.push_back(operand(b, l, v));
+                  opsB.push_back(operand(b, l, bq[2 * half]));
+                  opsB.push_back(operand(b, l, bq[2 * half + 1]));
                   for (int64_t c = 0; c < 4; ++c)
-                    ops_c.push_back(regs[base + c]);
+                    opsC.push_back(regs[base + c]);
                   Value d = NVVM::MmaOp::create(
-                      b, l, accType, ops_a, ops_b, ops_c,
-                      ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
-                      std::nullopt,
+                      b, l, accType, opsA, opsB, opsC,
+                      ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
                       std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
                       std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                                      NVVM::MMALayout::col});

@@ -1,5 +1,6 @@
 // RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot | FileCheck %s
 // RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_80 | FileCheck %s --check-prefix=SM80
+// RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_75 | FileCheck %s --check-prefix=SM75
 
 // A bf16 K loop on sm_90a goes to wgmma: the accumulator chain and the
 // epilogue (bias add, relu, truncation, store) take the #ism.mma layout of
@@ -21,10 +22,25 @@
 // CHECK: arith.truncf {{.*}} to tensor<128x256xbf16, #[[MMA]]>
 // CHECK: ism.store {{.*}} : tensor<128x256xbf16, #[[MMA]]>
 
-// Without wgmma (sm_80 here) the loop keeps the blocked layouts (SIMT dot).
-// SM80-NOT: #ism.mma
-// SM80-LABEL: ism.kernel @gemm
-// SM80: ism.dot {{.*}} -> tensor<128x256xf32, #
+// On sm_80 the loop goes to mma.sync (#ism.mma version 2, m16n8k16): the
+// eight warps tile the block 2 x 4, each a 64x64 piece (the squarest that
+// divides it), and the epilogue takes the accumulator's layout the same way.
+// SM80-DAG: #[[MMA:.*]] = #ism.mma<{version = 2, warpsPerCTA = [2, 4], instrShape = [16, 8, 16]}>
+// SM80-DAG: #[[SH:.*]] = #ism.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+// SM80: ism.kernel @gemm
+// SM80: scf.for {{.*}} -> (tensor<128x256xf32, #[[MMA]]>)
+// SM80: ism.load {{.*}} -> tensor<128x64xbf16, #[[SH]]>
+// SM80: ism.load {{.*}} -> tensor<64x256xbf16, #[[SH]]>
+// SM80: ism.dot {{.*}} -> tensor<128x256xf32, #[[MMA]]>
+// SM80: ism.broadcast {{.*}} -> tensor<128x256xf32, #[[MMA]]>
+// SM80: arith.maximumf {{.*}} : tensor<128x256xf32, #[[MMA]]>
+// SM80: ism.store {{.*}} : tensor<128x256xbf16, #[[MMA]]>
+
+// Without tensor cores this pass uses (before sm_80) the loop keeps the
+// blocked layouts (SIMT dot).
+// SM75-NOT: #ism.mma
+// SM75-LABEL: ism.kernel @gemm
+// SM75: ism.dot {{.*}} -> tensor<128x256xf32, #
 ism.kernel @gemm(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>, %bias: memref<?xf32>) attributes {num_warps = 8 : i32, group_size = 8 : i32} {
   %pm = ism.program_id x : index
   %pn = ism.program_id y : index

@@ -95,7 +95,10 @@ bool isReplicableScalar(Operation *op) {
       return false;
   if (op->getNumRegions() != 0)
     return false;
-  if (isa<ProgramIdOp, NumProgramsOp, memref::DimOp>(op))
+  // Integer division is not "pure" (it may trap on zero), but repeating the
+  // program's own arithmetic adds no new failure.
+  if (isa<ProgramIdOp, NumProgramsOp, memref::DimOp>(op) ||
+      isa<arith::ArithDialect>(op->getDialect()))
     return true;
   return isPure(op);
 }

@@ -25,6 +25,9 @@ namespace {
 
 /// Shared memory a Hopper CTA can have (227 KiB).
 constexpr int64_t kSharedMemoryLimit = 227 * 1024;
+/// Shared memory an A100 (sm_80) CTA can have: the most stages chosen for an
+/// mma.sync loop (which also runs there) fit in it.
+constexpr int64_t kAmpereSharedMemory = 163 * 1024;
 /// Left for the ring's alignment, its mbarriers and epilogue scratch when
 /// choosing the number of stages.
 constexpr int64_t kReserve = 16 * 1024;
@@ -63,14 +66,16 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
     };
     // A wgmma kernel is warp-specialized around its one K loop; mma.sync
     // loops (version 2) are pipelined in place, any number of them.
-    bool wgmma = llvm::any_of(loops, [&](DotLoop l) { return version(l) == 3; });
+    bool wgmma =
+        llvm::any_of(loops, [&](DotLoop l) { return version(l) == 3; });
     if (wgmma && loops.size() > 1)
       return loops[1].dot.emitOpError(
           "is the second tensor-core K loop of its kernel; a kernel's "
           "producer warpgroup feeds one K loop: split the kernel");
     Builder b(&getContext());
     for (DotLoop loop : loops) {
-      FailureOr<unsigned> stages = chooseStages(kernel, loop);
+      FailureOr<unsigned> stages =
+          chooseStages(kernel, loop, /*ampere=*/version(loop) == 2);
       if (failed(stages))
         return failure();
       if (version(loop) == 2 && *stages < 2)
@@ -94,14 +99,20 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
   }
 
   /// The number of stages of `loop`'s A and B buffers: the kernel's
-  /// num_stages, the pass option, or as many as fit (up to 4).
-  FailureOr<unsigned> chooseStages(KernelOp kernel, DotLoop loop) {
+  /// num_stages, the pass option, or as many as fit (up to 4; in an A100's
+  /// shared memory for mma.sync loops, `ampere`).
+  FailureOr<unsigned> chooseStages(KernelOp kernel, DotLoop loop, bool ampere) {
     int64_t stageBytes = tileBytes(loop.dot.getA().getType()) +
                          tileBytes(loop.dot.getB().getType());
     unsigned stages = kernelOption(kernel, "num_stages", numStages);
     if (stages == 0) {
-      stages = std::min<int64_t>(kMaxAutoStages,
-                                 (kSharedMemoryLimit - kReserve) / stageBytes);
+      int64_t budget = ampere ? kAmpereSharedMemory : kSharedMemoryLimit;
+      stages =
+          std::min<int64_t>(kMaxAutoStages, (budget - kReserve) / stageBytes);
+      // A stage pair that fits only a Hopper CTA still runs there.
+      if (stages < 2 && ampere)
+        stages = std::min<int64_t>(
+            kMaxAutoStages, (kSharedMemoryLimit - kReserve) / stageBytes);
       if (stages < 2)
         return loop.dot.emitOpError("one pipeline stage of the A and B tiles "
                                     "takes ")

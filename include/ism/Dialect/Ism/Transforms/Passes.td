@@ -95,14 +95,20 @@ def IsmAccelerateDot : Pass<"ism-accelerate-dot", "::mlir::ModuleOp"> {
     (`#ism.mma` version 3; f16 or bf16 inputs, f32 accumulator, A M x K and
     B K x N row-major in memory, 128-byte rows of the A tile, B tile width
     a multiple of 64, num_warps a multiple of 4 and M a multiple of 64).
+    On `sm_80` and newer chips (and on `sm_90a` for loops wgmma cannot
+    take) it is Ampere's `mma.sync` m16n8k16 (`#ism.mma` version 2; f16 or
+    bf16 inputs, f32 accumulator, BLOCK_K a multiple of 16, BLOCK_M and
+    BLOCK_N multiples of 16, a loop that carries only the accumulator and
+    whose body holds only the loads, the dot and scalar arithmetic). Its
+    warps tile the block with the squarest pieces that divide it.
     Loops that do not qualify keep the portable SIMT dot. A configuration
     that qualifies for the tensor cores but cannot fit (the accumulator
-    needs more registers than a thread can have) is an error that says what
-    to reduce.
+    needs more registers than a thread can have: 192 for wgmma, 128 for
+    mma.sync) is an error that says what to reduce.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
-           "Target GPU (sm_90a selects wgmma)">,
+           "Target GPU (sm_90a selects wgmma, sm_80 and newer mma.sync)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
@@ -126,9 +132,16 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
       and the producer runs ahead into the next program's loads while the
       consumers store the last one.
 
+    A K loop on mma.sync (`#ism.mma` version 2) gets `ism.pipeline` only:
+    all the kernel's warps copy the tiles `num_stages - 1` iterations ahead
+    with `cp.async` into a ring of shared-memory stages and compute on the
+    oldest; the kernel keeps its grid. Such a loop needs at least 2 stages,
+    and a kernel may have several.
+
     `num_stages` and `group_size` come from the kernel's attributes of the
     same names, else from the pass options; a `num_stages` of 0 picks the
-    most stages (up to 4) whose buffers fit in shared memory. A
+    most stages (up to 4) whose buffers fit in shared memory (for mma.sync
+    loops, in the 163 KiB of an A100 CTA where two stages fit there). A
     configuration whose buffers do not fit in the 227 KiB of shared memory
     a Hopper CTA can have is an error that names the size and what to
     reduce.
