@@ -352,22 +352,6 @@ void copyTileByElements(OpBuilder &b, Location loc, const OperandTile &t,
       });
 }
 
-/// Whether `op` may be repeated to compute a later iteration's tile
-/// offsets: it computes scalars without side effects.
-bool isReplicable(Operation *op) {
-  for (Type t : op->getResultTypes())
-    if (isa<RankedTensorType>(t))
-      return false;
-  if (op->getNumRegions() != 0)
-    return false;
-  // Integer division is not "pure" (it may trap on zero), but repeating the
-  // program's own arithmetic adds no new failure.
-  if (isa<ProgramIdOp, NumProgramsOp, memref::DimOp>(op) ||
-      isa<arith::ArithDialect>(op->getDialect()))
-    return true;
-  return isPure(op);
-}
-
 /// The mma.sync K loop (see the file comment).
 struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
   MmaSyncLoopLowering(const TypeConverter &converter, MLIRContext *ctx,
@@ -449,7 +433,7 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
       if (slice.contains(&o))
         offsetOps.push_back(&o);
     for (Operation *o : offsetOps) {
-      if (!isReplicable(o))
+      if (!isReplicableScalar(o))
         return o->emitOpError("computes a tile offset of a pipelined K loop "
                               "with side effects or regions; compute it "
                               "with scalar arithmetic");

@@ -152,20 +152,6 @@ Value makeDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
   return arith::OrIOp::create(b, loc, start, i64Const(b, loc, fixed));
 }
 
-/// Whether `op` may be duplicated into the producer: it computes scalars
-/// without side effects.
-bool isReplicable(Operation *op) {
-  for (Type t : op->getResultTypes())
-    if (isa<RankedTensorType>(t))
-      return false;
-  // Integer division may trap on zero, so it is not "pure"; the consumers
-  // compute the same values, so repeating it adds no new failure.
-  if (isa<ProgramIdOp, NumProgramsOp, memref::DimOp>(op) ||
-      isa<arith::ArithDialect>(op->getDialect()))
-    return op->getNumRegions() == 0;
-  return isPure(op) && op->getNumRegions() == 0;
-}
-
 /// The persistent loop around the ops of `block` (before its terminator):
 /// programs t = blockIdx.x, +gridDim.x, ... < gx * gy * gz, mapped to
 /// (x, y, z) in groups of `group` along x. Replaces the program ids and
@@ -487,7 +473,7 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(Operation *funcOp,
           arg && arg.getOwner() == dl.loop.getBody() && arg.getArgNumber() != 0)
         return op->emitOpError("computes a tile offset of a pipelined K loop "
                                "from a loop-carried value");
-    if (!isReplicable(op))
+    if (!isReplicableScalar(op))
       return op->emitOpError("computes the K loop's bounds or tile offsets "
                              "with side effects; the producer warpgroup "
                              "cannot repeat it");

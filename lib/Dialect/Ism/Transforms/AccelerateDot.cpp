@@ -86,22 +86,6 @@ std::string checkWgmma(DotLoop loop, unsigned numWarps,
   return "";
 }
 
-/// Whether `op`, inside a K loop's body, computes scalars without side
-/// effects (the mma.sync lowering repeats the loop body's scalar code to
-/// compute the tile offsets of later iterations).
-bool isReplicableScalar(Operation *op) {
-  for (Type t : op->getResultTypes())
-    if (isa<RankedTensorType>(t))
-      return false;
-  if (op->getNumRegions() != 0)
-    return false;
-  // Integer division is not "pure" (it may trap on zero), but repeating the
-  // program's own arithmetic adds no new failure.
-  if (isa<ProgramIdOp, NumProgramsOp, memref::DimOp>(op) ||
-      isa<arith::ArithDialect>(op->getDialect()))
-    return true;
-  return isPure(op);
-}
 
 /// Why `loop` cannot use mma.sync m16n8k16 (empty when it can); fills
 /// `warpsM`/`warpsN`.

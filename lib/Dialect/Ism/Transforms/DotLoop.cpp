@@ -2,6 +2,10 @@
 
 #include "ism/Dialect/Ism/Transforms/DotLoop.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
 using namespace mlir;
 using namespace mlir::ism;
 
@@ -38,4 +42,16 @@ SmallVector<DotLoop> mlir::ism::getAcceleratedDotLoops(Operation *op) {
       loops.push_back(*loop);
   });
   return loops;
+}
+
+bool mlir::ism::isReplicableScalar(Operation *op) {
+  for (Type t : op->getResultTypes())
+    if (isa<RankedTensorType>(t))
+      return false;
+  if (op->getNumRegions() != 0)
+    return false;
+  if (isa<ProgramIdOp, NumProgramsOp, memref::DimOp>(op) ||
+      isa<arith::ArithDialect>(op->getDialect()))
+    return true;
+  return isPure(op);
 }

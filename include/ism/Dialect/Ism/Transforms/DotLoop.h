@@ -40,6 +40,14 @@ std::optional<DotLoop> matchDotLoop(DotOp dot);
 /// #ism.mma layout).
 SmallVector<DotLoop> getAcceleratedDotLoops(Operation *op);
 
+/// Whether `op` computes scalars without side effects, so that the
+/// tensor-core lowerings may repeat it: the wgmma producer warpgroup
+/// recomputes the K loop's bounds and tile offsets, the mma.sync loop the
+/// offsets of later iterations. Integer division counts although it is not
+/// "pure" (it may trap on zero): repeating the program's own arithmetic adds
+/// no new failure.
+bool isReplicableScalar(Operation *op);
+
 } // namespace mlir::ism
 
 #endif // ISM_DIALECT_ISM_TRANSFORMS_DOTLOOP_H
