@@ -689,6 +689,19 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
       });
     };
 
+    // When `cond`, frees the stage of ring step `it` - 1.
+    auto releaseBefore = [&](OpBuilder &b, Value cond, Value it) {
+      scf::IfOp::create(b, loc, cond, [&](OpBuilder &tb, Location tl) {
+        Value prev = arith::RemUIOp::create(
+            tb, tl,
+            arith::AddIOp::create(tb, tl, it,
+                                  indexConstant(tb, tl, p.stages - 1)),
+            indexConstant(tb, tl, p.stages));
+        release(tb, prev);
+        scf::YieldOp::create(tb, tl);
+      });
+    };
+
     Value lb = adaptor.getLowerBound();
     auto loop = scf::ForOp::create(
         rewriter, loc, lb, adaptor.getUpperBound(), adaptor.getStep(),
@@ -745,17 +758,9 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
               regs.push_back(LLVM::ExtractValueOp::create(b, l, structs[r], i));
           Value newAcc = buildVector(b, l, f32, regs);
           // The previous step's wgmma are done: free its stage.
-          Value notFirst =
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, k, lb);
-          scf::IfOp::create(b, l, notFirst, [&](OpBuilder &tb, Location tl) {
-            Value prev = arith::RemUIOp::create(
-                tb, tl,
-                arith::AddIOp::create(tb, tl, it,
-                                      indexConstant(tb, tl, p.stages - 1)),
-                indexConstant(tb, tl, p.stages));
-            release(tb, prev);
-            scf::YieldOp::create(tb, tl);
-          });
+          releaseBefore(
+              b, arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, k, lb),
+              it);
           Value next = arith::AddIOp::create(b, l, it, indexConstant(b, l, 1));
           scf::YieldOp::create(b, l, ValueRange{newAcc, next});
         });
@@ -763,15 +768,7 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     Value itEnd = loop.getResult(1);
     Value ran = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
                                       itEnd, adaptor.getInitArgs()[1]);
-    scf::IfOp::create(rewriter, loc, ran, [&](OpBuilder &tb, Location tl) {
-      Value last = arith::RemUIOp::create(
-          tb, tl,
-          arith::AddIOp::create(tb, tl, itEnd,
-                                indexConstant(tb, tl, p.stages - 1)),
-          indexConstant(tb, tl, p.stages));
-      release(tb, last);
-      scf::YieldOp::create(tb, tl);
-    });
+    releaseBefore(rewriter, ran, itEnd);
     rewriter.replaceOp(op, loop.getResults());
     return success();
   }
