@@ -59,6 +59,8 @@ void mlir::ism::buildIsmToGPUPipeline(OpPassManager &pm,
   pm.addPass(createIsmAccelerateDot(accelerate));
   pm.addPass(createIsmPipeline());
   pm.addPass(createIsmRemoveLayoutConversions());
+  if (options.fuseCoschedules)
+    pm.addPass(createIsmCoschedule());
   pm.addPass(createConvertIsmToGPU());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -87,6 +89,11 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Warps per program for every kernel (0: the kernel's "
                      "num_warps)"),
       llvm::cl::init(0)};
+  Option<bool> coschedule{
+      *this, "coschedule",
+      llvm::cl::desc("Fuse the launches of each ism.coschedule into one "
+                     "kernel (ism-coschedule)"),
+      llvm::cl::init(true)};
 
   IsmToPTXOptions get() const {
     IsmToPTXOptions options;
@@ -94,6 +101,7 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
     options.features = features;
     options.optLevel = optLevel;
     options.numWarps = numWarps;
+    options.fuseCoschedules = coschedule;
     return options;
   }
 };
@@ -151,6 +159,19 @@ static CompiledKernel getKernelInfo(gpu::GPUFuncOp func) {
     }
   }
   info.persistent = func->hasAttr("ism.persistent");
+  if (auto fused = func->getAttrOfType<DictionaryAttr>("ism.coschedule")) {
+    CompiledKernel::Fused facts;
+    if (auto policy = fused.getAs<StringAttr>("policy"))
+      facts.policy = policy.str();
+    if (auto ctas = fused.getAs<IntegerAttr>("ctas_per_sm"))
+      facts.ctasPerSM = ctas.getInt();
+    if (auto counters = fused.getAs<IntegerAttr>("work_counters"))
+      facts.workCounters = counters.getInt();
+    StringRef name = func.getName();
+    for (StringRef part : llvm::split(name, "__"))
+      facts.partitions.push_back(part.str());
+    info.fused = std::move(facts);
+  }
   return info;
 }
 
@@ -159,8 +180,15 @@ mlir::ism::compileGPUModuleToPTX(ModuleOp module, const PTXOptions &options) {
   OwningOpRef<ModuleOp> copy(module.clone());
   CompiledModule result;
   copy->walk([&](gpu::GPUFuncOp func) {
-    if (func.isKernel())
-      result.kernels[func.getName()] = getKernelInfo(func);
+    if (!func.isKernel())
+      return;
+    result.kernels[func.getName()] = getKernelInfo(func);
+    if (auto fused = func->getAttrOfType<DictionaryAttr>("ism.coschedule"))
+      if (auto index = fused.getAs<IntegerAttr>("index")) {
+        if (result.coschedules.size() <= size_t(index.getInt()))
+          result.coschedules.resize(index.getInt() + 1);
+        result.coschedules[index.getInt()] = func.getName().str();
+      }
   });
   if (result.kernels.empty())
     return llvm::createStringError("the module has no GPU kernels to compile");

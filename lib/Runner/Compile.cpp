@@ -3,6 +3,7 @@
 #include "ism/Runner/Compile.h"
 
 #include "ism/Dialect/Ism/IR/IsmOps.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::ism;
@@ -11,23 +12,80 @@ bool mlir::ism::runner::hasTileKernels(ModuleOp module) {
   return !module.getOps<KernelOp>().empty();
 }
 
+unsigned mlir::ism::runner::getNumCoschedules(ModuleOp module) {
+  unsigned count = 0;
+  module.walk([&](CoscheduleOp) { ++count; });
+  return count;
+}
+
+/// Checks that fusing gave every ism.coschedule of `module` a fused kernel.
+static llvm::Error checkFused(ModuleOp module, const CompiledModule &compiled) {
+  unsigned count = runner::getNumCoschedules(module);
+  auto hint = "; run the regions unfused with --coschedule=sequential or "
+              "--coschedule=streams";
+  if (compiled.coschedules.size() < count)
+    return llvm::createStringError(
+        llvm::formatv("--coschedule=fused: the compiler returned {0} fused "
+                      "kernel name(s) for the {1} ism.coschedule op(s) of the "
+                      "module{2}",
+                      compiled.coschedules.size(), count, hint)
+            .str());
+  for (unsigned i = 0; i < count; ++i) {
+    const std::string &name = compiled.coschedules[i];
+    if (name.empty())
+      return llvm::createStringError(
+          llvm::formatv("--coschedule=fused: ism.coschedule #{0} (in walk "
+                        "order) was not fused into a kernel{1}",
+                        i, hint)
+              .str());
+    auto kernel = compiled.kernels.find(name);
+    if (kernel == compiled.kernels.end() || !kernel->second.fused)
+      return llvm::createStringError(
+          llvm::formatv("--coschedule=fused: the fused kernel '{0}' of "
+                        "ism.coschedule #{1} is {2} in the compiled module{3}",
+                        name, i,
+                        kernel == compiled.kernels.end()
+                            ? "missing"
+                            : "without fused launch facts",
+                        hint)
+              .str());
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<CompiledModule>
-mlir::ism::runner::compileModule(ModuleOp module, const PTXOptions &options) {
+mlir::ism::runner::compileModule(ModuleOp module, const PTXOptions &options,
+                                 CoscheduleMode coschedule) {
+  bool fuse = coschedule == CoscheduleMode::Fused;
+  std::optional<llvm::Expected<CompiledModule>> result;
   if (hasTileKernels(module)) {
     IsmToPTXOptions tileOptions;
     static_cast<PTXOptions &>(tileOptions) = options;
-    // ism-run runs the launches of an ism.coschedule one after the other
-    // (the sequential baseline); the kernels compile as ordinary launches.
-    OwningOpRef<ModuleOp> copy(module.clone());
-    SmallVector<CoscheduleOp> coschedules;
-    copy->walk([&](CoscheduleOp op) { coschedules.push_back(op); });
-    for (CoscheduleOp op : coschedules) {
-      Block &body = op.getBody().front();
-      op->getBlock()->getOperations().splice(Block::iterator(op),
-                                             body.getOperations());
-      op.erase();
+    tileOptions.fuseCoschedules = fuse;
+    if (fuse) {
+      // ism-coschedule fuses each region into one kernel; compileToPTX
+      // compiles a copy.
+      result.emplace(compileToPTX(module, tileOptions));
+    } else {
+      // The launches of each ism.coschedule run as ordinary launches (one
+      // after another or on streams): they compile outside the region.
+      OwningOpRef<ModuleOp> copy(module.clone());
+      SmallVector<CoscheduleOp> coschedules;
+      copy->walk([&](CoscheduleOp op) { coschedules.push_back(op); });
+      for (CoscheduleOp op : coschedules) {
+        Block &body = op.getBody().front();
+        op->getBlock()->getOperations().splice(Block::iterator(op),
+                                               body.getOperations());
+        op.erase();
+      }
+      result.emplace(compileToPTX(*copy, tileOptions));
     }
-    return compileToPTX(*copy, tileOptions);
+  } else {
+    result.emplace(compileGPUModuleToPTX(module, options));
   }
-  return compileGPUModuleToPTX(module, options);
+  if (!*result || !fuse)
+    return std::move(*result);
+  if (llvm::Error error = checkFused(module, **result))
+    return std::move(error);
+  return std::move(*result);
 }

@@ -21,7 +21,7 @@ GPULauncher::getKernel(llvm::StringRef name, unsigned sharedMemoryBytes) {
   if (it != kernels.end() && it->second.sharedMemoryBytes == sharedMemoryBytes)
     return &it->second;
   llvm::Expected<cuda::Kernel> kernel =
-      context.getKernel(name, sharedMemoryBytes);
+      context.getKernel(name, sharedMemoryBytes, module);
   if (!kernel)
     return kernel.takeError();
   kernels[name] = *kernel;
@@ -75,7 +75,8 @@ llvm::Error GPULauncher::run(const cuda::Kernel &kernel, const unsigned grid[3],
                              const unsigned block[3],
                              llvm::ArrayRef<Type> types,
                              llvm::ArrayRef<HostValue> args,
-                             llvm::ArrayRef<uint64_t> hiddenSlots) {
+                             llvm::ArrayRef<uint64_t> hiddenSlots,
+                             cuda::CUstream onStream) {
   std::vector<uint64_t> slots;
   for (auto [type, value] : llvm::zip(types, args))
     if (llvm::Error error = appendParams(type, value, buffers, slots))
@@ -87,11 +88,28 @@ llvm::Error GPULauncher::run(const cuda::Kernel &kernel, const unsigned grid[3],
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
     return llvm::Error::success(); // an empty grid runs nothing
   ++numLaunches;
-  return context.launch(kernel, grid, block, stream, params);
+  return context.launch(kernel, grid, block, onStream, params);
+}
+
+GPULauncher::~GPULauncher() {
+  // Work already queued on the streams finishes; the driver releases them
+  // afterwards.
+  for (cuda::CUstream aux : auxiliaryStreams)
+    llvm::consumeError(context.destroyStream(aux));
+  for (cuda::CUevent event : joinEvents)
+    llvm::consumeError(context.destroyEvent(event));
+  if (forkEvent)
+    llvm::consumeError(context.destroyEvent(forkEvent));
 }
 
 llvm::Error GPULauncher::launch(LaunchOp op, const unsigned grid[3],
                                 llvm::ArrayRef<HostValue> args) {
+  return launchOn(op, grid, args, stream);
+}
+
+llvm::Error GPULauncher::launchOn(LaunchOp op, const unsigned grid[3],
+                                  llvm::ArrayRef<HostValue> args,
+                                  cuda::CUstream onStream) {
   llvm::StringRef name = op.getKernel();
   auto info = compiled.kernels.find(name);
   if (info == compiled.kernels.end())
@@ -115,7 +133,7 @@ llvm::Error GPULauncher::launch(LaunchOp op, const unsigned grid[3],
     hidden.push_back(*map);
   }
   if (!facts.persistent)
-    return run(**kernel, grid, block, types, args, hidden);
+    return run(**kernel, grid, block, types, args, hidden, onStream);
   // A persistent kernel walks the logical grid itself: one CTA per SM.
   uint64_t total = uint64_t(grid[0]) * grid[1] * grid[2];
   for (unsigned d = 0; d < 3; ++d)
@@ -124,7 +142,176 @@ llvm::Error GPULauncher::launch(LaunchOp op, const unsigned grid[3],
   unsigned physical[3] = {unsigned(std::min<uint64_t>(total, sms)), 1, 1};
   if (total == 0)
     physical[0] = 0;
-  return run(**kernel, physical, block, types, args, hidden);
+  return run(**kernel, physical, block, types, args, hidden, onStream);
+}
+
+llvm::Error GPULauncher::ensureAuxiliaryStreams(size_t count) {
+  if (!forkEvent) {
+    llvm::Expected<cuda::CUevent> event =
+        context.createEvent(cuda::kEventDisableTiming);
+    if (!event)
+      return event.takeError();
+    forkEvent = *event;
+  }
+  while (auxiliaryStreams.size() < count) {
+    llvm::Expected<cuda::CUstream> aux = context.createStream();
+    if (!aux)
+      return aux.takeError();
+    auxiliaryStreams.push_back(*aux);
+    llvm::Expected<cuda::CUevent> event =
+        context.createEvent(cuda::kEventDisableTiming);
+    if (!event)
+      return event.takeError();
+    joinEvents.push_back(*event);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error
+GPULauncher::launchConcurrently(CoscheduleOp op,
+                                llvm::ArrayRef<RegionLaunch> launches) {
+  if (launches.size() <= 1)
+    return LaunchHandler::launchConcurrently(op, launches);
+  size_t numAux = launches.size() - 1;
+  if (llvm::Error error = ensureAuxiliaryStreams(numAux))
+    return error;
+  // Fork: the auxiliary streams start after everything queued so far on the
+  // main stream (the previous launches, the L2 flush, the start event).
+  if (llvm::Error error = context.record(forkEvent, stream))
+    return error;
+  for (size_t i = 0; i < numAux; ++i)
+    if (llvm::Error error = context.waitEvent(auxiliaryStreams[i], forkEvent))
+      return error;
+  for (auto [i, launch] : llvm::enumerate(launches)) {
+    cuda::CUstream onStream = i == 0 ? stream : auxiliaryStreams[i - 1];
+    if (llvm::Error error =
+            launchOn(launch.op, launch.grid.data(), launch.args, onStream))
+      return error;
+  }
+  // Join: what the main stream runs next (the next launch, the end event)
+  // waits for every launch of the region.
+  for (size_t i = 0; i < numAux; ++i) {
+    if (llvm::Error error = context.record(joinEvents[i], auxiliaryStreams[i]))
+      return error;
+    if (llvm::Error error = context.waitEvent(stream, joinEvents[i]))
+      return error;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error
+GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
+                         llvm::ArrayRef<std::array<unsigned, 3>> grids,
+                         llvm::ArrayRef<HostValue> args) {
+  auto info = compiled.kernels.find(name);
+  if (info == compiled.kernels.end())
+    return llvm::createStringError("fused kernel '" + name.str() +
+                                   "' is not in the compiled module");
+  const CompiledKernel &facts = info->second;
+  if (!facts.fused)
+    return llvm::createStringError(
+        "kernel '" + name.str() +
+        "' was named as the fused kernel of an ism.coschedule but carries no "
+        "fused facts (CompiledKernel::fused)");
+  if (facts.numThreads == 0)
+    return llvm::createStringError("kernel '" + name.str() +
+                                   "' has no block size");
+
+  // The fused parameter list: every launch's arguments, then every launch's
+  // grid as three index values. TmaOperand::arg indexes this list.
+  llvm::SmallVector<Type> types;
+  size_t numRegionLaunches = 0;
+  for (Operation &inner : op.getBody().front()) {
+    auto launch = dyn_cast<LaunchOp>(&inner);
+    if (!launch)
+      continue;
+    llvm::append_range(types, launch.getArgs().getTypes());
+    ++numRegionLaunches;
+  }
+  if (types.size() != args.size() || numRegionLaunches != grids.size())
+    return llvm::createStringError(
+        llvm::formatv(
+            "fused kernel '{0}': got {1} argument value(s) and {2} grid(s) for "
+            "an ism.coschedule whose {3} launches take {4} argument(s)",
+            name, args.size(), grids.size(), numRegionLaunches, types.size())
+            .str());
+  if (facts.fused->partitions.size() != grids.size())
+    return llvm::createStringError(
+        llvm::formatv("fused kernel '{0}' has {1} partition(s) but its "
+                      "ism.coschedule has "
+                      "{2} launches",
+                      name, facts.fused->partitions.size(), grids.size())
+            .str());
+  llvm::SmallVector<HostValue> values(args.begin(), args.end());
+  Type index = IndexType::get(op.getContext());
+  uint64_t largest = 0, sum = 0;
+  for (const std::array<unsigned, 3> &grid : grids) {
+    for (unsigned size : grid) {
+      types.push_back(index);
+      values.push_back(HostValue::getInt(size));
+    }
+    uint64_t total = uint64_t(grid[0]) * grid[1] * grid[2];
+    largest = std::max(largest, total);
+    sum += total;
+  }
+
+  // The physical grid.
+  uint64_t ctas;
+  if (facts.fused->policy == "warp_specialized") {
+    uint64_t sms = std::max(1, context.getDeviceInfo().smCount);
+    ctas = std::min(largest, sms * std::max(1u, facts.fused->ctasPerSM));
+  } else if (facts.fused->policy == "block_interleaved") {
+    ctas = sum;
+  } else {
+    return llvm::createStringError("fused kernel '" + name.str() +
+                                   "' has unknown policy '" +
+                                   facts.fused->policy + "'");
+  }
+  if (ctas > 0x7fffffffu)
+    return llvm::createStringError(
+        llvm::formatv(
+            "fused kernel '{0}': {1} CTAs exceed the grid limit of 2^31 - 1",
+            name, ctas)
+            .str());
+
+  llvm::Expected<const cuda::Kernel *> kernel =
+      getKernel(name, facts.sharedMemoryBytes);
+  if (!kernel)
+    return kernel.takeError();
+
+  // The hidden parameters: TMA descriptors, then the work counters.
+  std::vector<uint64_t> hidden;
+  for (const CompiledKernel::TmaOperand &operand : facts.tma) {
+    llvm::Expected<uint64_t> map = getTensorMap(operand, types, values);
+    if (!map)
+      return map.takeError();
+    hidden.push_back(*map);
+  }
+  cuda::CUdeviceptr counters = 0;
+  if (unsigned numCounters = facts.fused->workCounters) {
+    auto it = workCounters.find(name);
+    if (it == workCounters.end()) {
+      llvm::Expected<cuda::DeviceBuffer> buffer =
+          context.allocate(size_t(numCounters) * sizeof(uint32_t));
+      if (!buffer)
+        return buffer.takeError();
+      it = workCounters.try_emplace(name, std::move(*buffer)).first;
+    }
+    counters = it->second.get();
+    hidden.push_back(counters);
+  }
+
+  if (ctas == 0)
+    return llvm::Error::success(); // every launch of the region is empty
+  // The counters start at zero on every launch; the memset is ordered before
+  // the kernel on the same stream.
+  if (counters)
+    if (llvm::Error error =
+            context.memset32(counters, 0, facts.fused->workCounters, stream))
+      return error;
+  unsigned physical[3] = {unsigned(ctas), 1, 1};
+  unsigned block[3] = {facts.numThreads, 1, 1};
+  return run(**kernel, physical, block, types, values, hidden, stream);
 }
 
 llvm::Expected<uint64_t>
@@ -172,8 +359,11 @@ GPULauncher::getTensorMap(const CompiledKernel::TmaOperand &operand,
   llvm::Expected<cuda::DeviceBuffer> device = context.allocate(sizeof(map));
   if (!device)
     return device.takeError();
-  if (llvm::Error error =
-          context.copyToDevice(device->get(), map, sizeof(map)))
+  if (llvm::Error error = context.copyToDevice(device->get(), map, sizeof(map)))
+    return std::move(error);
+  // The copy is on the legacy stream, which the runner's non-blocking
+  // streams do not wait for: finish it before a kernel can read it.
+  if (llvm::Error error = context.synchronize())
     return std::move(error);
   uint64_t address = device->get();
   tensorMaps.emplace(key, std::move(*device));
@@ -190,7 +380,7 @@ llvm::Error GPULauncher::launchGPUFunc(gpu::LaunchFuncOp op,
   if (!kernel)
     return kernel.takeError();
   llvm::SmallVector<Type> types(op.getKernelOperands().getTypes());
-  return run(**kernel, grid, block, types, args);
+  return run(**kernel, grid, block, types, args, {}, stream);
 }
 
 llvm::Expected<DeviceBuffers>
@@ -219,7 +409,9 @@ mlir::ism::runner::uploadArguments(cuda::Context &gpu,
 llvm::Expected<std::vector<double>> mlir::ism::runner::timeHostFunction(
     cuda::Context &gpu, cuda::CUstream stream, func::FuncOp entry,
     llvm::ArrayRef<BoundArg> args, LaunchHandler &launcher,
-    const TimingOptions &options) {
+    const TimingOptions &options, const HostExecutionOptions &execution) {
+  HostExecutionOptions quiet = execution;
+  quiet.notes = nullptr;
   size_t flushBytes =
       std::max<size_t>(2 * size_t(gpu.getDeviceInfo().l2CacheBytes), 1);
   cuda::DeviceBuffer flushBuffer;
@@ -247,7 +439,7 @@ llvm::Expected<std::vector<double>> mlir::ism::runner::timeHostFunction(
         return std::move(error);
     if (llvm::Error error = gpu.record(*start, stream))
       return std::move(error);
-    if (llvm::Error error = executeHostFunction(entry, args, launcher))
+    if (llvm::Error error = executeHostFunction(entry, args, launcher, quiet))
       return std::move(error);
     if (llvm::Error error = gpu.record(*end, stream))
       return std::move(error);

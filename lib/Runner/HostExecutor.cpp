@@ -19,6 +19,47 @@ using namespace mlir::ism::runner;
 
 LaunchHandler::~LaunchHandler() = default;
 
+llvm::Error
+LaunchHandler::launchConcurrently(CoscheduleOp op,
+                                  llvm::ArrayRef<RegionLaunch> launches) {
+  for (const RegionLaunch &launch : launches)
+    if (llvm::Error error =
+            this->launch(launch.op, launch.grid.data(), launch.args))
+      return error;
+  return llvm::Error::success();
+}
+
+llvm::Error
+LaunchHandler::launchFused(CoscheduleOp op, llvm::StringRef kernel,
+                           llvm::ArrayRef<std::array<unsigned, 3>> grids,
+                           llvm::ArrayRef<HostValue> args) {
+  return llvm::createStringError(
+      "fused kernel '" + kernel.str() +
+      "': this launcher runs the original launches only (fused kernels run "
+      "on the GPU)");
+}
+
+llvm::StringRef mlir::ism::runner::getCoscheduleModeName(CoscheduleMode mode) {
+  switch (mode) {
+  case CoscheduleMode::Fused:
+    return "fused";
+  case CoscheduleMode::Sequential:
+    return "sequential";
+  case CoscheduleMode::Streams:
+    return "streams";
+  }
+  return "";
+}
+
+std::optional<CoscheduleMode>
+mlir::ism::runner::parseCoscheduleMode(llvm::StringRef name) {
+  for (CoscheduleMode mode : {CoscheduleMode::Fused, CoscheduleMode::Sequential,
+                              CoscheduleMode::Streams})
+    if (name == getCoscheduleModeName(mode))
+      return mode;
+  return std::nullopt;
+}
+
 /// The bit width of an integer or index type (index is 64).
 static unsigned getWidth(Type type) {
   return type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
@@ -43,8 +84,8 @@ namespace {
 class HostInterpreter {
 public:
   HostInterpreter(LaunchHandler &handler, llvm::ArrayRef<BoundArg> args,
-                  std::vector<std::string> *notes)
-      : handler(handler), args(args), notes(notes) {}
+                  const HostExecutionOptions &options)
+      : handler(handler), args(args), options(options) {}
 
   llvm::Error run(func::FuncOp entry);
 
@@ -52,6 +93,12 @@ private:
   llvm::Error execute(Operation *op);
   llvm::Error executeArith(Operation *op);
   llvm::Error executeLaunch(LaunchOp op);
+  llvm::Error executeCoschedule(CoscheduleOp op);
+  llvm::Expected<RegionLaunch> evaluateLaunch(LaunchOp op);
+  void note(const llvm::Twine &text) {
+    if (options.notes)
+      options.notes->push_back(text.str());
+  }
   llvm::Error executeGPULaunch(gpu::LaunchFuncOp op);
   llvm::Expected<unsigned> getDim(Value value, llvm::StringRef what);
 
@@ -64,8 +111,11 @@ private:
 
   LaunchHandler &handler;
   llvm::ArrayRef<BoundArg> args;
-  std::vector<std::string> *notes;
+  const HostExecutionOptions &options;
   llvm::DenseMap<Value, HostValue> values;
+  /// The position of each ism.coschedule of the module in walk order (the
+  /// numbering of CompiledModule::coschedules), for the fused mode.
+  llvm::DenseMap<Operation *, unsigned> coscheduleIndex;
 };
 } // namespace
 
@@ -85,6 +135,12 @@ llvm::Error HostInterpreter::run(func::FuncOp entry) {
   if (!entry.getBody().hasOneBlock())
     return fail(entry, "host functions with more than one block are not "
                        "supported");
+  if (options.coschedule == CoscheduleMode::Fused)
+    if (auto module = entry->getParentOfType<ModuleOp>())
+      module.walk([&](CoscheduleOp op) {
+        unsigned index = coscheduleIndex.size();
+        coscheduleIndex[op.getOperation()] = index;
+      });
   for (Operation &op : entry.getBody().front())
     if (llvm::Error error = execute(&op))
       return error;
@@ -112,19 +168,8 @@ llvm::Error HostInterpreter::execute(Operation *op) {
   }
   if (auto launch = dyn_cast<LaunchOp>(op))
     return executeLaunch(launch);
-  if (auto coschedule = dyn_cast<CoscheduleOp>(op)) {
-    if (notes)
-      notes->push_back(
-          llvm::formatv("ism.coschedule {0}: its launches ran "
-                        "one after another (co-scheduled "
-                        "execution is not lowered yet)",
-                        stringifyCoschedulePolicy(coschedule.getPolicy()))
-              .str());
-    for (Operation &inner : coschedule.getBody().front())
-      if (llvm::Error error = execute(&inner))
-        return error;
-    return llvm::Error::success();
-  }
+  if (auto coschedule = dyn_cast<CoscheduleOp>(op))
+    return executeCoschedule(coschedule);
   if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
     return executeGPULaunch(launch);
   if (isa<gpu::WaitOp>(op)) {
@@ -328,19 +373,84 @@ llvm::Expected<unsigned> HostInterpreter::getDim(Value value,
   return static_cast<unsigned>(v);
 }
 
-llvm::Error HostInterpreter::executeLaunch(LaunchOp op) {
-  unsigned grid[3] = {1, 1, 1};
+llvm::Expected<RegionLaunch> HostInterpreter::evaluateLaunch(LaunchOp op) {
+  RegionLaunch launch;
+  launch.op = op;
+  if (op.getGrid().size() > 3)
+    return fail(op, "a launch grid has at most three dimensions");
   for (auto [i, size] : llvm::enumerate(op.getGrid())) {
     llvm::Expected<unsigned> dim = getDim(size, "grid size");
     if (!dim)
       return fail(op, llvm::toString(dim.takeError()));
-    grid[i] = *dim;
+    launch.grid[i] = *dim;
   }
-  llvm::SmallVector<HostValue> operands;
   for (Value arg : op.getArgs())
-    operands.push_back(values.lookup(arg));
-  if (llvm::Error error = handler.launch(op, grid, operands))
+    launch.args.push_back(values.lookup(arg));
+  return std::move(launch);
+}
+
+llvm::Error HostInterpreter::executeLaunch(LaunchOp op) {
+  llvm::Expected<RegionLaunch> launch = evaluateLaunch(op);
+  if (!launch)
+    return launch.takeError();
+  if (llvm::Error error = handler.launch(op, launch->grid.data(), launch->args))
     return fail(op, llvm::toString(std::move(error)));
+  return llvm::Error::success();
+}
+
+llvm::Error HostInterpreter::executeCoschedule(CoscheduleOp op) {
+  Block &body = op.getBody().front();
+  if (options.coschedule == CoscheduleMode::Sequential) {
+    for (Operation &inner : body)
+      if (llvm::Error error = execute(&inner))
+        return error;
+    note("ism.coschedule: launches ran one after another "
+         "(--coschedule=sequential)");
+    return llvm::Error::success();
+  }
+
+  // Streams and fused: every launch of the region is evaluated first (its
+  // grid and arguments are values defined before the region).
+  llvm::SmallVector<RegionLaunch> launches;
+  for (Operation &inner : body) {
+    auto launch = dyn_cast<LaunchOp>(&inner);
+    if (!launch)
+      return fail(&inner, "an ism.coschedule region may only hold ism.launch "
+                          "ops, found '" +
+                              inner.getName().getStringRef() + "'");
+    llvm::Expected<RegionLaunch> evaluated = evaluateLaunch(launch);
+    if (!evaluated)
+      return evaluated.takeError();
+    launches.push_back(std::move(*evaluated));
+  }
+
+  if (options.coschedule == CoscheduleMode::Streams) {
+    if (llvm::Error error = handler.launchConcurrently(op, launches))
+      return fail(op, llvm::toString(std::move(error)));
+    note(llvm::formatv("ism.coschedule: {0} launches ran concurrently, each "
+                       "on its own stream (--coschedule=streams)",
+                       launches.size()));
+    return llvm::Error::success();
+  }
+
+  auto index = coscheduleIndex.find(op.getOperation());
+  if (index == coscheduleIndex.end() ||
+      index->second >= options.fusedKernels.size() ||
+      options.fusedKernels[index->second].empty())
+    return fail(op, "no fused kernel for this ism.coschedule (the module was "
+                    "compiled without fusing it); run it with "
+                    "--coschedule=sequential or --coschedule=streams");
+  llvm::StringRef kernel = options.fusedKernels[index->second];
+  llvm::SmallVector<std::array<unsigned, 3>> grids;
+  llvm::SmallVector<HostValue> fusedArgs;
+  for (const RegionLaunch &launch : launches) {
+    grids.push_back(launch.grid);
+    fusedArgs.append(launch.args.begin(), launch.args.end());
+  }
+  if (llvm::Error error = handler.launchFused(op, kernel, grids, fusedArgs))
+    return fail(op, llvm::toString(std::move(error)));
+  note("ism.coschedule: launches ran as one fused kernel, " + kernel +
+       " (--coschedule=fused)");
   return llvm::Error::success();
 }
 
@@ -376,9 +486,17 @@ llvm::Error HostInterpreter::executeGPULaunch(gpu::LaunchFuncOp op) {
 
 llvm::Error mlir::ism::runner::executeHostFunction(
     func::FuncOp entry, llvm::ArrayRef<BoundArg> args, LaunchHandler &handler,
-    std::vector<std::string> *notes) {
-  HostInterpreter interpreter(handler, args, notes);
+    const HostExecutionOptions &options) {
+  HostInterpreter interpreter(handler, args, options);
   return interpreter.run(entry);
+}
+
+llvm::Error mlir::ism::runner::executeHostFunction(
+    func::FuncOp entry, llvm::ArrayRef<BoundArg> args, LaunchHandler &handler,
+    std::vector<std::string> *notes) {
+  HostExecutionOptions options;
+  options.notes = notes;
+  return executeHostFunction(entry, args, handler, options);
 }
 
 //===----------------------------------------------------------------------===//

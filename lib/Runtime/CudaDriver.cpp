@@ -100,12 +100,16 @@ llvm::Expected<Driver &> Driver::get() {
       {"cuMemsetD8_v2", resolve(library, "cuMemsetD8_v2", driver.cuMemsetD8)},
       {"cuMemsetD8Async",
        resolve(library, "cuMemsetD8Async", driver.cuMemsetD8Async)},
+      {"cuMemsetD32Async",
+       resolve(library, "cuMemsetD32Async", driver.cuMemsetD32Async)},
       {"cuStreamCreate",
        resolve(library, "cuStreamCreate", driver.cuStreamCreate)},
       {"cuStreamDestroy_v2",
        resolve(library, "cuStreamDestroy_v2", driver.cuStreamDestroy)},
       {"cuStreamSynchronize",
        resolve(library, "cuStreamSynchronize", driver.cuStreamSynchronize)},
+      {"cuStreamWaitEvent",
+       resolve(library, "cuStreamWaitEvent", driver.cuStreamWaitEvent)},
       {"cuEventCreate",
        resolve(library, "cuEventCreate", driver.cuEventCreate)},
       {"cuEventDestroy_v2",
@@ -282,6 +286,13 @@ Context::~Context() {
 }
 
 llvm::Error Context::loadPTX(llvm::StringRef ptx) {
+  llvm::Expected<CUmodule> module = loadModule(ptx);
+  if (!module)
+    return module.takeError();
+  return llvm::Error::success();
+}
+
+llvm::Expected<CUmodule> Context::loadModule(llvm::StringRef ptx) {
   std::string image = ptx.str(); // the driver wants a NUL-terminated image
   std::vector<char> errorLog(1 << 16, 0);
   std::vector<char> infoLog(1 << 16, 0);
@@ -296,25 +307,29 @@ llvm::Error Context::loadPTX(llvm::StringRef ptx) {
   if (llvm::Error error = driver.check(result, "cuModuleLoadDataEx")) {
     std::string log(errorLog.data());
     if (log.empty())
-      return error;
+      return std::move(error);
     return llvm::createStringError(llvm::toString(std::move(error)) +
                                    "; JIT log: " + log);
   }
   modules.push_back(module);
-  return llvm::Error::success();
+  return module;
 }
 
 llvm::Expected<Kernel> Context::getKernel(llvm::StringRef name,
-                                          unsigned sharedMemoryBytes) {
+                                          unsigned sharedMemoryBytes,
+                                          CUmodule only) {
   Kernel kernel;
   kernel.name = name.str();
   kernel.sharedMemoryBytes = sharedMemoryBytes;
   CUresult last = kCudaSuccess;
   for (CUmodule module : modules) {
+    if (only && module != only)
+      continue;
     last = driver.cuModuleGetFunction(&kernel.function, module,
                                       kernel.name.c_str());
     if (last == kCudaSuccess)
       break;
+    kernel.function = nullptr;
   }
   if (!kernel.function) {
     if (modules.empty())
@@ -322,6 +337,8 @@ llvm::Expected<Kernel> Context::getKernel(llvm::StringRef name,
                                      "': no module is loaded");
     if (llvm::Error error = driver.check(last, "cuModuleGetFunction", name))
       return std::move(error);
+    return llvm::createStringError("kernel '" + kernel.name +
+                                   "': the module asked for is not loaded");
   }
 
   int staticShared = 0;
@@ -388,6 +405,12 @@ llvm::Error Context::memset(CUdeviceptr dst, uint8_t value, size_t bytes,
   return driver.check(driver.cuMemsetD8(dst, value, bytes), "cuMemsetD8_v2");
 }
 
+llvm::Error Context::memset32(CUdeviceptr dst, uint32_t value, size_t count,
+                              CUstream stream) {
+  return driver.check(driver.cuMemsetD32Async(dst, value, count, stream),
+                      "cuMemsetD32Async");
+}
+
 llvm::Error Context::synchronize() {
   return driver.check(driver.cuCtxSynchronize(), "cuCtxSynchronize");
 }
@@ -404,10 +427,10 @@ llvm::Error Context::destroyStream(CUstream stream) {
   return driver.check(driver.cuStreamDestroy(stream), "cuStreamDestroy_v2");
 }
 
-llvm::Expected<CUevent> Context::createEvent() {
+llvm::Expected<CUevent> Context::createEvent(unsigned flags) {
   CUevent event = nullptr;
   if (llvm::Error error =
-          driver.check(driver.cuEventCreate(&event, 0), "cuEventCreate"))
+          driver.check(driver.cuEventCreate(&event, flags), "cuEventCreate"))
     return std::move(error);
   return event;
 }
@@ -418,6 +441,11 @@ llvm::Error Context::destroyEvent(CUevent event) {
 
 llvm::Error Context::record(CUevent event, CUstream stream) {
   return driver.check(driver.cuEventRecord(event, stream), "cuEventRecord");
+}
+
+llvm::Error Context::waitEvent(CUstream stream, CUevent event) {
+  return driver.check(driver.cuStreamWaitEvent(stream, event, 0),
+                      "cuStreamWaitEvent");
 }
 
 llvm::Expected<float> Context::elapsedMs(CUevent start, CUevent end) {

@@ -23,6 +23,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -109,6 +110,18 @@ static cl::opt<bool> json("json", cl::desc("Print one JSON object"),
 static cl::opt<bool> listDevices("list-devices",
                                  cl::desc("List the CUDA GPUs and exit"),
                                  cl::cat(category));
+static cl::opt<std::string> coscheduleMode(
+    "coschedule",
+    cl::desc("How the launches of an ism.coschedule run on the GPU: fused "
+             "(one kernel fused by the compiler), sequential (one after "
+             "another) or streams (each on its own stream); the reference "
+             "always runs them one after another"),
+    cl::value_desc("fused|sequential|streams"), cl::init("fused"),
+    cl::cat(category));
+static cl::opt<bool> verbose("verbose",
+                             cl::desc("Print the launch facts of each fused "
+                                      "(co-scheduled) kernel"),
+                             cl::cat(category));
 static cl::opt<std::string> emit("emit",
                                  cl::desc("Stop early and print: ptx or ir"),
                                  cl::cat(category));
@@ -278,6 +291,70 @@ static void printReport(llvm::json::Object report,
     llvm::outs() << "note: " << note << "\n";
 }
 
+/// Median, min, max and mean of timed runs, in ms.
+struct TimeStats {
+  double median = 0, min = 0, max = 0, mean = 0;
+};
+
+static TimeStats summarize(std::vector<double> times) {
+  TimeStats stats;
+  if (times.empty())
+    return stats;
+  std::sort(times.begin(), times.end());
+  size_t n = times.size();
+  stats.median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+  stats.min = times.front();
+  stats.max = times.back();
+  for (double t : times)
+    stats.mean += t / n;
+  return stats;
+}
+
+static llvm::json::Object statsJSON(const TimeStats &stats) {
+  return llvm::json::Object{{"median_ms", stats.median},
+                            {"min_ms", stats.min},
+                            {"max_ms", stats.max},
+                            {"mean_ms", stats.mean}};
+}
+
+/// The fused kernels of `compiled`, one per ism.coschedule in walk order:
+/// printed one line each (--verbose), or added to `report` with --json.
+static void describeFusedKernels(const CompiledModule &compiled,
+                                 llvm::json::Object &report,
+                                 llvm::raw_ostream &os) {
+  llvm::json::Array kernels;
+  for (const std::string &name : compiled.coschedules) {
+    auto it = compiled.kernels.find(name);
+    if (name.empty() || it == compiled.kernels.end() || !it->second.fused)
+      continue;
+    const CompiledKernel &kernel = it->second;
+    const CompiledKernel::Fused &fused = *kernel.fused;
+    bool warpSpecialized = fused.policy == "warp_specialized";
+    if (json) {
+      kernels.push_back(llvm::json::Object{
+          {"name", name},
+          {"policy", fused.policy},
+          {"partitions", llvm::json::Array(fused.partitions)},
+          {"threads", kernel.numThreads},
+          {"shared_memory_bytes", kernel.sharedMemoryBytes},
+          {"ctas_per_sm", fused.ctasPerSM},
+          {"work_counters", fused.workCounters},
+          {"tma_descriptors", static_cast<int64_t>(kernel.tma.size())}});
+      continue;
+    }
+    os << "coschedule: kernel " << name << ", " << fused.policy
+       << ", partitions " << llvm::join(fused.partitions, " + ") << ", "
+       << kernel.numThreads << " threads, " << kernel.sharedMemoryBytes
+       << " B shared memory, ";
+    if (warpSpecialized)
+      os << fused.ctasPerSM << " CTA/SM, ";
+    os << fused.workCounters << " work counters, " << kernel.tma.size()
+       << " TMA descriptors\n";
+  }
+  if (json)
+    report["fused_kernels"] = std::move(kernels);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -294,6 +371,10 @@ int main(int argc, char **argv) {
   if (interpret && bench)
     return fail("--interpret runs on the CPU; it cannot be combined with "
                 "--bench");
+  std::optional<CoscheduleMode> mode = parseCoscheduleMode(coscheduleMode);
+  if (!mode)
+    return fail("--coschedule takes fused, sequential or streams, not '" +
+                coscheduleMode + "'");
 
   DialectRegistry registry;
   registerAllIsmDialects(registry);
@@ -382,30 +463,67 @@ int main(int argc, char **argv) {
   else if (gpu)
     ptxOptions.chip = gpu->getDeviceInfo().chip();
 
-  std::optional<CompiledModule> compiled;
+  llvm::json::Object report{{"file", inputFile}, {"entry", entryName}};
+  std::vector<std::string> notes;
+
+  // --bench on a module with ism.coschedule times all three modes: it
+  // compiles both fused and unfused (sequential and streams run the same
+  // unfused kernels).
+  unsigned numCoschedules = getNumCoschedules(*module);
+  bool benchCoschedules = bench && numCoschedules > 0 && emit != "ptx";
+  std::optional<CompiledModule> compiled, otherCompiled;
   if (needGPU) {
-    llvm::Expected<CompiledModule> result = compileModule(*module, ptxOptions);
+    llvm::Expected<CompiledModule> result =
+        compileModule(*module, ptxOptions, *mode);
     if (!result)
       return fail(result.takeError());
     compiled = std::move(*result);
+    if (benchCoschedules) {
+      CoscheduleMode other = *mode == CoscheduleMode::Fused
+                                 ? CoscheduleMode::Sequential
+                                 : CoscheduleMode::Fused;
+      llvm::Expected<CompiledModule> second =
+          compileModule(*module, ptxOptions, other);
+      if (!second)
+        return fail(
+            "--bench compiles the module " +
+            llvm::Twine(other == CoscheduleMode::Fused ? "fused" : "unfused") +
+            " as well, to time every --coschedule mode: " +
+            llvm::toString(second.takeError()));
+      otherCompiled = std::move(*second);
+    }
+    if (verbose) {
+      const CompiledModule &fusedModule = *mode == CoscheduleMode::Fused
+                                              ? *compiled
+                                          : otherCompiled ? *otherCompiled
+                                                          : *compiled;
+      describeFusedKernels(fusedModule, report,
+                           emit == "ptx" ? llvm::errs() : llvm::outs());
+    }
     if (emit == "ptx") {
       llvm::outs() << compiled->ptx;
       return 0;
     }
   }
 
-  llvm::json::Object report{{"file", inputFile}, {"entry", entryName}};
-  std::vector<std::string> notes;
-
-  // The reference run.
+  // The reference run: the launches of an ism.coschedule run one after
+  // another there, whatever --coschedule says.
   std::vector<RefBuffer> reference;
   if (check || interpret) {
     reference = makeReferenceBuffers(args);
     ReferenceLauncher launcher(reference);
-    if (llvm::Error error = executeHostFunction(entry, args, launcher, &notes))
+    if (llvm::Error error = executeHostFunction(entry, args, launcher))
       return fail(std::move(error));
     report["reference_instances"] =
         static_cast<int64_t>(launcher.getNumInstances());
+    if (interpret)
+      entry.walk([&](CoscheduleOp op) {
+        notes.push_back(
+            llvm::formatv("ism.coschedule {0}: its launches ran one after "
+                          "another in the reference interpreter",
+                          stringifyCoschedulePolicy(op.getPolicy()))
+                .str());
+      });
   }
 
   if (interpret) {
@@ -444,11 +562,14 @@ int main(int argc, char **argv) {
     return expectFailed ? 1 : 0;
   }
 
-  // The GPU run.
-  if (llvm::Error error = gpu->loadPTX(compiled->ptx))
-    return fail(std::move(error));
+  // The GPU run, in the --coschedule mode.
+  llvm::Expected<cuda::CUmodule> loaded = gpu->loadModule(compiled->ptx);
+  if (!loaded)
+    return fail(loaded.takeError());
   report["device"] = deviceJSON(gpu->getDeviceInfo());
   report["chip"] = ptxOptions.chip;
+  if (numCoschedules > 0)
+    report["coschedule_mode"] = getCoscheduleModeName(*mode);
   llvm::Expected<DeviceBuffers> device = uploadArguments(*gpu, args);
   if (!device)
     return fail(device.takeError());
@@ -456,9 +577,12 @@ int main(int argc, char **argv) {
   llvm::Expected<cuda::CUstream> stream = gpu->createStream();
   if (!stream)
     return fail(stream.takeError());
-  GPULauncher launcher(*gpu, *compiled, deviceArgs, *stream);
-  if (llvm::Error error =
-          executeHostFunction(entry, args, launcher, check ? nullptr : &notes))
+  GPULauncher launcher(*gpu, *compiled, deviceArgs, *stream, *loaded);
+  HostExecutionOptions execution;
+  execution.coschedule = *mode;
+  execution.fusedKernels = compiled->coschedules;
+  execution.notes = &notes;
+  if (llvm::Error error = executeHostFunction(entry, args, launcher, execution))
     return fail(std::move(error));
   if (llvm::Error error = gpu->synchronize())
     return fail(std::move(error));
@@ -505,20 +629,76 @@ int main(int argc, char **argv) {
     timing.warmup = warmup;
     timing.repetitions = reps;
     timing.flushL2 = flushL2;
-    llvm::Expected<std::vector<double>> timed =
-        timeHostFunction(*gpu, *stream, entry, args, launcher, timing);
-    if (!timed)
-      return fail(timed.takeError());
-    std::vector<double> times = std::move(*timed);
-    std::sort(times.begin(), times.end());
-    double median =
-        times.empty() ? 0
-        : times.size() % 2
-            ? times[times.size() / 2]
-            : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
-    double mean = 0;
-    for (double t : times)
-      mean += t / times.size();
+    auto time =
+        [&](LaunchHandler &handler,
+            const HostExecutionOptions &how) -> llvm::Expected<TimeStats> {
+      llvm::Expected<std::vector<double>> timed =
+          timeHostFunction(*gpu, *stream, entry, args, handler, timing, how);
+      if (!timed)
+        return timed.takeError();
+      return summarize(std::move(*timed));
+    };
+
+    TimeStats stats;
+    if (!benchCoschedules) {
+      llvm::Expected<TimeStats> timed = time(launcher, execution);
+      if (!timed)
+        return fail(timed.takeError());
+      stats = *timed;
+    } else {
+      // Every mode, on the same buffers and stream: sequential and streams
+      // run the unfused kernels, fused the fused ones.
+      llvm::Expected<cuda::CUmodule> otherLoaded =
+          gpu->loadModule(otherCompiled->ptx);
+      if (!otherLoaded)
+        return fail(otherLoaded.takeError());
+      GPULauncher otherLauncher(*gpu, *otherCompiled, deviceArgs, *stream,
+                                *otherLoaded);
+      bool fusedFirst = *mode == CoscheduleMode::Fused;
+      GPULauncher &fusedLauncher = fusedFirst ? launcher : otherLauncher;
+      GPULauncher &unfusedLauncher = fusedFirst ? otherLauncher : launcher;
+      const CompiledModule &fusedModule =
+          fusedFirst ? *compiled : *otherCompiled;
+      CoscheduleMode modes[3] = {CoscheduleMode::Sequential,
+                                 CoscheduleMode::Streams,
+                                 CoscheduleMode::Fused};
+      TimeStats perMode[3];
+      for (unsigned i = 0; i < 3; ++i) {
+        HostExecutionOptions how;
+        how.coschedule = modes[i];
+        if (modes[i] == CoscheduleMode::Fused)
+          how.fusedKernels = fusedModule.coschedules;
+        llvm::Expected<TimeStats> timed = time(
+            modes[i] == CoscheduleMode::Fused ? fusedLauncher : unfusedLauncher,
+            how);
+        if (!timed)
+          return fail(
+              "--bench --coschedule=" + getCoscheduleModeName(modes[i]) + ": " +
+              llvm::toString(timed.takeError()));
+        perMode[i] = *timed;
+        if (modes[i] == *mode)
+          stats = *timed;
+      }
+      const TimeStats &sequential = perMode[0], &streams = perMode[1],
+                      &fused = perMode[2];
+      double vsSequential =
+          fused.median > 0 ? sequential.median / fused.median : 0;
+      double vsStreams = fused.median > 0 ? streams.median / fused.median : 0;
+      report["coschedule"] =
+          llvm::json::Object{{"sequential", statsJSON(sequential)},
+                             {"streams", statsJSON(streams)},
+                             {"fused", statsJSON(fused)},
+                             {"fused_vs_sequential", vsSequential},
+                             {"fused_vs_streams", vsStreams}};
+      if (!json)
+        llvm::outs() << llvm::formatv(
+            "bench: sequential median {0:F4} ms | streams {1:F4} ms | fused "
+            "{2:F4} ms; fused is {3:F2}x sequential, {4:F2}x streams\n",
+            sequential.median, streams.median, fused.median, vsSequential,
+            vsStreams);
+    }
+
+    double median = stats.median;
     double bytes = bytesOverride;
     if (bytes <= 0)
       for (auto [i, arg] : llvm::enumerate(args))
@@ -530,9 +710,9 @@ int main(int argc, char **argv) {
         median > 0 && flops > 0 ? flops / (median * 1e-3) / 1e12 : 0;
     report["bench"] =
         llvm::json::Object{{"median_ms", median},
-                           {"min_ms", times.empty() ? 0 : times.front()},
-                           {"max_ms", times.empty() ? 0 : times.back()},
-                           {"mean_ms", mean},
+                           {"min_ms", stats.min},
+                           {"max_ms", stats.max},
+                           {"mean_ms", stats.mean},
                            {"reps", static_cast<int64_t>(reps)},
                            {"warmup", static_cast<int64_t>(warmup)},
                            {"l2_flushed", static_cast<bool>(flushL2)},
@@ -544,11 +724,13 @@ int main(int argc, char **argv) {
       llvm::outs() << llvm::formatv(
           "bench: median {0:F4} ms (min {1:F4}, max {2:F4}) over {3} runs "
           "after {4} warm-up, L2 {5}; {6:F1} GB/s ({7:F1} MB moved)",
-          median, times.empty() ? 0 : times.front(),
-          times.empty() ? 0 : times.back(), unsigned(reps), unsigned(warmup),
+          median, stats.min, stats.max, unsigned(reps), unsigned(warmup),
           flushL2 ? "flushed" : "not flushed", gbps, bytes / 1e6);
       if (tflops > 0)
         llvm::outs() << llvm::formatv(", {0:F1} TFLOP/s", tflops);
+      if (benchCoschedules)
+        llvm::outs() << " (--coschedule=" << getCoscheduleModeName(*mode)
+                     << ")";
       llvm::outs() << "\n";
     }
   }

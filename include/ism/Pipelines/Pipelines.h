@@ -12,10 +12,11 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
 
-#include <vector>
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir::ism {
 
@@ -39,6 +40,10 @@ void buildGPUToPTXPipeline(OpPassManager &pm, const PTXOptions &options);
 struct IsmToPTXOptions : PTXOptions {
   /// Warps per program for every kernel (0: each kernel's num_warps).
   unsigned numWarps = 0;
+  /// Fuse the launches of each `ism.coschedule` into one kernel
+  /// (ism-coschedule). Without it the launches stay separate kernels and
+  /// the `ism.coschedule` ops are left in the host functions.
+  bool fuseCoschedules = true;
 };
 
 /// Adds the tile-level clean-up, layout assignment and lowering of ism
@@ -76,12 +81,37 @@ struct CompiledKernel {
   /// appends the logical grid as three i32 parameters (after the TMA
   /// descriptors) and launches at most one CTA per SM.
   bool persistent = false;
+
+  /// Set on a kernel that ism-coschedule fused from the launches of one
+  /// `ism.coschedule` (see docs/coschedule.md for the ABI). Its parameters
+  /// are the launches' arguments in order, then each launch's grid as three
+  /// `index` values, then the hidden ones: the TMA descriptors (`tma`, whose
+  /// `arg` indexes the fused parameter list), then, when `workCounters` is
+  /// non-zero, the device address (i64) of `workCounters` i32 counters that
+  /// must be zero when the kernel starts (0: the partitions stride over
+  /// their programs statically instead).
+  struct Fused {
+    /// "warp_specialized" or "block_interleaved".
+    std::string policy;
+    /// warp_specialized: CTAs per SM of the persistent grid (the launch runs
+    /// min(largest partition grid, SMs x ctasPerSM) CTAs).
+    /// block_interleaved: unused (one CTA per program of every launch).
+    unsigned ctasPerSM = 1;
+    unsigned workCounters = 0;
+    /// The kernels fused, one per partition, in the region's order.
+    std::vector<std::string> partitions;
+  };
+  std::optional<Fused> fused;
 };
 
 /// The PTX of a module's GPU code and the launch facts of its kernels.
 struct CompiledModule {
   std::string ptx;
   llvm::StringMap<CompiledKernel> kernels;
+  /// For each `ism.coschedule` of the host functions, in walk order: the
+  /// name of the fused kernel that replaces its launches (empty when the
+  /// module was compiled without fusing them).
+  std::vector<std::string> coschedules;
 };
 
 /// Compiles a copy of `module` (which must already be at the GPU level:

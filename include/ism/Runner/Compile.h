@@ -8,17 +8,30 @@
 #define ISM_RUNNER_COMPILE_H
 
 #include "ism/Pipelines/Pipelines.h"
+#include "ism/Runner/HostExecutor.h"
 
 namespace mlir::ism::runner {
 
 /// True when `module` holds tile-level kernels (`ism.kernel`).
 bool hasTileKernels(ModuleOp module);
 
+/// The number of `ism.coschedule` ops in `module`.
+unsigned getNumCoschedules(ModuleOp module);
+
 /// Compiles `module` to PTX: tile-level modules through the ism lowering,
 /// GPU-level modules (kernels in `gpu.module`s) through
 /// compileGPUModuleToPTX. `module` is not changed.
-llvm::Expected<CompiledModule> compileModule(ModuleOp module,
-                                             const PTXOptions &options);
+///
+/// `coschedule` says how the host function will run its `ism.coschedule`
+/// regions. CoscheduleMode::Fused compiles with
+/// IsmToPTXOptions::fuseCoschedules, and fails unless the result names a
+/// fused kernel (CompiledModule::coschedules, with CompiledKernel::fused
+/// facts) for every ism.coschedule of the module. The other modes move the
+/// launches out of the regions before compiling, so that they compile as
+/// ordinary launches.
+llvm::Expected<CompiledModule>
+compileModule(ModuleOp module, const PTXOptions &options,
+              CoscheduleMode coschedule = CoscheduleMode::Sequential);
 
 } // namespace mlir::ism::runner
 

@@ -29,15 +29,27 @@ struct DeviceArg {
   llvm::SmallVector<int64_t, 4> shape;
 };
 
-/// Runs launches on the GPU, on one stream, asynchronously.
+/// Runs launches on the GPU, on one stream, asynchronously. The launches of
+/// an `ism.coschedule` run on that stream one after another (launch), each
+/// on its own stream (launchConcurrently: auxiliary streams forked from and
+/// joined back into the main one with events, so that events recorded on
+/// the main stream time the whole region), or as the fused kernel
+/// (launchFused).
 class GPULauncher : public LaunchHandler {
 public:
   /// `buffers` has one entry per host-function argument (unused for
-  /// scalars). The compiled module must be loaded into `context`.
+  /// scalars). The compiled module must be loaded into `context`; when
+  /// `module` is given, kernels are looked up in that module only (the one
+  /// loaded from `compiled.ptx`).
   GPULauncher(cuda::Context &context, const CompiledModule &compiled,
-              llvm::ArrayRef<DeviceArg> buffers, cuda::CUstream stream)
-      : context(context), compiled(compiled), buffers(buffers), stream(stream) {
-  }
+              llvm::ArrayRef<DeviceArg> buffers, cuda::CUstream stream,
+              cuda::CUmodule module = nullptr)
+      : context(context), compiled(compiled), buffers(buffers), stream(stream),
+        module(module) {}
+  GPULauncher(const GPULauncher &) = delete;
+  GPULauncher &operator=(const GPULauncher &) = delete;
+  /// Destroys the auxiliary streams and events.
+  ~GPULauncher() override;
 
   llvm::Error launch(LaunchOp op, const unsigned grid[3],
                      llvm::ArrayRef<HostValue> args) override;
@@ -45,17 +57,41 @@ public:
                             const unsigned block[3],
                             unsigned dynamicSharedMemoryBytes,
                             llvm::ArrayRef<HostValue> args) override;
+  /// The first launch goes on the main stream, launch i > 0 on auxiliary
+  /// stream i - 1, which first waits for an event recorded on the main
+  /// stream; the main stream then waits for an event recorded on each
+  /// auxiliary stream after its launch. The auxiliary streams are created
+  /// once, as many as the largest region needs, and reused.
+  llvm::Error
+  launchConcurrently(CoscheduleOp op,
+                     llvm::ArrayRef<RegionLaunch> launches) override;
+  /// Launches the fused kernel by its ABI (CompiledKernel::Fused): the
+  /// launches' arguments, each launch's grid as three i64, one i64 per TMA
+  /// descriptor, and the address of the kernel's zeroed work counters when
+  /// it has any (set to zero on the stream before every launch). Grid:
+  /// warp_specialized runs min(largest launch grid, SMs x ctasPerSM) CTAs,
+  /// block_interleaved the sum of the launch grids; block (numThreads, 1,
+  /// 1) and the kernel's dynamic shared memory.
+  llvm::Error launchFused(CoscheduleOp op, llvm::StringRef kernel,
+                          llvm::ArrayRef<std::array<unsigned, 3>> grids,
+                          llvm::ArrayRef<HostValue> args) override;
 
-  /// Kernels launched so far.
+  /// Kernels launched so far (a fused kernel counts once).
   unsigned getNumLaunches() const { return numLaunches; }
 
 private:
   llvm::Expected<const cuda::Kernel *> getKernel(llvm::StringRef name,
                                                  unsigned sharedMemoryBytes);
+  /// launch() on `onStream`.
+  llvm::Error launchOn(LaunchOp op, const unsigned grid[3],
+                       llvm::ArrayRef<HostValue> args, cuda::CUstream onStream);
   llvm::Error run(const cuda::Kernel &kernel, const unsigned grid[3],
                   const unsigned block[3], llvm::ArrayRef<Type> types,
                   llvm::ArrayRef<HostValue> args,
-                  llvm::ArrayRef<uint64_t> hiddenSlots = {});
+                  llvm::ArrayRef<uint64_t> hiddenSlots,
+                  cuda::CUstream onStream);
+  /// Creates auxiliary streams (and their events) until there are `count`.
+  llvm::Error ensureAuxiliaryStreams(size_t count);
   /// The device address of a CUtensorMap for operand `operand` of a launch
   /// with `types`/`args`, or 0 when TMA cannot describe it (the kernel then
   /// copies the operand itself). Descriptors are made once per buffer.
@@ -67,7 +103,15 @@ private:
   const CompiledModule &compiled;
   llvm::ArrayRef<DeviceArg> buffers;
   cuda::CUstream stream;
+  cuda::CUmodule module;
   llvm::StringMap<cuda::Kernel> kernels;
+  /// launchConcurrently: the auxiliary streams, the event each records after
+  /// its launch, and the event the main stream records before the region.
+  std::vector<cuda::CUstream> auxiliaryStreams;
+  std::vector<cuda::CUevent> joinEvents;
+  cuda::CUevent forkEvent = nullptr;
+  /// launchFused: each fused kernel's work counters.
+  llvm::StringMap<cuda::DeviceBuffer> workCounters;
   std::map<std::vector<uint64_t>, cuda::DeviceBuffer> tensorMaps;
   unsigned numLaunches = 0;
 };
@@ -97,11 +141,13 @@ struct TimingOptions {
 /// Runs `entry` with `args` through `launcher` (which launches on `stream`)
 /// `options.warmup + options.repetitions` times, timing each run with
 /// events on `stream`; returns the times of the timed runs in milliseconds,
-/// in order.
-llvm::Expected<std::vector<double>>
-timeHostFunction(cuda::Context &gpu, cuda::CUstream stream, func::FuncOp entry,
-                 llvm::ArrayRef<BoundArg> args, LaunchHandler &launcher,
-                 const TimingOptions &options);
+/// in order. `execution` says how ism.coschedule regions run (its notes are
+/// ignored).
+llvm::Expected<std::vector<double>> timeHostFunction(
+    cuda::Context &gpu, cuda::CUstream stream, func::FuncOp entry,
+    llvm::ArrayRef<BoundArg> args, LaunchHandler &launcher,
+    const TimingOptions &options,
+    const HostExecutionOptions &execution = HostExecutionOptions());
 
 } // namespace mlir::ism::runner
 

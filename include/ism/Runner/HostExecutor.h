@@ -16,6 +16,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
+#include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,31 @@ struct HostValue {
   static HostValue getBuffer(unsigned b) { return {Kind::Buffer, 0, 0, b}; }
 };
 
+/// How the launches of an `ism.coschedule` region run on the GPU
+/// (`ism-run --coschedule=...`).
+enum class CoscheduleMode {
+  /// The compiler fuses the region into one kernel (ism-coschedule), which
+  /// runs as one launch (LaunchHandler::launchFused).
+  Fused,
+  /// The launches run one after another (LaunchHandler::launch).
+  Sequential,
+  /// Each launch goes on its own stream (LaunchHandler::launchConcurrently).
+  Streams,
+};
+
+/// "fused", "sequential" or "streams".
+llvm::StringRef getCoscheduleModeName(CoscheduleMode mode);
+/// Parses a mode name as getCoscheduleModeName writes it.
+std::optional<CoscheduleMode> parseCoscheduleMode(llvm::StringRef name);
+
+/// One launch of an `ism.coschedule` region with its operands evaluated.
+struct RegionLaunch {
+  LaunchOp op;
+  /// Missing dimensions are 1.
+  std::array<unsigned, 3> grid = {1, 1, 1};
+  llvm::SmallVector<HostValue> args;
+};
+
 /// Runs the launches of a host function.
 class LaunchHandler {
 public:
@@ -49,13 +76,44 @@ public:
                                     const unsigned block[3],
                                     unsigned dynamicSharedMemoryBytes,
                                     llvm::ArrayRef<HostValue> args) = 0;
+  /// Runs the launches of `op` concurrently (CoscheduleMode::Streams), all
+  /// of them finished before anything the host function runs next. The
+  /// default runs them one after another through launch().
+  virtual llvm::Error launchConcurrently(CoscheduleOp op,
+                                         llvm::ArrayRef<RegionLaunch> launches);
+  /// Runs `kernel`, the kernel the compiler fused from the launches of `op`
+  /// (CoscheduleMode::Fused). `grids` holds each launch's grid, in the
+  /// region's order; `args` all launches' argument values, concatenated in
+  /// the same order. The default is an error: only the GPU runs fused
+  /// kernels.
+  virtual llvm::Error launchFused(CoscheduleOp op, llvm::StringRef kernel,
+                                  llvm::ArrayRef<std::array<unsigned, 3>> grids,
+                                  llvm::ArrayRef<HostValue> args);
+};
+
+/// How executeHostFunction runs a host function.
+struct HostExecutionOptions {
+  /// How `ism.coschedule` regions run.
+  CoscheduleMode coschedule = CoscheduleMode::Sequential;
+  /// With CoscheduleMode::Fused: the fused kernel of each `ism.coschedule`
+  /// of the entry's module, in walk order (CompiledModule::coschedules).
+  llvm::ArrayRef<std::string> fusedKernels;
+  /// Remarks about how the function ran (how each ism.coschedule ran) are
+  /// appended here when it is not null.
+  std::vector<std::string> *notes = nullptr;
 };
 
 /// Executes `entry` with `args` as its arguments, passing launches to
 /// `handler`. Ops other than arith on scalars, memref.dim, ism.launch,
-/// ism.coschedule (whose launches run one after another), gpu.launch_func,
-/// gpu.wait and func.return are an error naming the op. Remarks about how
-/// the function ran (e.g. coschedule) are appended to `notes`.
+/// ism.coschedule (run as `options.coschedule` says), gpu.launch_func,
+/// gpu.wait and func.return are an error naming the op.
+llvm::Error executeHostFunction(func::FuncOp entry,
+                                llvm::ArrayRef<BoundArg> args,
+                                LaunchHandler &handler,
+                                const HostExecutionOptions &options);
+
+/// As above, with the launches of an ism.coschedule run one after another
+/// (CoscheduleMode::Sequential).
 llvm::Error executeHostFunction(func::FuncOp entry,
                                 llvm::ArrayRef<BoundArg> args,
                                 LaunchHandler &handler,

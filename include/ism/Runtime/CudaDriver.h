@@ -101,9 +101,12 @@ public:
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t) = nullptr;
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t,
                               CUstream) = nullptr;
+  CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t,
+                               CUstream) = nullptr;
   CUresult (*cuStreamCreate)(CUstream *, unsigned) = nullptr;
   CUresult (*cuStreamDestroy)(CUstream) = nullptr;
   CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
+  CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned) = nullptr;
   CUresult (*cuEventCreate)(CUevent *, unsigned) = nullptr;
   CUresult (*cuEventDestroy)(CUevent) = nullptr;
   CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
@@ -141,6 +144,8 @@ enum : int {
   kJitErrorLogBuffer = 5,
   kJitErrorLogBufferSizeBytes = 6,
   kStreamNonBlocking = 1,
+  kEventDefault = 0,
+  kEventDisableTiming = 2,
 };
 
 /// A device buffer; frees itself.
@@ -185,12 +190,17 @@ public:
   /// Loads PTX (the driver JIT-compiles it for this GPU). A JIT failure
   /// returns the driver's error log.
   llvm::Error loadPTX(llvm::StringRef ptx);
-  /// Finds kernel `name` in the loaded modules and prepares it for
-  /// `sharedMemoryBytes` of dynamic shared memory: raises the kernel's
-  /// opt-in limit when that is above 48 KB, and fails when the device
-  /// cannot give that much.
+  /// Loads PTX like loadPTX and returns the module, so that kernels can be
+  /// looked up in it alone (two compilations of one program may define
+  /// kernels of the same name). The context still owns it.
+  llvm::Expected<CUmodule> loadModule(llvm::StringRef ptx);
+  /// Finds kernel `name` in `module`, or in every loaded module (in load
+  /// order) when `module` is null, and prepares it for `sharedMemoryBytes`
+  /// of dynamic shared memory: raises the kernel's opt-in limit when that is
+  /// above 48 KB, and fails when the device cannot give that much.
   llvm::Expected<Kernel> getKernel(llvm::StringRef name,
-                                   unsigned sharedMemoryBytes);
+                                   unsigned sharedMemoryBytes,
+                                   CUmodule module = nullptr);
   /// Launches `kernel` on `stream` with block (blockX, blockY, blockZ).
   /// `params` holds one pointer per kernel parameter.
   llvm::Error launch(const Kernel &kernel, const unsigned grid[3],
@@ -202,13 +212,22 @@ public:
   llvm::Error copyToHost(void *dst, CUdeviceptr src, size_t bytes);
   llvm::Error memset(CUdeviceptr dst, uint8_t value, size_t bytes,
                      CUstream stream = nullptr);
+  /// Sets `count` 32-bit words at `dst` to `value`, asynchronously on
+  /// `stream` (cuMemsetD32Async).
+  llvm::Error memset32(CUdeviceptr dst, uint32_t value, size_t count,
+                       CUstream stream);
   llvm::Error synchronize();
 
   llvm::Expected<CUstream> createStream();
   llvm::Error destroyStream(CUstream stream);
-  llvm::Expected<CUevent> createEvent();
+  /// Creates an event; `flags` as cuEventCreate takes them (kEventDefault
+  /// records timing, kEventDisableTiming is for ordering only).
+  llvm::Expected<CUevent> createEvent(unsigned flags = kEventDefault);
   llvm::Error destroyEvent(CUevent event);
   llvm::Error record(CUevent event, CUstream stream);
+  /// Makes the work submitted to `stream` after this call wait for `event`
+  /// (cuStreamWaitEvent); the host does not wait.
+  llvm::Error waitEvent(CUstream stream, CUevent event);
   /// Milliseconds between two recorded events (waits for `end`).
   llvm::Expected<float> elapsedMs(CUevent start, CUevent end);
 

@@ -51,10 +51,6 @@ using namespace mlir::ism;
 
 namespace {
 
-constexpr unsigned kProducerRegs = 40;
-constexpr unsigned kConsumerRegs = 232;
-/// Named barrier of the producer warpgroup (the consumers use 1).
-constexpr unsigned kProducerBarrier = 2;
 /// mbarrier try_wait suspend-time hint, in nanoseconds.
 constexpr int64_t kWaitTicks = 0x989680;
 
@@ -75,7 +71,7 @@ Value toIndex(OpBuilder &b, Location loc, Value v) {
 
 /// The shared-window address (i64) of the 1024-byte aligned ring base:
 /// 128-byte swizzled TMA boxes and wgmma operands need that alignment.
-Value getRingBase(OpBuilder &b, Location loc) {
+Value getRingBase(OpBuilder &b, Location loc, const WgmmaPipeline &p) {
   auto workgroup = gpu::AddressSpaceAttr::get(
       b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
   auto raw = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
@@ -84,7 +80,8 @@ Value getRingBase(OpBuilder &b, Location loc) {
   Value address = arith::IndexCastOp::create(
       b, loc, b.getI64Type(),
       memref::ExtractAlignedPointerAsIndexOp::create(b, loc, base));
-  Value up = arith::AddIOp::create(b, loc, address, i64Const(b, loc, 1023));
+  Value up = arith::AddIOp::create(b, loc, address,
+                                   i64Const(b, loc, p.sharedBase + 1023));
   return arith::AndIOp::create(b, loc, up, i64Const(b, loc, ~int64_t(1023)));
 }
 
@@ -159,8 +156,8 @@ Value makeDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
 /// the block's K loop) starts from the loop's counter and `itNext` is what
 /// the next program starts from.
 void wrapPersistent(OpBuilder &b, Location loc, Block *block,
-                    ArrayRef<Value> grid, int64_t group, OpOperand &itInit,
-                    Value itNext) {
+                    ArrayRef<Value> grid, Value first, Value stride,
+                    int64_t group, OpOperand &itInit, Value itNext) {
   SmallVector<Operation *> ops;
   for (Operation &op : block->without_terminator())
     ops.push_back(&op);
@@ -169,8 +166,10 @@ void wrapPersistent(OpBuilder &b, Location loc, Block *block,
         gz = toIndex(b, loc, grid[2]);
   Value perZ = arith::MulIOp::create(b, loc, gx, gy);
   Value total = arith::MulIOp::create(b, loc, perZ, gz);
-  Value first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  Value stride = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  if (!first)
+    first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  if (!stride)
+    stride = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
   Value zero = indexConstant(b, loc, 0);
   auto loop = scf::ForOp::create(
       b, loc, first, total, stride, ValueRange{zero},
@@ -371,7 +370,7 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
         b, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
     NVVM::BarrierOp::create(b, loc, TypeRange{},
-                            i32Const(b, loc, kProducerBarrier),
+                            i32Const(b, loc, p.producerBarrier),
                             i32Const(b, loc, 128), {}, Value{});
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ptid,
                                         indexConstant(b, loc, 0));
@@ -402,23 +401,47 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(Operation *funcOp,
                                                       DictionaryAttr persistent,
                                                       LoweringContext &context) {
   auto func = cast<gpu::GPUFuncOp>(funcOp);
+  if (!func.getBody().hasOneBlock()) {
+    if (!getAcceleratedDotLoops(func).empty())
+      return func.emitOpError("a wgmma kernel must have a single-block body");
+    return success();
+  }
+  WgmmaPartition config;
+  config.block = &func.getBody().front();
+  config.warpBase = context.getPartition().warpBase;
+  config.sharedMemoryBase = context.getPartition().sharedMemoryBase;
+  if (persistent)
+    if (auto g = persistent.getAs<IntegerAttr>("group_size"))
+      config.groupSize = g.getInt();
+  if (context.getPartition().warpBase != 0 ||
+      context.getPartition().barrierId != 0) {
+    for (DotLoop dl : getAcceleratedDotLoops(func))
+      if (dl.loop->hasAttr(kPipelineAttrName) &&
+          cast<MmaEncodingAttr>(dl.dot.getType().getEncoding())
+                  .getVersion() == 3)
+        return dl.dot.emitOpError(
+            "a warp-specialized wgmma kernel lowered on its own needs its own "
+            "CTA; co-schedule it (ism.coschedule) to share one");
+  }
+  return prepareWarpSpecializedProgram(func, config, context);
+}
+
+LogicalResult mlir::ism::prepareWarpSpecializedProgram(
+    Operation *funcOp, const WgmmaPartition &config, LoweringContext &context) {
+  auto func = cast<gpu::GPUFuncOp>(funcOp);
+  Block *entry = config.block;
+  Block *funcEntry = &func.getBody().front();
   SmallVector<DotLoop> loops;
-  for (DotLoop dl : getAcceleratedDotLoops(func))
-    if (dl.loop->hasAttr(kPipelineAttrName) &&
-        cast<MmaEncodingAttr>(dl.dot.getType().getEncoding()).getVersion() ==
-            3)
-      loops.push_back(dl);
+  for (Operation &op : *entry)
+    for (DotLoop dl : getAcceleratedDotLoops(&op))
+      if (dl.loop->hasAttr(kPipelineAttrName) &&
+          cast<MmaEncodingAttr>(dl.dot.getType().getEncoding()).getVersion() ==
+              3)
+        loops.push_back(dl);
   if (loops.empty())
     return success();
   DotLoop dl = loops.front();
   Location loc = dl.loop.getLoc();
-  if (context.getPartition().warpBase != 0 ||
-      context.getPartition().barrierId != 0)
-    return dl.dot.emitOpError("a warp-specialized wgmma kernel needs its own "
-                              "CTA; it cannot run as a partition");
-  if (!func.getBody().hasOneBlock())
-    return func.emitOpError("a wgmma kernel must have a single-block body");
-  Block *entry = &func.getBody().front();
   if (dl.loop->getBlock() != entry)
     return dl.loop.emitOpError("the pipelined K loop must be at the top level "
                                "of its kernel");
@@ -428,7 +451,10 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(Operation *funcOp,
 
   auto dims = dl.loop->getAttrOfType<DictionaryAttr>(kPipelineAttrName);
   WgmmaPipeline p;
-  p.stages = cast<IntegerAttr>(dims.get("num_stages")).getInt();
+  p.stages = config.stages ? config.stages
+                           : cast<IntegerAttr>(dims.get("num_stages")).getInt();
+  p.sharedBase = config.sharedMemoryBase;
+  p.producerBarrier = config.producerBarrier;
   auto aType = dl.dot.getA().getType(), bType = dl.dot.getB().getType();
   auto mma = cast<MmaEncodingAttr>(dl.dot.getType().getEncoding());
   p.blockM = aType.getDimSize(0);
@@ -440,10 +466,7 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(Operation *funcOp,
   p.bBytes = p.blockK * p.blockN * elementBytes;
   p.warpsM = mma.getWarpsPerCTA()[0];
   p.warpsN = mma.getWarpsPerCTA()[1];
-  int64_t group = 8;
-  if (persistent)
-    if (auto g = persistent.getAs<IntegerAttr>("group_size"))
-      group = g.getInt();
+  int64_t group = config.groupSize;
 
   // The producer's slices: what the K loop's bounds and the tile offsets
   // are computed from.
@@ -492,22 +515,30 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(Operation *funcOp,
   SmallVector<Attribute> tma;
   for (LoadOp load : {dl.loadA, dl.loadB}) {
     auto arg = dyn_cast<BlockArgument>(load.getBase());
-    int64_t index = arg && arg.getOwner() == entry ? arg.getArgNumber() : -1;
+    int64_t index =
+        arg && arg.getOwner() == funcEntry ? arg.getArgNumber() : -1;
     int64_t rows = load == dl.loadA ? p.blockM : p.blockK;
     tma.push_back(b.getDenseI64ArrayAttr({index, rows, 128 / elementBytes}));
   }
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
-  SmallVector<Type> extra = {i64, i64, i32, i32, i32};
+  bool hiddenGrid = config.grid.empty();
+  SmallVector<Type> extra = {i64, i64};
+  if (hiddenGrid)
+    extra.append({i32, i32, i32});
   for (Type t : extra)
     if (failed(func.insertArgument(func.getNumArguments(), t,
                                    DictionaryAttr(), loc)))
       return func.emitOpError("cannot add the kernel's hidden parameters");
   Value descA = func.getArgument(numArgs), descB = func.getArgument(numArgs + 1);
-  SmallVector<Value> grid = {func.getArgument(numArgs + 2),
-                             func.getArgument(numArgs + 3),
-                             func.getArgument(numArgs + 4)};
+  SmallVector<Value> grid(config.grid.begin(), config.grid.end());
+  if (hiddenGrid)
+    grid = {func.getArgument(numArgs + 2), func.getArgument(numArgs + 3),
+            func.getArgument(numArgs + 4)};
+  if (auto earlier = func->getAttrOfType<ArrayAttr>("ism.tma"))
+    tma.insert(tma.begin(), earlier.begin(), earlier.end());
   func->setAttr("ism.tma", b.getArrayAttr(tma));
-  func->setAttr("ism.persistent", b.getUnitAttr());
+  if (hiddenGrid)
+    func->setAttr("ism.persistent", b.getUnitAttr());
 
   // The consumer's K loop carries the ring counter.
   IRRewriter rewriter(ctx);
@@ -545,7 +576,10 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(Operation *funcOp,
 
   b.setInsertionPoint(terminator);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value ringBase = getRingBase(b, loc);
+  if (config.warpBase)
+    tid = arith::SubIOp::create(b, loc, tid,
+                                indexConstant(b, loc, 32 * config.warpBase));
+  Value ringBase = getRingBase(b, loc, p);
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                         indexConstant(b, loc, 0));
   scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location tl) {
@@ -559,7 +593,12 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(Operation *funcOp,
     }
     scf::YieldOp::create(tb, tl);
   });
-  NVVM::Barrier0Op::create(b, loc);
+  if (config.allBarrier == 0)
+    NVVM::Barrier0Op::create(b, loc);
+  else
+    NVVM::BarrierOp::create(
+        b, loc, TypeRange{}, i32Const(b, loc, config.allBarrier),
+        i32Const(b, loc, consumerThreads + 128), {}, Value{});
   Value isProducer =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
                             indexConstant(b, loc, consumerThreads));
@@ -569,7 +608,7 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(Operation *funcOp,
   // that is wrapped in its persistent loop.
   Block *producer = split.thenBlock();
   b.setInsertionPointToStart(producer);
-  NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegs,
+  NVVM::SetMaxRegisterOp::create(b, loc, config.producerRegisters,
                                  NVVM::SetMaxRegisterAction::decrease);
   Value ptid = arith::SubIOp::create(b, loc, tid,
                                      indexConstant(b, loc, consumerThreads));
@@ -584,8 +623,8 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(Operation *funcOp,
     scf::ForOp loop = buildProducerLoop(b, loc, consumerDl, outerSlice,
                                         innerSlice, p, ringBase, descA, descB,
                                         tmaMode, ptid);
-    wrapPersistent(b, loc, block, grid, group, loop.getInitArgsMutable()[0],
-                   loop.getResult(0));
+    wrapPersistent(b, loc, block, grid, config.first, config.stride, group,
+                   loop.getInitArgsMutable()[0], loop.getResult(0));
   };
   // TMA: one thread issues every copy.
   {
@@ -601,15 +640,22 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(Operation *funcOp,
   Block *consumer = split.elseBlock();
   for (Operation *op : program)
     op->moveBefore(consumer->getTerminator());
-  wrapPersistent(b, loc, consumer, grid, group,
+  wrapPersistent(b, loc, consumer, grid, config.first, config.stride, group,
                  consumerLoop.getInitArgsMutable()[1],
                  consumerLoop.getResult(1));
   b.setInsertionPointToStart(consumer);
-  NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegs,
+  NVVM::SetMaxRegisterOp::create(b, loc, config.consumerRegisters,
                                  NVVM::SetMaxRegisterAction::increase);
 
   context.pipeline = p;
   context.producerWarps = 4;
+  // The consumers synchronise on their named barrier; their scratch
+  // follows the ring.
+  PartitionInfo consumers = context.getPartition();
+  consumers.warpBase = config.warpBase;
+  consumers.barrierId = config.consumerBarrier;
+  consumers.sharedMemoryBase = (p.ringEnd() + 15) / 16 * 16;
+  context.setPartition(consumers);
   return success();
 }
 
@@ -648,7 +694,7 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     auto wgType = p.elementType.isBF16() ? NVVM::WGMMATypes::bf16
                                          : NVVM::WGMMATypes::f16;
 
-    Value ringBase = getRingBase(rewriter, loc);
+    Value ringBase = getRingBase(rewriter, loc, p);
     Value warp = context.getWarpId(rewriter, loc);
     Value lane = context.getLaneId(rewriter, loc);
     Value warpGroup = arith::DivUIOp::create(rewriter, loc, warp,

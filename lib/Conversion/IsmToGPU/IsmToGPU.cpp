@@ -119,9 +119,9 @@ struct ConvertIsmToGPUPass
       return signalPassFailure();
     }
     WalkResult coschedule = module.walk([&](CoscheduleOp op) {
-      op.emitOpError("cannot be lowered yet: fusing co-scheduled launches "
-                     "into one kernel (ism-coschedule) is not implemented; "
-                     "launch the kernels one after the other");
+      op.emitOpError("must be fused into one kernel before the lowering: "
+                     "run ism-coschedule first (the ism-to-gpu pipeline "
+                     "does)");
       return WalkResult::interrupt();
     });
     if (coschedule.wasInterrupted())
@@ -191,23 +191,47 @@ struct ConvertIsmToGPUPass
       }
     }
 
+    if (auto fused = kernel->getAttrOfType<DictionaryAttr>("ism.coschedule"))
+      func->setAttr("ism.coschedule", fused);
+    auto convert = [&](Operation *root, LoweringContext &context) {
+      return convertTiles(root, context);
+    };
+    if (func.getBody().hasOneBlock()) {
+      auto partitions = func.getBody().front().getOps<WarpSpecializeOp>();
+      if (!partitions.empty()) {
+        if (partition.warpBase != 0 || partition.barrierId != 0 ||
+            partition.sharedMemoryBase != 0)
+          return func.emitOpError("a kernel of partitions owns its CTA; "
+                                  "lower it without warp-base, barrier-id "
+                                  "or shared-memory-base");
+        if (failed(lowerPartitions(func, *partitions.begin(), convert)))
+          return failure();
+        return func;
+      }
+    }
+
     LoweringContext context(partition, numWarps);
     if (failed(prepareWarpSpecializedKernel(func, persistent, context)))
       return failure();
     int64_t ringEnd = 0;
     if (context.pipeline) {
-      // Consumers synchronise on named barrier 1; their scratch follows the
-      // ring (which starts up to 1023 bytes in, at a 1024-byte boundary).
-      PartitionInfo consumers = partition;
-      consumers.barrierId = 1;
-      ringEnd = 1024 + context.pipeline->ringBytes();
-      consumers.sharedMemoryBase = (ringEnd + 15) / 16 * 16;
-      context.setPartition(consumers);
+      ringEnd = context.pipeline->ringEnd();
       numThreads = 32 * (numWarps + context.producerWarps);
       func->setAttr(kNumThreadsAttrName, b.getI32IntegerAttr(numThreads));
       func.setKnownBlockSizeAttr(
           b.getDenseI32ArrayAttr({int32_t(numThreads), 1, 1}));
     }
+    if (failed(convertTiles(func, context)))
+      return failure();
+    func->setAttr(kSharedMemoryAttrName,
+                  b.getI32IntegerAttr(std::max<int64_t>(
+                      context.getSharedMemoryBytes(), ringEnd)));
+    return func;
+  }
+
+  /// Lowers the tiles of `root` (a kernel, or one partition of it) with
+  /// `context`, and places its shared-memory scratch.
+  LogicalResult convertTiles(Operation *root, LoweringContext &context) {
     TileTypeConverter converter;
     RewritePatternSet patterns(&getContext());
     populateIsmToGPUConversionPatterns(converter, context, patterns);
@@ -229,13 +253,10 @@ struct ConvertIsmToGPUPass
     target.markUnknownOpDynamicallyLegal(typesLegal);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
-    if (failed(applyPartialConversion(func, target, std::move(patterns))))
+    if (failed(applyPartialConversion(root, target, std::move(patterns))))
       return failure();
-    context.finalizeScratch(func);
-    func->setAttr(kSharedMemoryAttrName,
-                  b.getI32IntegerAttr(std::max<int64_t>(
-                      context.getSharedMemoryBytes(), ringEnd)));
-    return func;
+    context.finalizeScratch(root);
+    return success();
   }
 
   /// ism.launch -> gpu.launch_func with the kernel's block size and shared
@@ -251,7 +272,16 @@ struct ConvertIsmToGPUPass
     Value blockX = arith::ConstantIndexOp::create(b, loc, threads.getInt());
     Value smemBytes = arith::ConstantIntOp::create(b, loc, smem.getInt(), 32);
     SmallVector<Value> args(launch.getArgs());
-    if (func->hasAttr("ism.persistent")) {
+    if (auto fused = func->getAttrOfType<DictionaryAttr>("ism.coschedule")) {
+      // A fused kernel's hidden parameters: no TMA descriptors and no work
+      // counters here (its partitions then copy their tiles themselves and
+      // stride over their programs); ism-run passes both.
+      Value none = arith::ConstantIntOp::create(b, loc, 0, 64);
+      if (auto tma = func->getAttrOfType<ArrayAttr>("ism.tma"))
+        args.append(tma.size(), none);
+      if (cast<IntegerAttr>(fused.get("work_counters")).getInt() > 0)
+        args.push_back(none);
+    } else if (func->hasAttr("ism.persistent")) {
       // The hidden parameters of a warp-specialized kernel: no TMA
       // descriptors here (the kernel then copies its tiles itself; ism-run
       // creates descriptors when it launches), and the logical grid, run

@@ -36,7 +36,7 @@ ism.kernel @k() {
   ism.return
 }
 func.func @cosched(%n: index) {
-  // expected-error @+1 {{cannot be lowered yet: fusing co-scheduled launches into one kernel (ism-coschedule) is not implemented}}
+  // expected-error @+1 {{must be fused into one kernel before the lowering: run ism-coschedule first}}
   ism.coschedule warp_specialized {
     ism.launch @k grid(%n) ()
     ism.launch @k grid(%n) ()

@@ -44,9 +44,44 @@ struct WgmmaPipeline {
   unsigned warpsM = 0, warpsN = 0;
   /// Input element type (f16 or bf16).
   Type elementType;
+  /// Byte offset in dynamic shared memory from which the ring's 1024-byte
+  /// aligned base is found.
+  int64_t sharedBase = 0;
+  /// Named barrier of the producer warpgroup (its element-copy fallback).
+  unsigned producerBarrier = 2;
   int64_t stageBytes() const { return aBytes + bBytes; }
   /// Bytes from the aligned base to the end of the barriers.
   int64_t ringBytes() const { return stages * stageBytes() + 16 * stages; }
+  /// Where the ring ends at the latest (the base is aligned up by at most
+  /// 1023 bytes).
+  int64_t ringEnd() const { return sharedBase + 1024 + ringBytes(); }
+};
+
+/// Where a warp-specialized wgmma program runs in its CTA and what it may
+/// use. The defaults are a kernel that owns its CTA.
+struct WgmmaPartition {
+  /// The block holding the program's ops: the kernel's entry block, or the
+  /// block of one partition of a fused kernel.
+  Block *block = nullptr;
+  /// First warp of the partition (its consumers; the producer warpgroup
+  /// follows them).
+  unsigned warpBase = 0;
+  /// Named barriers: over all the partition's threads (0: bar.sync 0 over
+  /// the CTA), over its consumers, over its producer warpgroup.
+  unsigned allBarrier = 0, consumerBarrier = 1, producerBarrier = 2;
+  /// setmaxnreg of the consumer and producer warpgroups.
+  unsigned consumerRegisters = 232, producerRegisters = 40;
+  /// Byte offset of the partition's slice of dynamic shared memory.
+  int64_t sharedMemoryBase = 0;
+  /// Programs along x per group of the tile order.
+  int64_t groupSize = 8;
+  /// The logical grid (x, y, z), and the first program and stride of the
+  /// persistent loop. Without a grid the kernel gets hidden grid
+  /// parameters and strides from blockIdx.x by gridDim.x.
+  SmallVector<Value, 3> grid;
+  Value first, stride;
+  /// Stages of the ring, when they override the K loop's ism.pipeline.
+  unsigned stages = 0;
 };
 
 class LoweringContext {
@@ -126,6 +161,23 @@ public:
 LogicalResult prepareWarpSpecializedKernel(Operation *func,
                                            DictionaryAttr persistent,
                                            LoweringContext &context);
+
+/// The same split for a program in `config.block` of `func` (a gpu.func),
+/// placed as `config` says. Sets `context.pipeline` (nothing when the block
+/// has no pipelined wgmma K loop) and the consumers' partition; appends the
+/// program's TMA operands to the kernel's `ism.tma`.
+LogicalResult prepareWarpSpecializedProgram(Operation *func,
+                                            const WgmmaPartition &config,
+                                            LoweringContext &context);
+
+/// Lowers a kernel whose body is an ism.warp_specialize (a fused kernel of
+/// partitions): each partition becomes the code of its warps (or CTAs) with
+/// its own thread base, named barriers, shared-memory slice, registers and
+/// work loop, and is lowered by `convert` with its own LoweringContext.
+/// Sets the kernel's thread count and shared memory size.
+LogicalResult lowerPartitions(
+    Operation *func, Operation *warpSpecialize,
+    function_ref<LogicalResult(Operation *, LoweringContext &)> convert);
 
 void populateIsmToGPUConversionPatterns(TileTypeConverter &typeConverter,
                                         LoweringContext &context,

@@ -218,3 +218,44 @@ LogicalResult SharedEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
                                                  EmitErrorFn emitError) const {
   return verifyRank(emitError, "shared", getOrder().size(), shape);
 }
+
+//===----------------------------------------------------------------------===//
+// PartitionAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult PartitionAttr::verify(EmitErrorFn emitError, unsigned warpBase,
+                                    unsigned numWarps,
+                                    ArrayRef<unsigned> registers,
+                                    ArrayRef<unsigned> barriers,
+                                    unsigned sharedMemory, unsigned stages,
+                                    int workCounter, unsigned groupSize) {
+  if (numWarps == 0)
+    return emitError() << "a partition needs at least one warp";
+  if (!registers.empty()) {
+    if (numWarps % 4 != 0 || warpBase % 4 != 0)
+      return emitError()
+             << "registers are set per warpgroup (setmaxnreg), so the "
+                "partition must start and end on a warpgroup: warp_base = "
+             << warpBase << ", num_warps = " << numWarps;
+    if (registers.size() != numWarps / 4)
+      return emitError() << "registers needs one value per warpgroup ("
+                         << numWarps / 4 << "), got " << registers.size();
+    for (unsigned r : registers)
+      if (r < 24 || r > 256 || r % 8 != 0)
+        return emitError() << "registers must be multiples of 8 from 24 to "
+                              "256 (what setmaxnreg takes), got "
+                           << r;
+  }
+  for (unsigned id : barriers)
+    if (id < 1 || id > 15)
+      return emitError() << "named barrier ids must be from 1 to 15 (0 is "
+                            "the CTA-wide barrier), got "
+                         << id;
+  if (barriers.empty())
+    return emitError() << "a partition needs at least one named barrier";
+  if (workCounter < -1)
+    return emitError() << "work_counter must be -1 (none) or a counter "
+                          "index, got "
+                       << workCounter;
+  return success();
+}

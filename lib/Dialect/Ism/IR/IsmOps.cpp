@@ -9,6 +9,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -150,7 +151,12 @@ LogicalResult KernelOp::verify() {
     return emitOpError("must not return values; write results through memref "
                        "arguments");
   int32_t numWarps = getNumWarps();
-  if (numWarps < 1 || numWarps > 32 || !llvm::isPowerOf2_32(numWarps))
+  // A kernel of partitions (ism.warp_specialize) has as many warps as its
+  // partitions together.
+  bool partitioned = !getBody().empty() &&
+                     !getBody().front().getOps<WarpSpecializeOp>().empty();
+  if (numWarps < 1 || numWarps > 32 ||
+      (!partitioned && !llvm::isPowerOf2_32(numWarps)))
     return emitOpError("num_warps must be a power of two from 1 to 32, got ")
            << numWarps;
   for (auto [i, type] : llvm::enumerate(getArgumentTypes())) {
@@ -757,6 +763,99 @@ LogicalResult CoscheduleOp::verifyRegions() {
   if (launches < 2)
     return emitOpError("needs at least two launches to co-schedule, found ")
            << launches;
+
+  // The launches run concurrently, in no order: a buffer one of them
+  // writes must not be passed to another.
+  SmallVector<LaunchOp> ops(getLaunches());
+  auto writes = [](LaunchOp launch, unsigned index) {
+    KernelOp kernel = SymbolTable::lookupNearestSymbolFrom<KernelOp>(
+        launch, launch.getKernelAttr());
+    if (!kernel || kernel.getBody().empty() ||
+        index >= kernel.getNumArguments())
+      return false;
+    Value param = kernel.getArgument(index);
+    for (Operation *user : param.getUsers()) {
+      auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+      if (effects && effects.getEffectOnValue<MemoryEffects::Write>(param))
+        return true;
+    }
+    return false;
+  };
+  for (auto [i, first] : llvm::enumerate(ops)) {
+    for (LaunchOp second : ArrayRef(ops).drop_front(i + 1)) {
+      for (auto [a, value] : llvm::enumerate(first.getArgs())) {
+        if (!isa<BaseMemRefType>(value.getType()))
+          continue;
+        for (auto [b, other] : llvm::enumerate(second.getArgs())) {
+          if (other != value)
+            continue;
+          bool firstWrites = writes(first, a), secondWrites = writes(second, b);
+          if (!firstWrites && !secondWrites)
+            continue;
+          return emitOpError("launches of @")
+                 << first.getKernel() << " and @" << second.getKernel()
+                 << " share a buffer that @"
+                 << (firstWrites ? first.getKernel() : second.getKernel())
+                 << " writes (argument #" << (firstWrites ? a : b)
+                 << "); co-scheduled launches run in no order, so none may "
+                    "write a buffer another one uses";
+        }
+      }
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// WarpSpecializeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WarpSpecializeOp::verifyRegions() {
+  unsigned n = getBodies().size();
+  if (n == 0)
+    return emitOpError("needs at least one partition");
+  if (getPartitions().size() != n)
+    return emitOpError("has ") << n << " regions but "
+                               << getPartitions().size()
+                               << " partition attributes";
+  if (getGrids().size() != 3 * n)
+    return emitOpError("needs three grid sizes per partition (")
+           << 3 * n << "), got " << getGrids().size();
+  auto kernel = dyn_cast<KernelOp>((*this)->getParentOp());
+  if (!kernel)
+    return emitOpError("must be at the top level of an ism.kernel");
+  unsigned kernelWarps = kernel.getNumWarps();
+  bool shared = getPolicy() == CoschedulePolicy::WarpSpecialized;
+  llvm::SmallDenseMap<unsigned, unsigned> barrierOwner;
+  for (unsigned i = 0; i < n; ++i) {
+    PartitionAttr p = getPartition(i);
+    if (p.getWarpBase() + p.getNumWarps() > kernelWarps)
+      return emitOpError("partition ")
+             << i << " uses warps " << p.getWarpBase() << ".."
+             << p.getWarpBase() + p.getNumWarps() - 1 << " but the kernel has "
+             << kernelWarps;
+    if (!shared && p.getWarpBase() != 0)
+      return emitOpError("partition ")
+             << i << ": block_interleaved partitions start at warp 0, got "
+             << p.getWarpBase();
+    if (!shared)
+      continue;
+    for (unsigned j = 0; j < i; ++j) {
+      PartitionAttr q = getPartition(j);
+      if (p.getWarpBase() < q.getWarpBase() + q.getNumWarps() &&
+          q.getWarpBase() < p.getWarpBase() + p.getNumWarps())
+        return emitOpError("partitions ")
+               << j << " and " << i << " share warps; each warp runs one "
+               << "partition";
+    }
+    for (unsigned id : p.getBarriers()) {
+      auto [it, inserted] = barrierOwner.try_emplace(id, i);
+      if (!inserted)
+        return emitOpError("partitions ")
+               << it->second << " and " << i << " both use named barrier "
+               << id;
+    }
+  }
   return success();
 }
 

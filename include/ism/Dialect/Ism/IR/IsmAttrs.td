@@ -105,4 +105,44 @@ def Ism_SharedEncodingAttr : Ism_Encoding<"SharedEncoding", "shared"> {
                         "unsigned":$maxPhase, Ism_DimList:$order);
 }
 
+//===----------------------------------------------------------------------===//
+// Partitions of a fused kernel
+//===----------------------------------------------------------------------===//
+
+def Ism_PartitionAttr : Ism_Attr<"Partition", "partition"> {
+  let summary = "The resources one partition of an ism.warp_specialize owns";
+  let description = [{
+    What a partition of a fused kernel (`ism.warp_specialize`) gets:
+
+    - `warp_base`, `num_warps`: its warps of the CTA, `[warp_base,
+      warp_base + num_warps)`; its thread ids count from `32 * warp_base`.
+    - `registers`: one `setmaxnreg` value per warpgroup of the partition
+      (empty: the partition keeps the registers the kernel starts with).
+    - `barriers`: the named barriers (1-15) it synchronises on. A
+      warp-specialized wgmma partition takes three (all its warps, its
+      consumers, its producer), any other partition one.
+    - `shared_memory`: the byte offset of its slice of dynamic shared
+      memory (the lowering places it there or, if the partition before it
+      ended up larger, right after that one).
+    - `stages`: the shared-memory pipeline depth of a wgmma partition's K
+      loop (0 for other partitions).
+    - `work_counter`: the index of the global-memory counter it takes its
+      work items from (-1: it strides over its grid statically).
+    - `group_size`: programs along x per group of its tile order (0: plain
+      row-major order of its grid).
+
+    ```mlir
+    #ism.partition<{warp_base = 0, num_warps = 12, registers = [232, 232, 40],
+                    barriers = [1, 2, 3], shared_memory = 0, stages = 4,
+                    work_counter = -1, group_size = 8}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$warpBase, "unsigned":$numWarps,
+                        Ism_DimList:$registers, Ism_DimList:$barriers,
+                        "unsigned":$sharedMemory, "unsigned":$stages,
+                        "int":$workCounter, "unsigned":$groupSize);
+  let assemblyFormat = "`<` `{` struct(params) `}` `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // ISM_DIALECT_ISM_IR_ISMATTRS_TD

@@ -553,6 +553,65 @@ def Ism_CoscheduleOp : Ism_Op<"coschedule", [SingleBlock, NoTerminator,
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$policy attr-dict-with-keyword $body";
   let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The launches of the region, in order.
+    auto getLaunches() { return getBody().front().getOps<LaunchOp>(); }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Partitions of a fused kernel
+//===----------------------------------------------------------------------===//
+
+def Ism_WarpSpecializeOp : Ism_Op<"warp_specialize", [
+    RecursiveMemoryEffects, SingleBlock, NoTerminator]> {
+  let summary = "Partitions of a kernel that run different programs";
+  let description = [{
+    Each region is one partition: the program of one kernel, over its own
+    grid. `grids` holds three `index` sizes per partition (x, y, z);
+    `ism.program_id` and `ism.num_programs` inside a region refer to that
+    partition's grid. The partitions' resources (warps, registers, named
+    barriers, shared memory, pipeline stages, work counter) are the
+    `#ism.partition` attributes in `partitions`, one per region.
+
+    With `warp_specialized` every CTA holds the warps of every partition,
+    and each partition loops over its grid (from its work counter, or from
+    `blockIdx.x` with a stride of `gridDim.x`). With `block_interleaved`
+    the CTAs `[sum of the earlier partitions' programs, + this one's)` run
+    one program of the partition each, on warps `[0, num_warps)`.
+
+    `ism-coschedule` makes this op from an `ism.coschedule`;
+    `convert-ism-to-gpu` lowers each region with its own thread base,
+    barriers and shared-memory slice. The regions hold no terminator.
+
+    ```mlir
+    ism.warp_specialize warp_specialized grids(%gx, %gy, %c1, %rows, %c1, %c1)
+        partitions [#ism.partition<{...}>, #ism.partition<{...}>] {
+      // the matmul program
+    }, {
+      // the rmsnorm program
+    }
+    ```
+  }];
+  let arguments = (ins Ism_CoschedulePolicy:$policy, Variadic<Index>:$grids,
+                       TypedArrayAttrBase<Ism_PartitionAttr,
+                                          "partition resources">:$partitions);
+  let regions = (region VariadicRegion<SizedRegion<1>>:$bodies);
+  let assemblyFormat = [{
+    $policy `grids` `(` $grids `)` `partitions` $partitions attr-dict-with-keyword
+    $bodies
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The partition attribute of region `i`.
+    PartitionAttr getPartition(unsigned i) {
+      return ::llvm::cast<PartitionAttr>(getPartitions()[i]);
+    }
+    /// The grid sizes (x, y, z) of partition `i`.
+    ::mlir::OperandRange getGrid(unsigned i) {
+      return getGrids().slice(3 * i, 3);
+    }
+  }];
 }
 
 #endif // ISM_DIALECT_ISM_IR_ISMOPS_TD

@@ -154,4 +154,58 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
   ];
 }
 
+def IsmCoschedule : Pass<"ism-coschedule", "::mlir::ModuleOp"> {
+  let summary = "Fuse the launches of each ism.coschedule into one kernel";
+  let description = [{
+    Turns every `ism.coschedule` into one kernel and one launch. The fused
+    kernel's body is an `ism.warp_specialize` with one partition per launch
+    (the launched kernel's program); its parameters are the launches'
+    arguments in order, then each launch's grid (three `index` values).
+    The kernels must already have their layouts and pipelines
+    (`ism-assign-layouts`, `ism-accelerate-dot`, `ism-pipeline`).
+
+    `warp_specialized`: every CTA holds the warps of every partition, each
+    looping over its own grid. The pass decides each partition's resources
+    and records them in its `#ism.partition`:
+    - warps: the kernel's `num_warps`, plus a producer warpgroup for a
+      warp-specialized wgmma kernel; wgmma partitions come first, and with
+      one present every partition is whole warpgroups;
+    - named barriers: three for a wgmma partition (all, consumers,
+      producer), one for any other, numbered from 1 (at most 15);
+    - shared memory: each partition's slice after the previous one; a
+      wgmma partition's ring gets fewer stages (down to 2) when the slices
+      do not fit the 227 KiB of a CTA;
+    - registers (when a wgmma partition is present): `setmaxnreg` per
+      warpgroup, 40 for a producer, an estimate from the tile sizes for
+      other partitions, and the rest of the CTA's registers for the wgmma
+      consumers (at most 232);
+    - work: each non-wgmma partition takes its programs from a counter in
+      global memory (atomically), a wgmma partition strides over its
+      tiles statically, in its grouped order;
+    - CTAs per SM: 1 with a wgmma partition, else as many as threads and
+      shared memory allow.
+
+    When no partition uses the wgmma tensor cores, the partitions compete
+    for the same memory system and sharing an SM gains nothing: the pass
+    falls back to `block_interleaved` and says so in a remark.
+
+    `block_interleaved`: one grid whose first CTAs run the first launch's
+    programs, the next ones the second's, and so on.
+
+    Attributes on `ism.coschedule` override the choices: `stages` (wgmma
+    ring depth), `registers` (one `setmaxnreg` value per warpgroup, in
+    partition order), `ctas_per_sm`, `work_counters = false` (static
+    striding for every partition) and `fallback = false` (keep
+    `warp_specialized` without a wgmma partition). A pair that cannot share
+    an SM (threads, named barriers, shared memory, registers) is an error
+    that names the resource and the numbers. With `verbose` the pass
+    remarks on each decision in one line.
+  }];
+  let options = [
+    Option<"verbose", "verbose", "bool", /*default=*/"false",
+           "Emit one remark per fused kernel with the resource split">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // ISM_DIALECT_ISM_TRANSFORMS_PASSES_TD

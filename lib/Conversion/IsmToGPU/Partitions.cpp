@@ -1,0 +1,407 @@
+//===- Partitions.cpp - lowering ism.warp_specialize ----------------------===//
+//
+// A fused kernel (from ism-coschedule) holds one ism.warp_specialize whose
+// regions are the programs of the co-scheduled kernels. Each becomes
+//
+//   scf.if (this thread is one of the partition's) { its program }
+//
+// with warp_specialized: the partition's warps of every CTA; with
+// block_interleaved: every warp of the partition's range of CTAs. Inside,
+//
+//   - a warp-specialized wgmma program is split into its producer and
+//     consumers by the GEMM lowering (HopperGemm.cpp), placed at the
+//     partition's warps, named barriers, ring and setmaxnreg values, and
+//     striding over its tiles in grouped order;
+//   - any other program runs in a work loop: the partition's first thread
+//     takes the next program from the partition's counter in global memory
+//     (atomically, the fetch issued before the program runs so that its
+//     latency is hidden) and hands it to the others through two slots at
+//     the start of the partition's shared memory, on its named barrier.
+//     With no counters (a null pointer) the loop strides from blockIdx.x by
+//     gridDim.x. ism.program_id and ism.num_programs become the program's
+//     coordinates in the partition's grid.
+//
+// Each partition is then lowered with its own LoweringContext (thread
+// base, named barrier, shared-memory base), one after the other, each
+// partition's shared memory starting where the previous one's ended.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <memory>
+
+using namespace mlir;
+using namespace mlir::ism;
+
+namespace {
+
+/// Bytes at the start of a counter-driven partition's shared memory: the
+/// two slots that hand work items over.
+constexpr int64_t kWorkSlotBytes = 16;
+
+Value i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 32);
+}
+
+Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate pred, Value lhs,
+          Value rhs) {
+  return arith::CmpIOp::create(b, loc, pred, lhs, rhs);
+}
+
+/// Replaces ism.program_id and ism.num_programs in `block` with program
+/// `t` of `grid` (x fastest) and the grid's sizes.
+void replaceGridQueries(Block *block, Value t, ArrayRef<Value> grid) {
+  SmallVector<Operation *> queries;
+  block->walk([&](Operation *op) {
+    if (isa<ProgramIdOp, NumProgramsOp>(op))
+      queries.push_back(op);
+  });
+  if (queries.empty())
+    return;
+  OpBuilder b(block, block->begin());
+  Location loc = queries.front()->getLoc();
+  Value perZ = arith::MulIOp::create(b, loc, grid[0], grid[1]);
+  Value pid[3] = {
+      arith::RemUIOp::create(b, loc, t, grid[0]),
+      arith::RemUIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, t, grid[0]), grid[1]),
+      arith::DivUIOp::create(b, loc, t, perZ)};
+  for (Operation *op : queries) {
+    OpBuilder rb(op);
+    Value with;
+    if (auto id = dyn_cast<ProgramIdOp>(op))
+      with = pid[unsigned(id.getAxis())];
+    else
+      with = grid[unsigned(cast<NumProgramsOp>(op).getAxis())];
+    Value v = op->getResult(0);
+    if (!v.getType().isIndex())
+      with = arith::IndexCastOp::create(rb, loc, v.getType(), with);
+    v.replaceAllUsesWith(with);
+    op->erase();
+  }
+}
+
+/// The two work slots of a partition, as memref<2xi32> in shared memory.
+Value getWorkSlots(OpBuilder &b, Location loc, int64_t offset) {
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto raw = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                             MemRefLayoutAttrInterface{}, workgroup);
+  Value base = gpu::DynamicSharedMemoryOp::create(b, loc, raw);
+  auto type = MemRefType::get({2}, b.getI32Type(), MemRefLayoutAttrInterface{},
+                              workgroup);
+  return memref::ViewOp::create(b, loc, type, base,
+                                indexConstant(b, loc, offset), ValueRange{});
+}
+
+/// Wraps the ops of `block` (before its terminator) in the work loop of a
+/// partition that is not a wgmma kernel. `counters` is the i64 address of
+/// the kernel's work counters (the partition's is `counterOffset` bytes
+/// in), or null when the partition strides statically from `first` by
+/// `stride`; a null address at run time strides too.
+void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
+                   ArrayRef<Value> grid, Value first, Value stride,
+                   Value counters, int64_t counterOffset, int64_t slotOffset,
+                   const LoweringContext &context) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : block->without_terminator())
+    ops.push_back(&op);
+  b.setInsertionPoint(block->getTerminator());
+  Value counter;
+  if (counters)
+    counter = arith::AddIOp::create(
+        b, loc, counters,
+        arith::ConstantIntOp::create(b, loc, counterOffset, 64));
+  Value total = arith::MulIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, grid[0], grid[1]), grid[2]);
+  Value zero = indexConstant(b, loc, 0), one = indexConstant(b, loc, 1);
+  Value hasCounter, isFirst, slots, ptr;
+  if (counter) {
+    hasCounter = cmp(b, loc, arith::CmpIPredicate::ne, counters,
+                     arith::ConstantIntOp::create(b, loc, 0, 64));
+    isFirst = cmp(b, loc, arith::CmpIPredicate::eq,
+                  context.getThreadId(b, loc), zero);
+    slots = getWorkSlots(b, loc, slotOffset);
+    ptr = LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), counter);
+  }
+  // The next work item: thread 0's fetched value, through slot `slot`.
+  auto publish = [&](OpBuilder &pb, Value fetched, Value slot) {
+    scf::IfOp::create(pb, loc, isFirst, [&](OpBuilder &tb, Location tl) {
+      memref::StoreOp::create(tb, tl, fetched, slots, slot);
+      scf::YieldOp::create(tb, tl);
+    });
+    context.barrier(pb, loc);
+    Value v = memref::LoadOp::create(pb, loc, slots, slot);
+    return Value(arith::IndexCastUIOp::create(pb, loc, pb.getIndexType(), v));
+  };
+  auto fetch = [&](OpBuilder &fb) {
+    auto ifOp = scf::IfOp::create(
+        fb, loc, arith::AndIOp::create(fb, loc, hasCounter, isFirst),
+        [&](OpBuilder &tb, Location tl) {
+          Value v = LLVM::AtomicRMWOp::create(
+              tb, tl, LLVM::AtomicBinOp::add, ptr, i32Const(tb, tl, 1),
+              LLVM::AtomicOrdering::monotonic);
+          scf::YieldOp::create(tb, tl, v);
+        },
+        [&](OpBuilder &eb, Location el) {
+          scf::YieldOp::create(eb, el, i32Const(eb, el, 0));
+        });
+    return ifOp.getResult(0);
+  };
+
+  Value start = first;
+  if (counter) {
+    auto choose = scf::IfOp::create(
+        b, loc, hasCounter,
+        [&](OpBuilder &tb, Location tl) {
+          scf::YieldOp::create(tb, tl, publish(tb, fetch(tb), zero));
+        },
+        [&](OpBuilder &eb, Location el) {
+          scf::YieldOp::create(eb, el, first);
+        });
+    start = choose.getResult(0);
+  }
+  Type index = b.getIndexType();
+  auto loop = scf::WhileOp::create(
+      b, loc, TypeRange{index, index}, ValueRange{start, zero},
+      [&](OpBuilder &cb, Location cl, ValueRange args) {
+        Value more = cmp(cb, cl, arith::CmpIPredicate::ult, args[0], total);
+        scf::ConditionOp::create(cb, cl, more, args);
+      },
+      [&](OpBuilder &db, Location dl, ValueRange args) {
+        scf::YieldOp::create(db, dl, args);
+      });
+  Block *body = loop.getAfterBody();
+  Value t = body->getArgument(0), k = body->getArgument(1);
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  OpBuilder lb(body, body->begin());
+  // Issued before the program runs, read after it.
+  Value prefetched = counter ? fetch(lb) : Value();
+  for (Operation *op : ops)
+    op->moveBefore(yield);
+  lb.setInsertionPoint(yield);
+  Value next = arith::AddIOp::create(lb, loc, t, stride);
+  if (counter) {
+    auto choose = scf::IfOp::create(
+        lb, loc, hasCounter,
+        [&](OpBuilder &tb, Location tl) {
+          Value slot = arith::AndIOp::create(
+              tb, tl, arith::AddIOp::create(tb, tl, k, one), one);
+          scf::YieldOp::create(tb, tl, publish(tb, prefetched, slot));
+        },
+        [&](OpBuilder &eb, Location el) {
+          scf::YieldOp::create(eb, el, next);
+        });
+    next = choose.getResult(0);
+  }
+  yield->setOperands(
+      ValueRange{next, arith::AddIOp::create(lb, loc, k, one).getResult()});
+  replaceGridQueries(body, t, grid);
+}
+
+} // namespace
+
+LogicalResult mlir::ism::lowerPartitions(
+    Operation *funcOp, Operation *warpSpecialize,
+    function_ref<LogicalResult(Operation *, LoweringContext &)> convert) {
+  auto func = cast<gpu::GPUFuncOp>(funcOp);
+  auto ws = cast<WarpSpecializeOp>(warpSpecialize);
+  Location loc = ws.getLoc();
+  unsigned n = ws.getBodies().size();
+  bool shared = ws.getPolicy() == CoschedulePolicy::WarpSpecialized;
+  unsigned ctasPerSM = 1, numCounters = 0;
+  if (auto fused = func->getAttrOfType<DictionaryAttr>("ism.coschedule")) {
+    if (auto c = fused.getAs<IntegerAttr>("ctas_per_sm"))
+      ctasPerSM = c.getInt();
+    if (auto c = fused.getAs<IntegerAttr>("work_counters"))
+      numCounters = c.getInt();
+  }
+
+  unsigned numWarps = 0;
+  bool setsRegisters = false;
+  for (unsigned i = 0; i < n; ++i) {
+    PartitionAttr p = ws.getPartition(i);
+    numWarps = std::max(numWarps, p.getWarpBase() + p.getNumWarps());
+    setsRegisters |= !p.getRegisters().empty();
+  }
+  unsigned threads = 32 * numWarps;
+  OpBuilder b(ws);
+  func->setAttr(kNumThreadsAttrName, b.getI32IntegerAttr(threads));
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  // setmaxnreg moves registers from the pool the CTA starts with, so that
+  // pool is fixed: as many registers a thread as `ctasPerSM` CTAs allow.
+  unsigned atLaunch = std::min<unsigned>(248, 65536 / (threads * ctasPerSM) /
+                                                  8 * 8);
+  if (setsRegisters)
+    func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(atLaunch));
+
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value gridDim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+  SmallVector<Value> totals, starts;
+  Value running = indexConstant(b, loc, 0);
+  for (unsigned i = 0; i < n; ++i) {
+    auto grid = ws.getGrid(i);
+    Value total = arith::MulIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, grid[0], grid[1]), grid[2]);
+    totals.push_back(total);
+    starts.push_back(running);
+    running = arith::AddIOp::create(b, loc, running, total);
+  }
+
+  // One branch per partition, holding its program.
+  SmallVector<scf::IfOp> branches;
+  SmallVector<Value> firsts;
+  for (unsigned i = 0; i < n; ++i) {
+    PartitionAttr p = ws.getPartition(i);
+    Value lo = indexConstant(b, loc, 32 * p.getWarpBase());
+    Value hi = indexConstant(b, loc, 32 * (p.getWarpBase() + p.getNumWarps()));
+    Value cond = arith::AndIOp::create(
+        b, loc, cmp(b, loc, arith::CmpIPredicate::uge, tid, lo),
+        cmp(b, loc, arith::CmpIPredicate::ult, tid, hi));
+    Value first = bid;
+    if (!shared) {
+      Value inRange = arith::AndIOp::create(
+          b, loc, cmp(b, loc, arith::CmpIPredicate::uge, bid, starts[i]),
+          cmp(b, loc, arith::CmpIPredicate::ult, bid,
+              arith::AddIOp::create(b, loc, starts[i], totals[i])));
+      cond = arith::AndIOp::create(b, loc, cond, inRange);
+      first = arith::SubIOp::create(b, loc, bid, starts[i]);
+    }
+    firsts.push_back(first);
+    auto branch = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
+    Block *then = branch.thenBlock();
+    then->getOperations().splice(Block::iterator(then->getTerminator()),
+                                 ws.getBodies()[i].front().getOperations());
+    if (!p.getRegisters().empty() && p.getStages() == 0 &&
+        p.getRegisters().front() != atLaunch) {
+      OpBuilder rb(then, then->begin());
+      unsigned regs = p.getRegisters().front();
+      NVVM::SetMaxRegisterOp::create(
+          rb, loc, regs,
+          regs > atLaunch ? NVVM::SetMaxRegisterAction::increase
+                          : NVVM::SetMaxRegisterAction::decrease);
+    }
+    branches.push_back(branch);
+  }
+
+  // The wgmma programs split into producer and consumers; they add their
+  // TMA descriptors to the hidden parameters.
+  SmallVector<std::unique_ptr<LoweringContext>> contexts(n);
+  for (unsigned i = 0; i < n; ++i) {
+    PartitionAttr p = ws.getPartition(i);
+    if (p.getStages() == 0)
+      continue;
+    ArrayRef<unsigned> barriers = p.getBarriers();
+    if (barriers.size() != 3 || p.getNumWarps() < 8 || p.getNumWarps() % 4)
+      return ws.emitOpError("partition ")
+             << i << " is a wgmma partition (stages = " << p.getStages()
+             << ") and needs three named barriers and whole warpgroups "
+                "including its producer";
+    unsigned consumerWarps = p.getNumWarps() - 4;
+    contexts[i] = std::make_unique<LoweringContext>(
+        PartitionInfo{p.getWarpBase(), barriers[1], p.getSharedMemory()},
+        consumerWarps);
+    WgmmaPartition config;
+    config.block = branches[i].thenBlock();
+    config.warpBase = p.getWarpBase();
+    config.allBarrier = barriers[0];
+    config.consumerBarrier = barriers[1];
+    config.producerBarrier = barriers[2];
+    if (!p.getRegisters().empty()) {
+      config.consumerRegisters = p.getRegisters().front();
+      config.producerRegisters = p.getRegisters().back();
+    }
+    config.sharedMemoryBase = p.getSharedMemory();
+    config.groupSize = std::max(1u, p.getGroupSize());
+    auto grid = ws.getGrid(i);
+    config.grid.assign(grid.begin(), grid.end());
+    if (!shared) {
+      config.first = firsts[i];
+      config.stride = totals[i];
+    }
+    config.stages = p.getStages();
+    if (failed(prepareWarpSpecializedProgram(func, config, *contexts[i])))
+      return failure();
+    if (!contexts[i]->pipeline)
+      return ws.emitOpError("partition ")
+             << i << " has stages = " << p.getStages()
+             << " but no pipelined wgmma K loop";
+  }
+
+  Value counters;
+  if (numCounters > 0) {
+    if (failed(func.insertArgument(func.getNumArguments(), b.getI64Type(),
+                                   DictionaryAttr(), loc)))
+      return func.emitOpError("cannot add the work counters parameter");
+    counters = func.getArgument(func.getNumArguments() - 1);
+  }
+
+  // Lower the partitions in the order of their shared memory, each from
+  // where the previous one ended.
+  SmallVector<unsigned> order;
+  for (unsigned i = 0; i < n; ++i)
+    order.push_back(i);
+  llvm::stable_sort(order, [&](unsigned x, unsigned y) {
+    return ws.getPartition(x).getSharedMemory() <
+           ws.getPartition(y).getSharedMemory();
+  });
+  int64_t end = 0, total = 0;
+  for (unsigned i : order) {
+    PartitionAttr p = ws.getPartition(i);
+    int64_t base = shared ? std::max<int64_t>(p.getSharedMemory(), end)
+                          : p.getSharedMemory();
+    int64_t partitionEnd;
+    if (contexts[i]) {
+      if (base != p.getSharedMemory())
+        return ws.emitOpError("partition ")
+               << i << "'s ring at " << p.getSharedMemory()
+               << " overlaps the shared memory of the partition before it "
+                  "(which ends at "
+               << end << ")";
+      if (failed(convert(branches[i], *contexts[i])))
+        return failure();
+      partitionEnd = std::max<int64_t>(contexts[i]->getSharedMemoryBytes(),
+                                       contexts[i]->pipeline->ringEnd());
+    } else {
+      bool counted = counters && p.getWorkCounter() >= 0;
+      int64_t scratch = base + (counted ? kWorkSlotBytes : 0);
+      contexts[i] = std::make_unique<LoweringContext>(
+          PartitionInfo{p.getWarpBase(), p.getBarriers().front(),
+                        unsigned(scratch)},
+          p.getNumWarps());
+      OpBuilder lb(branches[i]);
+      auto grid = ws.getGrid(i);
+      SmallVector<Value> gridValues(grid.begin(), grid.end());
+      buildWorkLoop(lb, loc, branches[i].thenBlock(), gridValues, firsts[i],
+                    shared ? gridDim : totals[i],
+                    counted ? counters : Value(), 4 * p.getWorkCounter(), base,
+                    *contexts[i]);
+      if (failed(convert(branches[i], *contexts[i])))
+        return failure();
+      partitionEnd =
+          std::max<int64_t>(contexts[i]->getSharedMemoryBytes(), scratch);
+    }
+    end = shared ? (partitionEnd + 15) / 16 * 16 : 0;
+    total = std::max(total, partitionEnd);
+  }
+  int64_t limit = std::min<int64_t>(232448, 233472 / ctasPerSM - 1024);
+  if (total > limit)
+    return ws.emitOpError("shared memory: the partitions need ")
+           << total << " bytes, more than the " << limit
+           << " a CTA can have";
+  func->setAttr(kSharedMemoryAttrName, b.getI32IntegerAttr(total));
+  ws.erase();
+  return success();
+}

@@ -1,0 +1,582 @@
+//===- Coschedule.cpp - ism-coschedule ------------------------------------===//
+//
+// Fuses the launches of each ism.coschedule into one kernel whose body is an
+// ism.warp_specialize with one partition per launch, and decides the
+// partitions' resources (warps, named barriers, shared memory, registers,
+// work counters, CTAs per SM). See the pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ism/Dialect/Ism/Transforms/Passes.h"
+
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+#include "ism/Dialect/Ism/Transforms/DotLoop.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir::ism {
+#define GEN_PASS_DEF_ISMCOSCHEDULE
+#include "ism/Dialect/Ism/Transforms/Passes.h.inc"
+} // namespace mlir::ism
+
+using namespace mlir;
+using namespace mlir::ism;
+
+namespace {
+
+/// Hopper: registers and shared memory of an SM, and what one CTA can have.
+constexpr int64_t kRegistersPerSM = 65536;
+constexpr int64_t kSharedPerSM = 233472;  // 228 KiB
+constexpr int64_t kSharedPerCTA = 232448; // 227 KiB
+constexpr int64_t kSharedReservedPerCTA = 1024;
+constexpr unsigned kMaxThreads = 1024;
+constexpr unsigned kProducerRegisters = 40;
+constexpr unsigned kMaxConsumerRegisters = 232;
+/// Bytes at the start of a counter-driven partition's slice: two slots that
+/// hand the next work item from the thread that fetched it to the others.
+constexpr int64_t kWorkSlotBytes = 16;
+
+/// One launch of the region and what its kernel needs.
+struct Partition {
+  mutable LaunchOp launch;
+  mutable KernelOp kernel;
+  /// The warp-specialized wgmma K loop's pipeline, if the kernel has one.
+  scf::ForOp wgmmaLoop;
+  int64_t stageBytes = 0;
+  unsigned stages = 0;
+  unsigned groupSize = 0;
+  /// Warps: the kernel's own (the consumers of a wgmma kernel).
+  unsigned kernelWarps = 0;
+  /// Shared memory a non-wgmma partition is estimated to need.
+  int64_t sharedEstimate = 0;
+  /// Registers a thread of a non-wgmma partition is estimated to need.
+  unsigned registerEstimate = 0;
+
+  bool isWgmma() const { return bool(wgmmaLoop); }
+  unsigned warps() const { return kernelWarps + (isWgmma() ? 4 : 0); }
+  unsigned numBarriers() const { return isWgmma() ? 3 : 1; }
+  /// The ring of a wgmma partition with `s` stages: an alignment slack of
+  /// up to 1023 bytes, the stages, and two mbarriers per stage.
+  int64_t ringBytes(unsigned s) const {
+    return 1024 + int64_t(s) * stageBytes + 16 * int64_t(s);
+  }
+};
+
+int64_t alignTo16(int64_t v) { return (v + 15) / 16 * 16; }
+
+/// Bytes of one element of `type` (at least one).
+int64_t elementBytes(Type type) {
+  return std::max<int64_t>(1, getElementTypeOrSelf(type).getIntOrFloatBitWidth() / 8);
+}
+
+/// Estimates the shared memory and registers of a partition that is not a
+/// wgmma kernel: the ops that go through shared memory (reductions, scans,
+/// shape and layout changes, the SIMT dot, mma.sync rings) need at most
+/// twice their largest tile (two alternating scratch regions); registers
+/// follow the largest tile a thread holds.
+void estimate(Partition &p) {
+  int64_t shared = 0, maxPerThread = 0;
+  int64_t threads = 32 * int64_t(p.kernelWarps);
+  p.kernel.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes()) {
+      auto tile = dyn_cast<RankedTensorType>(type);
+      if (!tile)
+        continue;
+      int64_t perThread = std::max<int64_t>(
+          1, tile.getNumElements() * std::max<int64_t>(1, elementBytes(tile) / 4) /
+                 threads);
+      maxPerThread = std::max(maxPerThread, perThread);
+      if (isa<ReduceOp, ScanOp, ConvertLayoutOp, ReshapeOp, TransOp,
+              BroadcastOp, ExpandDimsOp, DotOp>(op))
+        shared = std::max(shared, tile.getNumElements() * elementBytes(tile));
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      auto dims = loop->getAttrOfType<DictionaryAttr>(kPipelineAttrName);
+      if (!dims)
+        return;
+      for (DotLoop dl : getAcceleratedDotLoops(loop))
+        if (dl.loop == loop) {
+          auto stages = cast<IntegerAttr>(dims.get("num_stages")).getInt();
+          int64_t bytes = (dl.dot.getA().getType().getNumElements() +
+                           dl.dot.getB().getType().getNumElements()) *
+                          elementBytes(dl.dot.getA().getType());
+          shared = std::max(shared, stages * bytes / 2);
+        }
+    }
+  });
+  p.sharedEstimate = kWorkSlotBytes + 2 * alignTo16(shared);
+  int64_t regs = 2 * maxPerThread + 40;
+  p.registerEstimate =
+      unsigned(std::clamp<int64_t>((regs + 7) / 8 * 8, 56, 200));
+}
+
+/// Finds the launches' kernels and what each needs.
+FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
+                                          SymbolTableCollection &symbols) {
+  SmallVector<Partition> parts;
+  for (LaunchOp launch : op.getLaunches()) {
+    Partition p;
+    p.launch = launch;
+    p.kernel = launch.getKernelOp(symbols);
+    if (!p.kernel)
+      return launch.emitOpError("@")
+             << launch.getKernel() << " does not name an ism.kernel";
+    p.kernelWarps = p.kernel.getNumWarps();
+    for (DotLoop dl : getAcceleratedDotLoops(p.kernel)) {
+      auto dims = dl.loop->getAttrOfType<DictionaryAttr>(kPipelineAttrName);
+      auto mma = cast<MmaEncodingAttr>(dl.dot.getType().getEncoding());
+      if (!dims || mma.getVersion() != 3)
+        continue;
+      if (p.wgmmaLoop)
+        return p.kernel.emitOpError(
+            "has more than one wgmma K loop; a warp-specialized kernel has "
+            "one");
+      p.wgmmaLoop = dl.loop;
+      p.stages = cast<IntegerAttr>(dims.get("num_stages")).getInt();
+      p.stageBytes = (dl.dot.getA().getType().getNumElements() +
+                      dl.dot.getB().getType().getNumElements()) *
+                     elementBytes(dl.dot.getA().getType());
+    }
+    if (p.isWgmma()) {
+      p.groupSize = 8;
+      if (auto persistent =
+              p.kernel->getAttrOfType<DictionaryAttr>(kPersistentAttrName))
+        if (auto g = persistent.getAs<IntegerAttr>("group_size"))
+          p.groupSize = g.getInt();
+    } else {
+      estimate(p);
+    }
+    parts.push_back(p);
+  }
+  return parts;
+}
+
+struct IsmCoschedulePass
+    : mlir::ism::impl::IsmCoscheduleBase<IsmCoschedulePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<CoscheduleOp> ops;
+    module.walk([&](CoscheduleOp op) { ops.push_back(op); });
+    SymbolTable symbolTable(module);
+    SymbolTableCollection symbols;
+    llvm::SetVector<KernelOp> fusedKernels;
+    for (auto [index, op] : llvm::enumerate(ops)) {
+      FailureOr<SmallVector<Partition>> parts = analyze(op, symbols);
+      if (failed(parts) || failed(fuse(op, index, *parts, symbolTable)))
+        return signalPassFailure();
+      for (Partition &p : *parts)
+        fusedKernels.insert(p.kernel);
+    }
+    // Kernels that no launch uses any more are not compiled.
+    for (KernelOp kernel : fusedKernels)
+      if (SymbolTable::symbolKnownUseEmpty(kernel, module))
+        kernel.erase();
+  }
+
+  /// The resources the partitions get, or an error naming what does not
+  /// fit.
+  LogicalResult decide(CoscheduleOp op, CoschedulePolicy policy,
+                       MutableArrayRef<Partition> parts,
+                       SmallVectorImpl<PartitionAttr> &attrs,
+                       unsigned &numWarps, unsigned &ctasPerSM,
+                       unsigned &numCounters, std::string &summary);
+
+  LogicalResult fuse(CoscheduleOp op, unsigned index,
+                     MutableArrayRef<Partition> parts, SymbolTable &symbols);
+};
+
+LogicalResult IsmCoschedulePass::decide(
+    CoscheduleOp op, CoschedulePolicy policy, MutableArrayRef<Partition> parts,
+    SmallVectorImpl<PartitionAttr> &attrs, unsigned &numWarps,
+    unsigned &ctasPerSM, unsigned &numCounters, std::string &summary) {
+  MLIRContext *ctx = op.getContext();
+  bool shared = policy == CoschedulePolicy::WarpSpecialized;
+  bool anyWgmma = llvm::any_of(parts, [](const Partition &p) {
+    return p.isWgmma();
+  });
+  auto stagesAttr = op->getAttrOfType<IntegerAttr>("stages");
+  auto registersAttr = op->getAttrOfType<DenseI32ArrayAttr>("registers");
+  auto ctasAttr = op->getAttrOfType<IntegerAttr>("ctas_per_sm");
+  auto countersAttr = op->getAttrOfType<BoolAttr>("work_counters");
+  bool useCounters = !countersAttr || countersAttr.getValue();
+
+  // Warps: wgmma partitions first, so that warpgroups line up.
+  SmallVector<unsigned> order;
+  for (auto [i, p] : llvm::enumerate(parts))
+    if (p.isWgmma())
+      order.push_back(i);
+  for (auto [i, p] : llvm::enumerate(parts))
+    if (!p.isWgmma())
+      order.push_back(i);
+  SmallVector<unsigned> warpBase(parts.size(), 0);
+  numWarps = 0;
+  for (unsigned i : order) {
+    const Partition &p = parts[i];
+    if (shared && anyWgmma && p.warps() % 4 != 0)
+      return op.emitOpError("cannot give @")
+             << p.kernel.getName() << " whole warpgroups: it has "
+             << p.warps()
+             << " warps, and next to a wgmma kernel every partition needs a "
+                "multiple of 4 (setmaxnreg moves registers per warpgroup); "
+                "set its num_warps to a multiple of 4";
+    warpBase[i] = shared ? numWarps : 0;
+    numWarps = shared ? numWarps + p.warps() : std::max(numWarps, p.warps());
+  }
+  unsigned threads = 32 * numWarps;
+  if (threads > kMaxThreads) {
+    std::string list;
+    for (const Partition &p : parts)
+      list += llvm::formatv("{0}@{1} {2}", list.empty() ? "" : ", ",
+                            p.kernel.getName(), 32 * p.warps())
+                  .str();
+    return op.emitOpError("threads: the partitions need ")
+           << threads << " threads in one CTA (" << list
+           << "), more than the " << kMaxThreads << " a CTA can have";
+  }
+
+  // Named barriers, from 1.
+  SmallVector<SmallVector<unsigned>> barriers(parts.size());
+  unsigned nextBarrier = 1;
+  for (unsigned i : order) {
+    if (!shared)
+      nextBarrier = 1;
+    for (unsigned b = 0; b < parts[i].numBarriers(); ++b)
+      barriers[i].push_back(nextBarrier++);
+  }
+  if (nextBarrier - 1 > 15)
+    return op.emitOpError("named barriers: the partitions need ")
+           << nextBarrier - 1
+           << " named barriers, more than the 15 a CTA has besides the "
+              "CTA-wide barrier 0";
+
+  // CTAs per SM.
+  ctasPerSM = 1;
+  if (ctasAttr) {
+    ctasPerSM = ctasAttr.getInt();
+  } else if (shared && !anyWgmma) {
+    unsigned maxRegs = 0;
+    for (const Partition &p : parts)
+      maxRegs = std::max(maxRegs, p.registerEstimate);
+    ctasPerSM = std::max<int64_t>(
+        1, std::min<int64_t>(2048 / threads,
+                             kRegistersPerSM / (int64_t(threads) * maxRegs)));
+  }
+  if (ctasPerSM < 1 || ctasPerSM > 32)
+    return op.emitOpError("ctas_per_sm must be from 1 to 32, got ")
+           << ctasPerSM;
+  int64_t sharedLimit =
+      std::min(kSharedPerCTA, kSharedPerSM / ctasPerSM - kSharedReservedPerCTA);
+
+  // Shared memory: slices one after the other (or each from 0 when the
+  // partitions take different CTAs); the wgmma rings lose stages until
+  // everything fits.
+  auto layout = [&](ArrayRef<unsigned> stages, SmallVectorImpl<int64_t> &base,
+                    SmallVectorImpl<int64_t> &size) {
+    base.assign(parts.size(), 0);
+    size.assign(parts.size(), 0);
+    int64_t end = 0, total = 0;
+    for (unsigned i : order) {
+      const Partition &p = parts[i];
+      size[i] = p.isWgmma() ? p.ringBytes(stages[i]) : p.sharedEstimate;
+      base[i] = shared ? end : 0;
+      end = alignTo16(base[i] + size[i]);
+      total = std::max(total, end);
+    }
+    return total;
+  };
+  SmallVector<unsigned> stages;
+  for (const Partition &p : parts)
+    stages.push_back(p.isWgmma()
+                         ? (stagesAttr ? unsigned(stagesAttr.getInt())
+                                       : p.stages)
+                         : 0);
+  SmallVector<int64_t> base, size;
+  int64_t total = layout(stages, base, size);
+  while (!stagesAttr && total > sharedLimit) {
+    bool reduced = false;
+    for (auto [i, p] : llvm::enumerate(parts))
+      if (p.isWgmma() && stages[i] > 2) {
+        --stages[i];
+        reduced = true;
+      }
+    if (!reduced)
+      break;
+    total = layout(stages, base, size);
+  }
+  for (auto [i, p] : llvm::enumerate(parts))
+    if (p.isWgmma() && stages[i] < 1)
+      return op.emitOpError("stages must be at least 1, got ") << stages[i];
+  if (total > sharedLimit) {
+    std::string list;
+    for (auto [i, p] : llvm::enumerate(parts))
+      list += llvm::formatv("{0}@{1} {2}{3}", list.empty() ? "" : ", ",
+                            p.kernel.getName(), size[i],
+                            p.isWgmma() ? llvm::formatv(" ({0} stages)",
+                                                        stages[i])
+                                              .str()
+                                        : "")
+                  .str();
+    return op.emitOpError("shared memory: the partitions need ")
+           << total << " bytes (" << list << "), more than the "
+           << sharedLimit << " a CTA can have at " << ctasPerSM
+           << " CTA(s) per SM";
+  }
+
+  // Registers: setmaxnreg per warpgroup when a wgmma partition is there.
+  int64_t atLaunch = std::min<int64_t>(
+      248, kRegistersPerSM / (int64_t(threads) * ctasPerSM) / 8 * 8);
+  SmallVector<SmallVector<unsigned>> registers(parts.size());
+  if (registersAttr) {
+    ArrayRef<int32_t> values = registersAttr.asArrayRef();
+    unsigned groups = 0;
+    for (unsigned i : order)
+      groups += parts[i].warps() / 4;
+    if (values.size() != groups)
+      return op.emitOpError("registers needs one value per warpgroup (")
+             << groups << "), got " << values.size();
+    unsigned next = 0;
+    for (unsigned i : order)
+      for (unsigned g = 0; g < parts[i].warps() / 4; ++g)
+        registers[i].push_back(values[next++]);
+  } else if (anyWgmma) {
+    int64_t pool = int64_t(threads) * atLaunch;
+    int64_t consumerThreads = 0, rest = pool;
+    for (unsigned i : order) {
+      const Partition &p = parts[i];
+      if (p.isWgmma()) {
+        consumerThreads += 32 * p.kernelWarps;
+        rest -= 128 * kProducerRegisters;
+      } else {
+        rest -= 32 * int64_t(p.warps()) * p.registerEstimate;
+      }
+    }
+    if (!shared) {
+      // Each partition has its CTA to itself.
+      rest = pool - 128 * kProducerRegisters;
+      consumerThreads = 0;
+      for (const Partition &p : parts)
+        if (p.isWgmma())
+          consumerThreads = std::max<int64_t>(consumerThreads, 32 * p.kernelWarps);
+    }
+    int64_t consumer = std::min<int64_t>(
+        kMaxConsumerRegisters,
+        consumerThreads ? rest / consumerThreads / 8 * 8 : 0);
+    if (consumer < 64) {
+      std::string list;
+      for (const Partition &p : parts)
+        list += llvm::formatv(
+                    "{0}@{1} {2} threads at {3}", list.empty() ? "" : ", ",
+                    p.kernel.getName(), 32 * p.warps(),
+                    p.isWgmma() ? "40 (producer) + consumers"
+                                : std::to_string(p.registerEstimate))
+                    .str();
+      return op.emitOpError("registers: the wgmma consumers would get ")
+             << consumer << " registers a thread (" << list << "; "
+             << pool << " in the CTA), fewer than the 64 they need; give the "
+                        "other partitions fewer warps";
+    }
+    for (unsigned i : order) {
+      const Partition &p = parts[i];
+      if (p.isWgmma()) {
+        registers[i].assign(p.kernelWarps / 4, unsigned(consumer));
+        registers[i].push_back(kProducerRegisters);
+      } else if (shared) {
+        registers[i].assign(p.warps() / 4, p.registerEstimate);
+      }
+    }
+  }
+  if (shared && !registers.empty()) {
+    int64_t used = 0;
+    for (auto [i, p] : llvm::enumerate(parts))
+      for (unsigned r : registers[i])
+        used += 128 * int64_t(r);
+    if (used > int64_t(threads) * atLaunch)
+      return op.emitOpError("registers: the partitions ask for ")
+             << used << " registers, more than the "
+             << int64_t(threads) * atLaunch << " the CTA starts with ("
+             << threads << " threads at " << atLaunch << ")";
+  }
+
+  // Work: counters for the partitions that are not wgmma kernels.
+  numCounters = 0;
+  SmallVector<int> counters(parts.size(), -1);
+  if (shared && useCounters)
+    for (unsigned i : order)
+      if (!parts[i].isWgmma())
+        counters[i] = numCounters++;
+
+  attrs.clear();
+  for (auto [i, p] : llvm::enumerate(parts)) {
+    int64_t slice = base[i];
+    attrs.push_back(PartitionAttr::get(
+        ctx, warpBase[i], p.warps(), registers[i], barriers[i], unsigned(slice),
+        stages[i], counters[i], p.isWgmma() ? p.groupSize : 0));
+  }
+
+  summary = llvm::formatv("{0}, {1} threads, {2} CTA(s)/SM, {3} B shared "
+                          "memory",
+                          stringifyCoschedulePolicy(policy), threads, ctasPerSM,
+                          total)
+                .str();
+  for (auto [i, p] : llvm::enumerate(parts)) {
+    std::string regs = registers[i].empty()
+                           ? std::to_string(atLaunch)
+                           : llvm::join(llvm::map_range(registers[i],
+                                                        [](unsigned r) {
+                                                          return std::to_string(
+                                                              r);
+                                                        }),
+                                        "/");
+    summary += llvm::formatv("; @{0}: warps {1}-{2}, registers {3}, barriers "
+                             "{4}, shared memory from {5}{6}{7}",
+                             p.kernel.getName(), warpBase[i],
+                             warpBase[i] + p.warps() - 1, regs,
+                             llvm::join(llvm::map_range(barriers[i],
+                                                        [](unsigned b) {
+                                                          return std::to_string(
+                                                              b);
+                                                        }),
+                                        ","),
+                             base[i],
+                             p.isWgmma()
+                                 ? llvm::formatv(" ({0} stages)", stages[i])
+                                       .str()
+                                 : "",
+                             counters[i] >= 0
+                                 ? llvm::formatv(", work counter {0}",
+                                                 counters[i])
+                                       .str()
+                                 : "")
+                   .str();
+  }
+  return success();
+}
+
+LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
+                                      MutableArrayRef<Partition> parts,
+                                      SymbolTable &symbols) {
+  MLIRContext *ctx = op.getContext();
+  CoschedulePolicy policy = op.getPolicy();
+  bool anyWgmma = llvm::any_of(parts, [](const Partition &p) {
+    return p.isWgmma();
+  });
+  auto fallbackAttr = op->getAttrOfType<BoolAttr>("fallback");
+  bool fellBack = false;
+  if (policy == CoschedulePolicy::WarpSpecialized && !anyWgmma &&
+      (!fallbackAttr || fallbackAttr.getValue())) {
+    policy = CoschedulePolicy::BlockInterleaved;
+    fellBack = true;
+  }
+
+  SmallVector<PartitionAttr> attrs;
+  unsigned numWarps = 0, ctasPerSM = 1, numCounters = 0;
+  std::string summary;
+  if (failed(decide(op, policy, parts, attrs, numWarps, ctasPerSM, numCounters,
+                    summary)))
+    return failure();
+
+  // The fused kernel: the launches' parameters, then their grids.
+  SmallVector<Type> types;
+  SmallVector<std::string> names;
+  for (const Partition &p : parts) {
+    llvm::append_range(types, p.kernel.getArgumentTypes());
+    names.push_back(p.kernel.getName().str());
+  }
+  IndexType indexType = IndexType::get(ctx);
+  types.append(3 * parts.size(), indexType);
+  OpBuilder b(ctx);
+  b.setInsertionPointAfter(parts.back().kernel);
+  Location loc = op.getLoc();
+  std::string name = llvm::join(names, "__");
+  auto kernel = KernelOp::create(b, loc, StringRef(name),
+                                 b.getFunctionType(types, {}), ArrayAttr(),
+                                 ArrayAttr(), uint32_t(numWarps));
+  symbols.insert(kernel);
+  Block *entry = b.createBlock(&kernel.getBody());
+  for (Type type : types)
+    entry->addArgument(type, loc);
+  ArrayRef<BlockArgument> args = entry->getArguments();
+  ArrayRef<BlockArgument> grids = args.take_back(3 * parts.size());
+
+  b.setInsertionPointToStart(entry);
+  auto ws = WarpSpecializeOp::create(
+      b, loc, policy, ValueRange(grids),
+      b.getArrayAttr(SmallVector<Attribute>(attrs.begin(), attrs.end())),
+      parts.size());
+  unsigned next = 0;
+  for (auto [i, p] : llvm::enumerate(parts)) {
+    IRMapping map;
+    Block &body = p.kernel.getBody().front();
+    for (BlockArgument arg : body.getArguments())
+      map.map(arg, args[next++]);
+    Region &region = ws.getBodies()[i];
+    p.kernel.getBody().cloneInto(&region, map);
+    Block &cloned = region.front();
+    cloned.getTerminator()->erase();
+    cloned.eraseArguments(0, cloned.getNumArguments());
+    // The ring depth the split chose.
+    if (p.isWgmma())
+      region.walk([&](scf::ForOp loop) {
+        if (auto dims = loop->getAttrOfType<DictionaryAttr>(kPipelineAttrName))
+          loop->setAttr(kPipelineAttrName,
+                        b.getDictionaryAttr(b.getNamedAttr(
+                            "num_stages",
+                            b.getI64IntegerAttr(attrs[i].getStages()))));
+      });
+  }
+  ReturnOp::create(b, loc);
+  kernel->setAttr(
+      "ism.coschedule",
+      b.getDictionaryAttr(
+          {b.getNamedAttr("index", b.getI32IntegerAttr(index)),
+           b.getNamedAttr("policy", b.getStringAttr(
+                                        stringifyCoschedulePolicy(policy))),
+           b.getNamedAttr("ctas_per_sm", b.getI32IntegerAttr(ctasPerSM)),
+           b.getNamedAttr("work_counters", b.getI32IntegerAttr(numCounters))}));
+
+  if (verbose || fellBack) {
+    InFlightDiagnostic remark = op.emitRemark();
+    if (fellBack)
+      remark << "no partition uses the wgmma tensor cores, so the kernels "
+                "would only compete for the memory system on a shared SM: "
+                "fused as block_interleaved instead (fallback = false keeps "
+                "warp_specialized); ";
+    remark << "@" << kernel.getName() << ": " << summary;
+  }
+
+  // The host side: one launch over the largest grid (warp_specialized: a
+  // persistent grid of at most that many CTAs) or all the grids one after
+  // the other (block_interleaved).
+  b.setInsertionPoint(op);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  SmallVector<Value> operands, gridValues;
+  Value combined;
+  for (const Partition &p : parts) {
+    llvm::append_range(operands, p.launch.getArgs());
+    SmallVector<Value> grid(p.launch.getGrid());
+    grid.resize(3, one);
+    llvm::append_range(gridValues, grid);
+    Value programs = arith::MulIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, grid[0], grid[1]), grid[2]);
+    if (!combined)
+      combined = programs;
+    else if (policy == CoschedulePolicy::WarpSpecialized)
+      combined = arith::MaxUIOp::create(b, loc, combined, programs);
+    else
+      combined = arith::AddIOp::create(b, loc, combined, programs);
+  }
+  llvm::append_range(operands, gridValues);
+  LaunchOp::create(b, loc, kernel.getName(), ValueRange{combined}, operands);
+  op.erase();
+  return success();
+}
+
+} // namespace
