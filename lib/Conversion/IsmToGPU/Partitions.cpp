@@ -384,8 +384,26 @@ LogicalResult mlir::ism::lowerPartitions(
       OpBuilder lb(branches[i]);
       auto grid = ws.getGrid(i);
       SmallVector<Value> gridValues(grid.begin(), grid.end());
-      buildWorkLoop(lb, loc, branches[i].thenBlock(), gridValues, firsts[i],
-                    shared ? gridDim : totals[i],
+      // Copies of one launch share its counter; without counters at run
+      // time they take every copies-th program.
+      Value first = firsts[i], stride = shared ? gridDim : totals[i];
+      unsigned copies = 0, copy = 0;
+      for (unsigned j = 0; j < n; ++j)
+        if (p.getWorkCounter() >= 0 &&
+            ws.getPartition(j).getWorkCounter() == p.getWorkCounter()) {
+          if (j < i)
+            ++copy;
+          ++copies;
+        }
+      if (shared && copies > 1) {
+        Value c = indexConstant(lb, loc, copies);
+        first = arith::AddIOp::create(
+            lb, loc, arith::MulIOp::create(lb, loc, first, c),
+            indexConstant(lb, loc, copy));
+        stride = arith::MulIOp::create(lb, loc, stride, c);
+      }
+      buildWorkLoop(lb, loc, branches[i].thenBlock(), gridValues, first,
+                    stride,
                     counted ? counters : Value(), 4 * p.getWorkCounter(), base,
                     *contexts[i]);
       if (failed(convert(branches[i], *contexts[i])))

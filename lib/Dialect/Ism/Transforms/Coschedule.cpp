@@ -57,6 +57,12 @@ struct Partition {
   int64_t sharedEstimate = 0;
   /// Registers a thread of a non-wgmma partition is estimated to need.
   unsigned registerEstimate = 0;
+  /// Registers a wgmma consumer thread needs: its accumulator and ~40 more.
+  unsigned consumerEstimate = 0;
+  /// The launch this partition runs, and which copy of it (the copies of a
+  /// memory-bound launch share one work counter, so that more of its
+  /// programs are in flight on each SM).
+  unsigned launchIndex = 0, replica = 0;
 
   bool isWgmma() const { return bool(wgmmaLoop); }
   unsigned warps() const { return kernelWarps + (isWgmma() ? 4 : 0); }
@@ -111,7 +117,10 @@ void estimate(Partition &p) {
     }
   });
   p.sharedEstimate = kWorkSlotBytes + 2 * alignTo16(shared);
-  int64_t regs = 2 * maxPerThread + 40;
+  // Measured with ptxas on the row kernels inside a work loop (which keeps
+  // loop-invariant tiles such as a norm's weights live): about twice the
+  // largest tile a thread holds, plus addressing and the loop.
+  int64_t regs = 2 * maxPerThread + 48;
   p.registerEstimate =
       unsigned(std::clamp<int64_t>((regs + 7) / 8 * 8, 56, 200));
 }
@@ -142,6 +151,11 @@ FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
       p.stageBytes = (dl.dot.getA().getType().getNumElements() +
                       dl.dot.getB().getType().getNumElements()) *
                      elementBytes(dl.dot.getA().getType());
+      int64_t acc = dl.dot.getType().getNumElements() / (32 * p.kernelWarps);
+      // ptxas fits a 64x128 f32 accumulator per warpgroup (64 a thread) in
+      // 96 registers without spilling; keep a little more.
+      p.consumerEstimate =
+          unsigned(std::min<int64_t>(232, (acc + 40 + 7) / 8 * 8));
     }
     if (p.isWgmma()) {
       p.groupSize = 8;
@@ -152,6 +166,7 @@ FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
     } else {
       estimate(p);
     }
+    p.launchIndex = parts.size();
     parts.push_back(p);
   }
   return parts;
@@ -191,7 +206,87 @@ struct IsmCoschedulePass
 
   LogicalResult fuse(CoscheduleOp op, unsigned index,
                      MutableArrayRef<Partition> parts, SymbolTable &symbols);
+
+  FailureOr<SmallVector<Partition>>
+  replicate(CoscheduleOp op, CoschedulePolicy policy,
+            ArrayRef<Partition> parts);
 };
+
+/// How many copies of each launch the fused kernel runs. A memory-bound
+/// partition has one program in flight per copy: next to a wgmma
+/// partition, which occupies one CTA per SM, one copy could not keep enough
+/// loads in flight, so copies (sharing the launch's work counter) are added
+/// while the CTA's threads and registers allow it with the wgmma consumers
+/// keeping what their accumulators need; at most 4 a launch. The
+/// `replicas` attribute (one count per launch) overrides the choice.
+FailureOr<SmallVector<Partition>>
+IsmCoschedulePass::replicate(CoscheduleOp op, CoschedulePolicy policy,
+                             ArrayRef<Partition> parts) {
+  SmallVector<unsigned> copies(parts.size(), 1);
+  auto replicasAttr = op->getAttrOfType<DenseI32ArrayAttr>("replicas");
+  auto countersAttr = op->getAttrOfType<BoolAttr>("work_counters");
+  bool counted = policy == CoschedulePolicy::WarpSpecialized &&
+                 (!countersAttr || countersAttr.getValue());
+  bool anyWgmma = llvm::any_of(parts, [](const Partition &p) {
+    return p.isWgmma();
+  });
+  if (replicasAttr) {
+    ArrayRef<int32_t> values = replicasAttr.asArrayRef();
+    if (values.size() != parts.size())
+      return op.emitOpError("replicas needs one count per launch (")
+             << parts.size() << "), got " << values.size();
+    for (auto [i, p] : llvm::enumerate(parts)) {
+      if (values[i] < 1 || values[i] > 8 ||
+          (values[i] > 1 && (p.isWgmma() || !counted)))
+        return op.emitOpError("replicas: @")
+               << p.kernel.getName() << " can have 1"
+               << (p.isWgmma() || !counted
+                       ? " copy (only a counter-driven partition of a "
+                         "warp_specialized kernel can have more)"
+                       : " to 8 copies")
+               << ", got " << values[i];
+      copies[i] = values[i];
+    }
+  } else if (counted && anyWgmma) {
+    // Threads and registers of a choice of copies: does it fit?
+    auto fits = [&](ArrayRef<unsigned> c) {
+      int64_t threads = 0, need = 0;
+      for (auto [i, p] : llvm::enumerate(parts)) {
+        threads += 32 * int64_t(p.warps()) * c[i];
+        need += p.isWgmma() ? 128 * 40 + 32 * int64_t(p.kernelWarps) *
+                                             p.consumerEstimate
+                            : 32 * int64_t(p.warps()) * c[i] *
+                                  p.registerEstimate;
+      }
+      if (threads > 1024)
+        return false;
+      int64_t atLaunch = std::min<int64_t>(248, 65536 / threads / 8 * 8);
+      return need <= threads * atLaunch;
+    };
+    bool grew = true;
+    while (grew) {
+      grew = false;
+      for (auto [i, p] : llvm::enumerate(parts)) {
+        if (p.isWgmma() || copies[i] >= 4)
+          continue;
+        ++copies[i];
+        if (fits(copies)) {
+          grew = true;
+        } else {
+          --copies[i];
+        }
+      }
+    }
+  }
+  SmallVector<Partition> expanded;
+  for (auto [i, p] : llvm::enumerate(parts))
+    for (unsigned r = 0; r < copies[i]; ++r) {
+      Partition copy = p;
+      copy.replica = r;
+      expanded.push_back(copy);
+    }
+  return expanded;
+}
 
 LogicalResult IsmCoschedulePass::decide(
     CoscheduleOp op, CoschedulePolicy policy, MutableArrayRef<Partition> parts,
@@ -408,10 +503,17 @@ LogicalResult IsmCoschedulePass::decide(
   // Work: counters for the partitions that are not wgmma kernels.
   numCounters = 0;
   SmallVector<int> counters(parts.size(), -1);
-  if (shared && useCounters)
+  if (shared && useCounters) {
+    llvm::SmallDenseMap<unsigned, int> perLaunch;
     for (unsigned i : order)
-      if (!parts[i].isWgmma())
-        counters[i] = numCounters++;
+      if (!parts[i].isWgmma()) {
+        auto [it, inserted] =
+            perLaunch.try_emplace(parts[i].launchIndex, int(numCounters));
+        if (inserted)
+          ++numCounters;
+        counters[i] = it->second;
+      }
+  }
 
   attrs.clear();
   for (auto [i, p] : llvm::enumerate(parts)) {
@@ -435,7 +537,7 @@ LogicalResult IsmCoschedulePass::decide(
                                                               r);
                                                         }),
                                         "/");
-    summary += llvm::formatv("; @{0}: warps {1}-{2}, registers {3}, barriers "
+    summary += llvm::formatv("; @{0}{8}: warps {1}-{2}, registers {3}, barriers "
                              "{4}, shared memory from {5}{6}{7}",
                              p.kernel.getName(), warpBase[i],
                              warpBase[i] + p.warps() - 1, regs,
@@ -454,7 +556,11 @@ LogicalResult IsmCoschedulePass::decide(
                                  ? llvm::formatv(", work counter {0}",
                                                  counters[i])
                                        .str()
-                                 : "")
+                                 : "",
+                             p.replica ? llvm::formatv(" (copy {0})",
+                                                       p.replica + 1)
+                                             .str()
+                                       : "")
                    .str();
   }
   return success();
@@ -476,11 +582,15 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
     fellBack = true;
   }
 
+  FailureOr<SmallVector<Partition>> expanded =
+      replicate(op, policy, parts);
+  if (failed(expanded))
+    return failure();
   SmallVector<PartitionAttr> attrs;
   unsigned numWarps = 0, ctasPerSM = 1, numCounters = 0;
   std::string summary;
-  if (failed(decide(op, policy, parts, attrs, numWarps, ctasPerSM, numCounters,
-                    summary)))
+  if (failed(decide(op, policy, *expanded, attrs, numWarps, ctasPerSM,
+                    numCounters, summary)))
     return failure();
 
   // The fused kernel: the launches' parameters, then their grids.
@@ -507,16 +617,24 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
   ArrayRef<BlockArgument> grids = args.take_back(3 * parts.size());
 
   b.setInsertionPointToStart(entry);
-  auto ws = WarpSpecializeOp::create(
-      b, loc, policy, ValueRange(grids),
-      b.getArrayAttr(SmallVector<Attribute>(attrs.begin(), attrs.end())),
-      parts.size());
+  SmallVector<Value> regionGrids;
+  SmallVector<unsigned> firstArg;
   unsigned next = 0;
-  for (auto [i, p] : llvm::enumerate(parts)) {
+  for (const Partition &p : parts) {
+    firstArg.push_back(next);
+    next += p.kernel.getNumArguments();
+  }
+  for (const Partition &p : *expanded)
+    llvm::append_range(regionGrids, grids.slice(3 * p.launchIndex, 3));
+  auto ws = WarpSpecializeOp::create(
+      b, loc, policy, regionGrids,
+      b.getArrayAttr(SmallVector<Attribute>(attrs.begin(), attrs.end())),
+      expanded->size());
+  for (auto [i, p] : llvm::enumerate(*expanded)) {
     IRMapping map;
     Block &body = p.kernel.getBody().front();
-    for (BlockArgument arg : body.getArguments())
-      map.map(arg, args[next++]);
+    for (auto [j, arg] : llvm::enumerate(body.getArguments()))
+      map.map(arg, args[firstArg[p.launchIndex] + j]);
     Region &region = ws.getBodies()[i];
     p.kernel.getBody().cloneInto(&region, map);
     Block &cloned = region.front();

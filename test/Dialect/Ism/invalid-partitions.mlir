@@ -1,0 +1,143 @@
+// RUN: ism-opt %s -split-input-file -verify-diagnostics
+
+ism.kernel @writer(%x: memref<?xf32>, %y: memref<?xf32>) {
+  %p = ism.program_id x : index
+  %t = ism.load %x[%p] : memref<?xf32> -> tensor<128xf32>
+  ism.store %t, %y[%p] : tensor<128xf32> -> memref<?xf32>
+  ism.return
+}
+
+func.func @main(%a: memref<?xf32>, %b: memref<?xf32>, %c: memref<?xf32>) {
+  %n = arith.constant 4 : index
+  // expected-error @+1 {{launches of @writer and @writer share a buffer that @writer writes (argument #1); co-scheduled launches run in no order, so none may write a buffer another one uses}}
+  ism.coschedule warp_specialized {
+    ism.launch @writer grid(%n) (%a, %b) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @writer grid(%n) (%b, %c) : (memref<?xf32>, memref<?xf32>)
+  }
+  return
+}
+
+// -----
+
+ism.kernel @writer(%x: memref<?xf32>, %y: memref<?xf32>) {
+  %p = ism.program_id x : index
+  %t = ism.load %x[%p] : memref<?xf32> -> tensor<128xf32>
+  ism.store %t, %y[%p] : tensor<128xf32> -> memref<?xf32>
+  ism.return
+}
+
+// Reading one buffer from both launches is fine.
+func.func @main(%a: memref<?xf32>, %b: memref<?xf32>, %c: memref<?xf32>) {
+  %n = arith.constant 4 : index
+  ism.coschedule warp_specialized {
+    ism.launch @writer grid(%n) (%a, %b) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @writer grid(%n) (%a, %c) : (memref<?xf32>, memref<?xf32>)
+  }
+  return
+}
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
+  // expected-error @+1 {{partitions 0 and 1 share warps; each warp runs one partition}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g, %g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0}>,
+      #ism.partition<{warpBase = 2, numWarps = 4, registers = [], barriers = [2], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0}>] {
+  }, {
+  }
+  ism.return
+}
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
+  // expected-error @+1 {{partitions 0 and 1 both use named barrier 1}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g, %g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0}>,
+      #ism.partition<{warpBase = 4, numWarps = 4, registers = [], barriers = [1], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0}>] {
+  }, {
+  }
+  ism.return
+}
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
+  // expected-error @+1 {{partition 1 uses warps 4..11 but the kernel has 8}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g, %g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0}>,
+      #ism.partition<{warpBase = 4, numWarps = 8, registers = [], barriers = [2], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0}>] {
+  }, {
+  }
+  ism.return
+}
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
+  // expected-error @+1 {{needs three grid sizes per partition (6), got 3}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0}>,
+      #ism.partition<{warpBase = 4, numWarps = 4, registers = [], barriers = [2], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0}>] {
+  }, {
+  }
+  ism.return
+}
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
+  // expected-error @+1 {{block_interleaved partitions start at warp 0, got 4}}
+  ism.warp_specialize block_interleaved grids(%g, %g, %g, %g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0}>,
+      #ism.partition<{warpBase = 4, numWarps = 4, registers = [], barriers = [1], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0}>] {
+  }, {
+  }
+  ism.return
+}
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
+  // expected-error @+2 {{registers are set per warpgroup (setmaxnreg), so the partition must start and end on a warpgroup: warp_base = 2, num_warps = 4}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g) partitions [
+      #ism.partition<{warpBase = 2, numWarps = 4, registers = [64], barriers = [1], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0}>] {
+  }
+  ism.return
+}
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
+  // expected-error @+2 {{registers must be multiples of 8 from 24 to 256 (what setmaxnreg takes), got 100}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 4, registers = [100], barriers = [1], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0}>] {
+  }
+  ism.return
+}
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
+  // expected-error @+2 {{named barrier ids must be from 1 to 15 (0 is the CTA-wide barrier), got 0}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [0], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0}>] {
+  }
+  ism.return
+}
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 6 : i32} {
+  ism.warp_specialize warp_specialized grids(%g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 6, registers = [], barriers = [1], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0}>] {
+  }
+  ism.return
+}
+
+// -----
+
+// expected-error @+1 {{num_warps must be a power of two from 1 to 32, got 6}}
+ism.kernel @k(%g: index) attributes {num_warps = 6 : i32} {
+  ism.return
+}

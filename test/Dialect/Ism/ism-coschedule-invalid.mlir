@@ -1,0 +1,296 @@
+// RUN: ism-opt %s -split-input-file --ism-assign-layouts --ism-accelerate-dot --ism-pipeline --ism-coschedule -verify-diagnostics
+
+// Every resource a pair can run out of is an error naming it and the
+// numbers; a pair without a wgmma kernel falls back to block_interleaved
+// with a remark.
+
+ism.kernel @a(%x: memref<?xf32>, %y: memref<?xf32>)
+    attributes {num_warps = 4 : i32} {
+  %p = ism.program_id x : index
+  %t = ism.load %x[%p] : memref<?xf32> -> tensor<1024xf32>
+  %e = math.exp %t : tensor<1024xf32>
+  ism.store %e, %y[%p] : tensor<1024xf32> -> memref<?xf32>
+  ism.return
+}
+ism.kernel @b(%x: memref<?xf32>, %y: memref<?xf32>)
+    attributes {num_warps = 4 : i32} {
+  %p = ism.program_id x : index
+  %t = ism.load %x[%p] : memref<?xf32> -> tensor<1024xf32>
+  %e = math.exp %t : tensor<1024xf32>
+  ism.store %e, %y[%p] : tensor<1024xf32> -> memref<?xf32>
+  ism.return
+}
+
+func.func @main(%x: memref<?xf32>, %y: memref<?xf32>, %z: memref<?xf32>) {
+  %n = arith.constant 64 : index
+  // expected-remark @+1 {{no partition uses the wgmma tensor cores, so the kernels would only compete for the memory system on a shared SM: fused as block_interleaved instead (fallback = false keeps warp_specialized); @a__b: block_interleaved, 128 threads}}
+  ism.coschedule warp_specialized {
+    ism.launch @a grid(%n) (%x, %y) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @b grid(%n) (%x, %z) : (memref<?xf32>, memref<?xf32>)
+  }
+  return
+}
+
+// -----
+
+ism.kernel @mm(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                   %C: memref<?x?xbf16>) attributes {num_warps = 8 : i32} {
+  %pm = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant 128 : index
+  %bk = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero)
+      -> (tensor<128x128xf32>) {
+    %a = ism.load %A[%m0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
+    %b = ism.load %B[%k, %c0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x128xbf16>
+        -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  ism.store %out, %C[%m0, %c0] : tensor<128x128xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+ism.kernel @wide(%x: memref<?xf32>, %y: memref<?xf32>)
+    attributes {num_warps = 32 : i32} {
+  %p = ism.program_id x : index
+  %t = ism.load %x[%p] : memref<?xf32> -> tensor<1024xf32>
+  %e = math.exp %t : tensor<1024xf32>
+  ism.store %e, %y[%p] : tensor<1024xf32> -> memref<?xf32>
+  ism.return
+}
+
+func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>, %x: memref<?xf32>, %y: memref<?xf32>) {
+  %n = arith.constant 64 : index
+  // expected-error @+1 {{threads: the partitions need 1408 threads in one CTA (@mm 384, @wide 1024), more than the 1024 a CTA can have}}
+  ism.coschedule warp_specialized {
+    ism.launch @mm grid(%n) (%A, %B, %C) : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
+    ism.launch @wide grid(%n) (%x, %y) : (memref<?xf32>, memref<?xf32>)
+  }
+  return
+}
+
+// -----
+
+ism.kernel @mm(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                   %C: memref<?x?xbf16>) attributes {num_warps = 8 : i32} {
+  %pm = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant 128 : index
+  %bk = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero)
+      -> (tensor<128x128xf32>) {
+    %a = ism.load %A[%m0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
+    %b = ism.load %B[%k, %c0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x128xbf16>
+        -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  ism.store %out, %C[%m0, %c0] : tensor<128x128xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+ism.kernel @narrow(%x: memref<?xf32>, %y: memref<?xf32>)
+    attributes {num_warps = 2 : i32} {
+  %p = ism.program_id x : index
+  %t = ism.load %x[%p] : memref<?xf32> -> tensor<1024xf32>
+  %e = math.exp %t : tensor<1024xf32>
+  ism.store %e, %y[%p] : tensor<1024xf32> -> memref<?xf32>
+  ism.return
+}
+
+func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>, %x: memref<?xf32>, %y: memref<?xf32>) {
+  %n = arith.constant 64 : index
+  // expected-error @+1 {{cannot give @narrow whole warpgroups: it has 2 warps}}
+  ism.coschedule warp_specialized {
+    ism.launch @mm grid(%n) (%A, %B, %C) : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
+    ism.launch @narrow grid(%n) (%x, %y) : (memref<?xf32>, memref<?xf32>)
+  }
+  return
+}
+
+// -----
+
+ism.kernel @a(%x: memref<?xf32>, %y: memref<?xf32>)
+    attributes {num_warps = 1 : i32} {
+  %p = ism.program_id x : index
+  %t = ism.load %x[%p] : memref<?xf32> -> tensor<1024xf32>
+  %e = math.exp %t : tensor<1024xf32>
+  ism.store %e, %y[%p] : tensor<1024xf32> -> memref<?xf32>
+  ism.return
+}
+
+func.func @main(%x: memref<?xf32>, %y0: memref<?xf32>, %y1: memref<?xf32>, %y2: memref<?xf32>, %y3: memref<?xf32>, %y4: memref<?xf32>, %y5: memref<?xf32>, %y6: memref<?xf32>, %y7: memref<?xf32>, %y8: memref<?xf32>, %y9: memref<?xf32>, %y10: memref<?xf32>, %y11: memref<?xf32>, %y12: memref<?xf32>, %y13: memref<?xf32>, %y14: memref<?xf32>, %y15: memref<?xf32>) {
+  %n = arith.constant 64 : index
+  // expected-error @+1 {{named barriers: the partitions need 16 named barriers, more than the 15 a CTA has besides the CTA-wide barrier 0}}
+  ism.coschedule warp_specialized attributes {fallback = false} {
+    ism.launch @a grid(%n) (%x, %y0) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @a grid(%n) (%x, %y1) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @a grid(%n) (%x, %y2) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @a grid(%n) (%x, %y3) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @a grid(%n) (%x, %y4) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @a grid(%n) (%x, %y5) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @a grid(%n) (%x, %y6) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @a grid(%n) (%x, %y7) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @a grid(%n) (%x, %y8) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @a grid(%n) (%x, %y9) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @a grid(%n) (%x, %y10) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @a grid(%n) (%x, %y11) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @a grid(%n) (%x, %y12) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @a grid(%n) (%x, %y13) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @a grid(%n) (%x, %y14) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @a grid(%n) (%x, %y15) : (memref<?xf32>, memref<?xf32>)
+  }
+  return
+}
+
+// -----
+
+ism.kernel @m1(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                   %C: memref<?x?xbf16>) attributes {num_warps = 8 : i32} {
+  %pm = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant 128 : index
+  %bk = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero)
+      -> (tensor<128x256xf32>) {
+    %a = ism.load %A[%m0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
+    %b = ism.load %B[%k, %c0] : memref<?x?xbf16> -> tensor<64x256xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x256xbf16>
+        -> tensor<128x256xf32>
+    scf.yield %d : tensor<128x256xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x256xf32> to tensor<128x256xbf16>
+  ism.store %out, %C[%m0, %c0] : tensor<128x256xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+ism.kernel @m2(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                   %C: memref<?x?xbf16>) attributes {num_warps = 8 : i32} {
+  %pm = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant 128 : index
+  %bk = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero)
+      -> (tensor<128x256xf32>) {
+    %a = ism.load %A[%m0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
+    %b = ism.load %B[%k, %c0] : memref<?x?xbf16> -> tensor<64x256xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x256xbf16>
+        -> tensor<128x256xf32>
+    scf.yield %d : tensor<128x256xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x256xf32> to tensor<128x256xbf16>
+  ism.store %out, %C[%m0, %c0] : tensor<128x256xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+
+func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>, %D: memref<?x?xbf16>) {
+  %n = arith.constant 64 : index
+  // expected-error @+1 {{shared memory: the partitions need 395392 bytes (@m1 197696 (4 stages), @m2 197696 (4 stages)), more than the 232448 a CTA can have at 1 CTA(s) per SM}}
+  ism.coschedule warp_specialized attributes {stages = 4 : i32} {
+    ism.launch @m1 grid(%n) (%A, %B, %C) : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
+    ism.launch @m2 grid(%n) (%A, %B, %D) : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
+  }
+  return
+}
+
+// -----
+
+ism.kernel @mm(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                   %C: memref<?x?xbf16>) attributes {num_warps = 8 : i32} {
+  %pm = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant 128 : index
+  %bk = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero)
+      -> (tensor<128x128xf32>) {
+    %a = ism.load %A[%m0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
+    %b = ism.load %B[%k, %c0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x128xbf16>
+        -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  ism.store %out, %C[%m0, %c0] : tensor<128x128xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+ism.kernel @r(%x: memref<?xf32>, %y: memref<?xf32>)
+    attributes {num_warps = 4 : i32} {
+  %p = ism.program_id x : index
+  %t = ism.load %x[%p] : memref<?xf32> -> tensor<1024xf32>
+  %e = math.exp %t : tensor<1024xf32>
+  ism.store %e, %y[%p] : tensor<1024xf32> -> memref<?xf32>
+  ism.return
+}
+
+func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>, %x: memref<?xf32>, %y: memref<?xf32>) {
+  %n = arith.constant 64 : index
+  // expected-error @+1 {{registers: the partitions ask for 94208 registers, more than the 65536 the CTA starts with (512 threads at 128)}}
+  ism.coschedule warp_specialized attributes {registers = array<i32: 232, 232, 40, 232>} {
+    ism.launch @mm grid(%n) (%A, %B, %C) : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
+    ism.launch @r grid(%n) (%x, %y) : (memref<?xf32>, memref<?xf32>)
+  }
+  return
+}
+
+// -----
+
+ism.kernel @mm(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                   %C: memref<?x?xbf16>) attributes {num_warps = 8 : i32} {
+  %pm = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant 128 : index
+  %bk = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero)
+      -> (tensor<128x128xf32>) {
+    %a = ism.load %A[%m0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
+    %b = ism.load %B[%k, %c0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x128xbf16>
+        -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  ism.store %out, %C[%m0, %c0] : tensor<128x128xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+ism.kernel @r(%x: memref<?xf32>, %y: memref<?xf32>)
+    attributes {num_warps = 4 : i32} {
+  %p = ism.program_id x : index
+  %t = ism.load %x[%p] : memref<?xf32> -> tensor<1024xf32>
+  %e = math.exp %t : tensor<1024xf32>
+  ism.store %e, %y[%p] : tensor<1024xf32> -> memref<?xf32>
+  ism.return
+}
+
+func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>, %x: memref<?xf32>, %y: memref<?xf32>) {
+  %n = arith.constant 64 : index
+  // expected-error @+1 {{registers needs one value per warpgroup (4), got 2}}
+  ism.coschedule warp_specialized attributes {registers = array<i32: 232, 40>} {
+    ism.launch @mm grid(%n) (%A, %B, %C) : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
+    ism.launch @r grid(%n) (%x, %y) : (memref<?xf32>, memref<?xf32>)
+  }
+  return
+}

@@ -1,0 +1,93 @@
+// RUN: ism-opt %s -split-input-file --ism-assign-layouts --ism-accelerate-dot --ism-pipeline --ism-coschedule | FileCheck %s
+
+// A wgmma GEMM and a row kernel: one kernel of two partitions. The GEMM
+// comes first (warps 0-11: 8 consumers and a producer warpgroup, barriers
+// 1-3, its ring from byte 0 with 4 stages, a static tile order grouped by
+// 8); the row kernel takes warps 12-15, barrier 4, the shared memory after
+// the ring and work counter 0. setmaxnreg: 40 for the producer, an
+// estimate for the row kernel, the rest of the 512 threads' 128 registers
+// each for the consumers.
+
+// CHECK-NOT: ism.kernel @matmul(
+// CHECK-NOT: ism.kernel @rownorm(
+// CHECK-LABEL: ism.kernel @matmul__rownorm(
+// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?xbf16>, %{{.*}}: memref<?x?xbf16>, %{{.*}}: memref<?x?xbf16>, %[[X:[a-z0-9]+]]: memref<?x?xf32>, %{{.*}}: memref<?x?xf32>, %[[G0X:[a-z0-9]+]]: index, %[[G0Y:[a-z0-9]+]]: index, %[[G0Z:[a-z0-9]+]]: index, %[[G1X:[a-z0-9]+]]: index, %[[G1Y:[a-z0-9]+]]: index, %[[G1Z:[a-z0-9]+]]: index)
+// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "warp_specialized", work_counters = 1 : i32}
+// CHECK-SAME: num_warps = 16
+// CHECK: ism.warp_specialize warp_specialized grids(%[[G0X]], %[[G0Y]], %[[G0Z]], %[[G1X]], %[[G1Y]], %[[G1Z]])
+// CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 12, registers = [{{[0-9]+}}, {{[0-9]+}}, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 4, workCounter = -1, groupSize = 8}>
+// CHECK-SAME: #ism.partition<{warpBase = 12, numWarps = 4, registers = [{{[0-9]+}}], barriers = [4], sharedMemory = 132160, stages = 0, workCounter = 0, groupSize = 0}>
+// CHECK: ism.program_id x
+// CHECK: scf.for
+// CHECK: ism.dot
+// CHECK: } {ism.pipeline = {num_stages = 4 : i64}}
+// CHECK: }, {
+// CHECK: ism.reduce
+// CHECK: ism.return
+// CHECK-LABEL: func.func @main(
+// CHECK: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK: %[[T0:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK: %[[T0Z:.*]] = arith.muli %[[T0]], %[[ONE]] : index
+// CHECK: %[[T1Y:.*]] = arith.muli %{{.*}}, %[[ONE]] : index
+// CHECK: %[[T1:.*]] = arith.muli %[[T1Y]], %[[ONE]] : index
+// CHECK: %[[MAX:.*]] = arith.maxui %[[T0Z]], %[[T1]] : index
+// CHECK: ism.launch @matmul__rownorm grid(%[[MAX]])
+// CHECK-NOT: ism.coschedule
+
+ism.kernel @matmul(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                   %C: memref<?x?xbf16>) attributes {num_warps = 8 : i32} {
+  %pm = ism.program_id x : index
+  %pn = ism.program_id y : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant 128 : index
+  %bk = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %n0 = arith.muli %pn, %bm : index
+  %K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero)
+      -> (tensor<128x128xf32>) {
+    %a = ism.load %A[%m0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
+    %b = ism.load %B[%k, %n0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x128xbf16>
+        -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  ism.store %out, %C[%m0, %n0] : tensor<128x128xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+
+ism.kernel @rownorm(%x: memref<?x?xf32>, %y: memref<?x?xf32>)
+    attributes {num_warps = 4 : i32} {
+  %row = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %t = ism.load %x[%row, %c0] : memref<?x?xf32> -> tensor<1x2048xf32>
+  %s = ism.reduce %t axis = 1 : tensor<1x2048xf32> -> tensor<1xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.addf %a, %b : f32
+    ism.yield %r : f32
+  }
+  %e = ism.expand_dims %s axis = 1 : tensor<1xf32> -> tensor<1x1xf32>
+  %b = ism.broadcast %e : tensor<1x1xf32> -> tensor<1x2048xf32>
+  %o = arith.divf %t, %b : tensor<1x2048xf32>
+  ism.store %o, %y[%row, %c0] : tensor<1x2048xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                %C: memref<?x?xbf16>, %x: memref<?x?xf32>,
+                %y: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %gm = arith.constant 32 : index
+  %gn = arith.constant 16 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  ism.coschedule warp_specialized {
+    ism.launch @matmul grid(%gm, %gn) (%A, %B, %C)
+        : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
+    ism.launch @rownorm grid(%rows) (%x, %y)
+        : (memref<?x?xf32>, memref<?x?xf32>)
+  }
+  return
+}
