@@ -284,15 +284,6 @@ LogicalResult mlir::ism::lowerPartitions(
     Block *then = branch.thenBlock();
     then->getOperations().splice(Block::iterator(then->getTerminator()),
                                  ws.getBodies()[i].front().getOperations());
-    if (!p.getRegisters().empty() && p.getStages() == 0 &&
-        p.getRegisters().front() != atLaunch) {
-      OpBuilder rb(then, then->begin());
-      unsigned regs = p.getRegisters().front();
-      NVVM::SetMaxRegisterOp::create(
-          rb, loc, regs,
-          regs > atLaunch ? NVVM::SetMaxRegisterAction::increase
-                          : NVVM::SetMaxRegisterAction::decrease);
-    }
     branches.push_back(branch);
   }
 
@@ -406,6 +397,18 @@ LogicalResult mlir::ism::lowerPartitions(
                     stride,
                     counted ? counters : Value(), 4 * p.getWorkCounter(), base,
                     *contexts[i]);
+      // The partition's registers, set once before its work loop. Even a
+      // count equal to the one at launch is set: ptxas allocates the
+      // registers of the code after a setmaxnreg by its count, and code
+      // beside setmaxnreg regions without one spills.
+      if (!p.getRegisters().empty()) {
+        OpBuilder rb(branches[i].thenBlock(), branches[i].thenBlock()->begin());
+        unsigned regs = p.getRegisters().front();
+        NVVM::SetMaxRegisterOp::create(
+            rb, loc, regs,
+            regs >= atLaunch ? NVVM::SetMaxRegisterAction::increase
+                             : NVVM::SetMaxRegisterAction::decrease);
+      }
       if (failed(convert(branches[i], *contexts[i])))
         return failure();
       partitionEnd =

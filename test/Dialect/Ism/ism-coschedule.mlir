@@ -1,22 +1,25 @@
 // RUN: ism-opt %s -split-input-file --ism-assign-layouts --ism-accelerate-dot --ism-pipeline --ism-coschedule | FileCheck %s
 
-// A wgmma GEMM and a row kernel: one kernel of two partitions. The GEMM
+// A wgmma GEMM and a row kernel: one kernel of four partitions. The GEMM
 // comes first (warps 0-11: 8 consumers and a producer warpgroup, barriers
 // 1-3, its ring from byte 0 with 4 stages, a static tile order grouped by
-// 8); the row kernel takes warps 12-15, barrier 4, the shared memory after
-// the ring and work counter 0. setmaxnreg: 40 for the producer, an
-// estimate for the row kernel, the rest of the 512 threads' 128 registers
-// each for the consumers.
+// 8); the row kernel runs three times (warps 12-15, 16-19, 20-23), each copy
+// with its own barrier and shared memory after the ring, all three taking
+// their rows from work counter 0. setmaxnreg: 40 for the producer, 72 (an
+// estimate from the row's 16 elements a thread) for the row kernel, and
+// the rest of the 768 threads' 80 registers each for the consumers.
 
 // CHECK-NOT: ism.kernel @matmul(
 // CHECK-NOT: ism.kernel @rownorm(
 // CHECK-LABEL: ism.kernel @matmul__rownorm(
 // CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?xbf16>, %{{.*}}: memref<?x?xbf16>, %{{.*}}: memref<?x?xbf16>, %[[X:[a-z0-9]+]]: memref<?x?xf32>, %{{.*}}: memref<?x?xf32>, %[[G0X:[a-z0-9]+]]: index, %[[G0Y:[a-z0-9]+]]: index, %[[G0Z:[a-z0-9]+]]: index, %[[G1X:[a-z0-9]+]]: index, %[[G1Y:[a-z0-9]+]]: index, %[[G1Z:[a-z0-9]+]]: index)
 // CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "warp_specialized", work_counters = 1 : i32}
-// CHECK-SAME: num_warps = 16
-// CHECK: ism.warp_specialize warp_specialized grids(%[[G0X]], %[[G0Y]], %[[G0Z]], %[[G1X]], %[[G1Y]], %[[G1Z]])
-// CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 12, registers = [{{[0-9]+}}, {{[0-9]+}}, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 4, workCounter = -1, groupSize = 8}>
-// CHECK-SAME: #ism.partition<{warpBase = 12, numWarps = 4, registers = [{{[0-9]+}}], barriers = [4], sharedMemory = 132160, stages = 0, workCounter = 0, groupSize = 0}>
+// CHECK-SAME: num_warps = 24
+// CHECK: ism.warp_specialize warp_specialized grids(%[[G0X]], %[[G0Y]], %[[G0Z]], %[[G1X]], %[[G1Y]], %[[G1Z]], %[[G1X]], %[[G1Y]], %[[G1Z]], %[[G1X]], %[[G1Y]], %[[G1Z]])
+// CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 12, registers = [112, 112, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 4, workCounter = -1, groupSize = 8}>
+// CHECK-SAME: #ism.partition<{warpBase = 12, numWarps = 4, registers = [72], barriers = [4], sharedMemory = 132160, stages = 0, workCounter = 0, groupSize = 0}>
+// CHECK-SAME: #ism.partition<{warpBase = 16, numWarps = 4, registers = [72], barriers = [5], sharedMemory = 148560, stages = 0, workCounter = 0, groupSize = 0}>
+// CHECK-SAME: #ism.partition<{warpBase = 20, numWarps = 4, registers = [72], barriers = [6], sharedMemory = 164960, stages = 0, workCounter = 0, groupSize = 0}>
 // CHECK: ism.program_id x
 // CHECK: scf.for
 // CHECK: ism.dot

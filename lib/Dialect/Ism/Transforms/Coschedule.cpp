@@ -120,7 +120,7 @@ void estimate(Partition &p) {
   // Measured with ptxas on the row kernels inside a work loop (which keeps
   // loop-invariant tiles such as a norm's weights live): about twice the
   // largest tile a thread holds, plus addressing and the loop.
-  int64_t regs = 2 * maxPerThread + 48;
+  int64_t regs = 2 * maxPerThread + 40;
   p.registerEstimate =
       unsigned(std::clamp<int64_t>((regs + 7) / 8 * 8, 56, 200));
 }
@@ -218,7 +218,8 @@ struct IsmCoschedulePass
 /// loads in flight, so copies (sharing the launch's work counter) are added
 /// while the CTA's threads and registers allow it with the wgmma consumers
 /// keeping what their accumulators need; at most 4 a launch. The
-/// `replicas` attribute (one count per launch) overrides the choice.
+/// `replicas` attribute (one count per launch) overrides the choice; with
+/// `registers` given and no `replicas`, every launch runs once.
 FailureOr<SmallVector<Partition>>
 IsmCoschedulePass::replicate(CoscheduleOp op, CoschedulePolicy policy,
                              ArrayRef<Partition> parts) {
@@ -247,7 +248,8 @@ IsmCoschedulePass::replicate(CoscheduleOp op, CoschedulePolicy policy,
                << ", got " << values[i];
       copies[i] = values[i];
     }
-  } else if (counted && anyWgmma) {
+  } else if (counted && anyWgmma &&
+             !op->hasAttr("registers")) {
     // Threads and registers of a choice of copies: does it fit?
     auto fits = [&](ArrayRef<unsigned> c) {
       int64_t threads = 0, need = 0;
