@@ -5,6 +5,7 @@
 #   bin/ism-run            the runner
 #   bin/FileCheck, bin/not, bin/count, lib/libz3.so.4, lit/   test tools for the GPU subset
 #   test/, examples/, scripts/gpu-tests.sh          the GPU lit tests
+#   scripts/plot-trace.py                           timeline of ism-run --trace
 # On the GPU machine (Ubuntu 24.04, NVIDIA driver only, python3):
 #   tar xJf ism-runner-*.tar.xz && cd ism-runner
 #   bin/ism-run --list-devices
@@ -35,7 +36,7 @@ cp -r "$llvm/utils/lit" "$pkg/lit"
 cp "$root/test/lit.cfg.py" "$pkg/test/"
 cp -r "$root/test/Runner" "$pkg/test/"
 cp -r "$root/examples" "$pkg/"
-cp "$root/scripts/gpu-tests.sh" "$pkg/scripts/"
+cp "$root/scripts/gpu-tests.sh" "$root/scripts/plot-trace.py" "$pkg/scripts/"
 echo "$commit" > "$pkg/VERSION"
 find "$pkg" -name __pycache__ -prune -exec rm -rf {} +
 

@@ -53,15 +53,42 @@ static llvm::Error checkFused(ModuleOp module, const CompiledModule &compiled) {
   return llvm::Error::success();
 }
 
+/// Checks that every fused kernel of `module` records a trace.
+static llvm::Error checkTraced(ModuleOp module,
+                               const CompiledModule &compiled) {
+  unsigned count = runner::getNumCoschedules(module);
+  for (unsigned i = 0; i < count && i < compiled.coschedules.size(); ++i) {
+    auto kernel = compiled.kernels.find(compiled.coschedules[i]);
+    if (kernel == compiled.kernels.end() || !kernel->second.fused)
+      continue; // checkFused reported it
+    if (!kernel->second.fused->trace)
+      return llvm::createStringError(
+          llvm::formatv("--trace: the fused kernel '{0}' of ism.coschedule "
+                        "#{1} was compiled without trace recording "
+                        "(CompiledKernel::Fused::trace is not set)",
+                        kernel->first(), i)
+              .str());
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<CompiledModule>
 mlir::ism::runner::compileModule(ModuleOp module, const PTXOptions &options,
-                                 CoscheduleMode coschedule) {
+                                 CoscheduleMode coschedule, bool trace) {
   bool fuse = coschedule == CoscheduleMode::Fused;
+  if (trace && !fuse)
+    return llvm::createStringError(
+        "--trace records fused kernels; use --coschedule=fused");
+  if (trace && !hasTileKernels(module))
+    return llvm::createStringError(
+        "--trace needs tile-level kernels (ism.kernel): only the fused "
+        "kernels the ism lowering makes can record a trace");
   std::optional<llvm::Expected<CompiledModule>> result;
   if (hasTileKernels(module)) {
     IsmToPTXOptions tileOptions;
     static_cast<PTXOptions &>(tileOptions) = options;
     tileOptions.fuseCoschedules = fuse;
+    tileOptions.trace = trace;
     if (fuse) {
       // ism-coschedule fuses each region into one kernel; compileToPTX
       // compiles a copy.
@@ -87,5 +114,8 @@ mlir::ism::runner::compileModule(ModuleOp module, const PTXOptions &options,
     return std::move(*result);
   if (llvm::Error error = checkFused(module, **result))
     return std::move(error);
+  if (trace)
+    if (llvm::Error error = checkTraced(module, **result))
+      return std::move(error);
   return std::move(*result);
 }

@@ -221,11 +221,13 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
   // grid as three index values. TmaOperand::arg indexes this list.
   llvm::SmallVector<Type> types;
   size_t numRegionLaunches = 0;
+  std::vector<std::string> launchNames;
   for (Operation &inner : op.getBody().front()) {
     auto launch = dyn_cast<LaunchOp>(&inner);
     if (!launch)
       continue;
     llvm::append_range(types, launch.getArgs().getTypes());
+    launchNames.push_back(launch.getKernel().str());
     ++numRegionLaunches;
   }
   if (types.size() != args.size() || numRegionLaunches != grids.size())
@@ -300,6 +302,30 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
     counters = it->second.get();
     hidden.push_back(counters);
   }
+  // Traced kernels: the trace buffer (one record per work item of every
+  // launch, in region order), or 0 when not recording.
+  if (facts.fused->trace) {
+    cuda::CUdeviceptr traceBuffer = 0;
+    if (recordTraces && sum > 0) {
+      size_t bytes = size_t(sum) * kTraceRecordBytes;
+      llvm::Expected<cuda::DeviceBuffer> buffer = context.allocate(bytes);
+      if (!buffer)
+        return buffer.takeError();
+      traceBuffer = buffer->get();
+      // Records of work items that never run stay all-zero.
+      if (llvm::Error error = context.memset(traceBuffer, 0, bytes, stream))
+        return error;
+      PendingTrace pending;
+      pending.trace.kernel = name.str();
+      pending.trace.launchNames = launchNames;
+      for (const std::array<unsigned, 3> &grid : grids)
+        pending.trace.launchItems.push_back(uint64_t(grid[0]) * grid[1] *
+                                            grid[2]);
+      pending.buffer = std::move(*buffer);
+      pendingTraces.push_back(std::move(pending));
+    }
+    hidden.push_back(traceBuffer);
+  }
 
   if (ctas == 0)
     return llvm::Error::success(); // every launch of the region is empty
@@ -312,6 +338,24 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
   unsigned physical[3] = {unsigned(ctas), 1, 1};
   unsigned block[3] = {facts.numThreads, 1, 1};
   return run(**kernel, physical, block, types, values, hidden, stream);
+}
+
+llvm::Expected<std::vector<FusedTrace>> GPULauncher::takeTraces() {
+  // The kernels write their buffers on the launcher's stream.
+  if (llvm::Error error = context.synchronize())
+    return std::move(error);
+  std::vector<FusedTrace> traces;
+  for (PendingTrace &pending : pendingTraces) {
+    FusedTrace trace = std::move(pending.trace);
+    trace.words.resize(pending.buffer.size() / sizeof(uint64_t));
+    if (llvm::Error error =
+            context.copyToHost(trace.words.data(), pending.buffer.get(),
+                               trace.words.size() * sizeof(uint64_t)))
+      return std::move(error);
+    traces.push_back(std::move(trace));
+  }
+  pendingTraces.clear();
+  return std::move(traces);
 }
 
 llvm::Expected<uint64_t>

@@ -15,6 +15,7 @@
 #include "ism/Runner/GPULauncher.h"
 #include "ism/Runner/HostExecutor.h"
 #include "ism/Runner/Reference.h"
+#include "ism/Runner/Trace.h"
 #include "ism/Runtime/CudaDriver.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -122,6 +123,13 @@ static cl::opt<bool> verbose("verbose",
                              cl::desc("Print the launch facts of each fused "
                                       "(co-scheduled) kernel"),
                              cl::cat(category));
+static cl::opt<std::string> traceFile(
+    "trace",
+    cl::desc("Run the fused kernels of the ism.coschedule regions once with "
+             "per-work-item recording (SM, start, end) and write the records "
+             "as a Chrome trace (chrome://tracing, Perfetto); prints how long "
+             "the co-scheduled kernels were active on the same SM"),
+    cl::value_desc("FILE.json"), cl::cat(category));
 static cl::opt<std::string> emit("emit",
                                  cl::desc("Stop early and print: ptx or ir"),
                                  cl::cat(category));
@@ -339,7 +347,8 @@ static void describeFusedKernels(const CompiledModule &compiled,
           {"shared_memory_bytes", kernel.sharedMemoryBytes},
           {"ctas_per_sm", fused.ctasPerSM},
           {"work_counters", fused.workCounters},
-          {"tma_descriptors", static_cast<int64_t>(kernel.tma.size())}});
+          {"tma_descriptors", static_cast<int64_t>(kernel.tma.size())},
+          {"trace", fused.trace}});
       continue;
     }
     os << "coschedule: kernel " << name << ", " << fused.policy
@@ -349,7 +358,10 @@ static void describeFusedKernels(const CompiledModule &compiled,
     if (warpSpecialized)
       os << fused.ctasPerSM << " CTA/SM, ";
     os << fused.workCounters << " work counters, " << kernel.tma.size()
-       << " TMA descriptors\n";
+       << " TMA descriptors";
+    if (fused.trace)
+      os << ", traced";
+    os << "\n";
   }
   if (json)
     report["fused_kernels"] = std::move(kernels);
@@ -375,6 +387,16 @@ int main(int argc, char **argv) {
   if (!mode)
     return fail("--coschedule takes fused, sequential or streams, not '" +
                 coscheduleMode + "'");
+  bool tracing = traceFile.getNumOccurrences() > 0;
+  if (tracing) {
+    if (traceFile.empty())
+      return fail("--trace takes a file name: --trace=FILE.json");
+    if (*mode != CoscheduleMode::Fused)
+      return fail("--trace records fused kernels; use --coschedule=fused");
+    if (interpret)
+      return fail("--trace records the fused kernels on the GPU; it cannot "
+                  "be combined with --interpret");
+  }
 
   DialectRegistry registry;
   registerAllIsmDialects(registry);
@@ -384,6 +406,9 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseInput(context, parseError);
   if (!module)
     return fail(parseError);
+  unsigned numCoschedules = getNumCoschedules(*module);
+  if (tracing && numCoschedules == 0)
+    return fail("--trace needs a module with an ism.coschedule");
 
   if (emit == "ir") {
     module->print(llvm::outs());
@@ -469,15 +494,26 @@ int main(int argc, char **argv) {
   // --bench on a module with ism.coschedule times all three modes: it
   // compiles both fused and unfused (sequential and streams run the same
   // unfused kernels).
-  unsigned numCoschedules = getNumCoschedules(*module);
   bool benchCoschedules = bench && numCoschedules > 0 && emit != "ptx";
-  std::optional<CompiledModule> compiled, otherCompiled;
+  // --trace: without --check and --bench the traced run is the run itself
+  // (and --emit=ptx prints the traced PTX); otherwise the trace run is
+  // separate, after the checked run, with a separately compiled module, and
+  // --bench times the untraced kernels.
+  bool traceOnly = tracing && ((!check && !bench) || emit == "ptx");
+  std::optional<CompiledModule> compiled, otherCompiled, tracedCompiled;
   if (needGPU) {
     llvm::Expected<CompiledModule> result =
-        compileModule(*module, ptxOptions, *mode);
+        compileModule(*module, ptxOptions, *mode, traceOnly);
     if (!result)
       return fail(result.takeError());
     compiled = std::move(*result);
+    if (tracing && !traceOnly) {
+      llvm::Expected<CompiledModule> traced =
+          compileModule(*module, ptxOptions, CoscheduleMode::Fused, true);
+      if (!traced)
+        return fail(traced.takeError());
+      tracedCompiled = std::move(*traced);
+    }
     if (benchCoschedules) {
       CoscheduleMode other = *mode == CoscheduleMode::Fused
                                  ? CoscheduleMode::Sequential
@@ -582,6 +618,26 @@ int main(int argc, char **argv) {
   execution.coschedule = *mode;
   execution.fusedKernels = compiled->coschedules;
   execution.notes = &notes;
+  // The trace run starts, like a --bench run, with a cold L2 (unless
+  // --flush-l2=false).
+  auto flushBeforeTrace = [&]() -> llvm::Error {
+    if (!flushL2)
+      return llvm::Error::success();
+    size_t bytes =
+        std::max<size_t>(2 * size_t(gpu->getDeviceInfo().l2CacheBytes), 1);
+    llvm::Expected<cuda::DeviceBuffer> buffer = gpu->allocate(bytes);
+    if (!buffer)
+      return buffer.takeError();
+    if (llvm::Error error = gpu->memset(buffer->get(), 0, bytes, *stream))
+      return error;
+    // The buffer is freed after the flush has run.
+    return gpu->synchronize();
+  };
+  if (traceOnly) {
+    if (llvm::Error error = flushBeforeTrace())
+      return fail(std::move(error));
+    launcher.setTraceRecording(true);
+  }
   if (llvm::Error error = executeHostFunction(entry, args, launcher, execution))
     return fail(std::move(error));
   if (llvm::Error error = gpu->synchronize())
@@ -622,6 +678,70 @@ int main(int argc, char **argv) {
       return fail("--check: the kernels write none of the buffers");
     report["check"] = llvm::json::Object{{"passed", !checkFailed},
                                          {"outputs", std::move(outputs)}};
+  }
+
+  if (tracing) {
+    // The traced run: the run above itself, or one more run of the traced
+    // kernels (loaded as their own CUDA module) on the same buffers.
+    llvm::Expected<std::vector<FusedTrace>> traces = [&]() {
+      if (traceOnly)
+        return launcher.takeTraces();
+      llvm::Expected<cuda::CUmodule> tracedLoaded =
+          gpu->loadModule(tracedCompiled->ptx);
+      if (!tracedLoaded)
+        return llvm::Expected<std::vector<FusedTrace>>(
+            tracedLoaded.takeError());
+      GPULauncher traced(*gpu, *tracedCompiled, deviceArgs, *stream,
+                         *tracedLoaded);
+      traced.setTraceRecording(true);
+      HostExecutionOptions how;
+      how.coschedule = CoscheduleMode::Fused;
+      how.fusedKernels = tracedCompiled->coschedules;
+      if (llvm::Error error = flushBeforeTrace())
+        return llvm::Expected<std::vector<FusedTrace>>(std::move(error));
+      if (llvm::Error error = executeHostFunction(entry, args, traced, how))
+        return llvm::Expected<std::vector<FusedTrace>>(std::move(error));
+      return traced.takeTraces();
+    }();
+    if (!traces)
+      return fail("--trace: " + llvm::toString(traces.takeError()));
+    TraceSummary summary;
+    std::vector<TraceItem> items = decodeTrace(*traces, summary);
+    if (llvm::Error error =
+            writeChromeTrace(traceFile, *traces, items, summary))
+      return fail(std::move(error));
+    if (traces->empty())
+      notes.push_back("trace: no fused kernel ran (every launch of the "
+                      "ism.coschedule regions is empty)");
+    if (summary.unrecorded > 0) {
+      uint64_t total = summary.items + summary.unrecorded;
+      notes.push_back(
+          llvm::formatv("trace: {0} of the {1} work items have no record "
+                        "(they did not run, or the kernel did not record "
+                        "them)",
+                        summary.unrecorded, total)
+              .str());
+    }
+    if (summary.misplaced > 0)
+      notes.push_back(
+          llvm::formatv("trace: {0} record(s) name another launch or work "
+                        "item than their position in the trace buffer",
+                        summary.misplaced)
+              .str());
+    report["trace"] = llvm::json::Object{
+        {"file", traceFile},
+        {"items", static_cast<int64_t>(summary.items)},
+        {"sms", summary.sms},
+        {"kernels", summary.kernels},
+        {"unrecorded_items", static_cast<int64_t>(summary.unrecorded)},
+        {"overlap_fraction", summary.overlapFraction}};
+    if (!json)
+      llvm::outs() << llvm::formatv(
+          "trace: {0}: {1} work items on {2} SMs; {3} active on the same SM "
+          "{4:F1}% of the time\n",
+          traceFile, summary.items, summary.sms,
+          summary.kernels > 2 ? "at least two kernels" : "both kernels",
+          100 * summary.overlapFraction);
   }
 
   if (bench) {

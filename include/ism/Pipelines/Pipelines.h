@@ -44,6 +44,10 @@ struct IsmToPTXOptions : PTXOptions {
   /// (ism-coschedule). Without it the launches stay separate kernels and
   /// the `ism.coschedule` ops are left in the host functions.
   bool fuseCoschedules = true;
+  /// Fused kernels record, for each work item, the SM and %globaltimer at
+  /// its start and end into a trace buffer (CompiledKernel::Fused::trace).
+  /// Off by default: without it the kernels hold no tracing code.
+  bool trace = false;
 };
 
 /// Adds the tile-level clean-up, layout assignment and lowering of ism
@@ -100,6 +104,13 @@ struct CompiledKernel {
     unsigned workCounters = 0;
     /// The kernels fused, one per partition, in the region's order.
     std::vector<std::string> partitions;
+    /// Compiled with IsmToPTXOptions::trace: one more hidden i64 parameter
+    /// after the work counters (or after the TMA descriptors without
+    /// counters), the device address of the trace buffer (0: no
+    /// recording). The buffer holds four u64 per work item of every
+    /// launch, at (the earlier launches' programs) + t: start and end
+    /// %globaltimer (ns), (smid << 32) | (launch << 16) | copy, and t.
+    bool trace = false;
   };
   std::optional<Fused> fused;
 };

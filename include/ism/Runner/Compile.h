@@ -29,9 +29,15 @@ unsigned getNumCoschedules(ModuleOp module);
 /// facts) for every ism.coschedule of the module. The other modes move the
 /// launches out of the regions before compiling, so that they compile as
 /// ordinary launches.
+///
+/// `trace` (with CoscheduleMode::Fused, tile-level modules only) compiles
+/// the fused kernels with per-work-item recording (IsmToPTXOptions::trace,
+/// `ism-run --trace`), and fails unless every fused kernel of the result
+/// says so (CompiledKernel::Fused::trace).
 llvm::Expected<CompiledModule>
 compileModule(ModuleOp module, const PTXOptions &options,
-              CoscheduleMode coschedule = CoscheduleMode::Sequential);
+              CoscheduleMode coschedule = CoscheduleMode::Sequential,
+              bool trace = false);
 
 } // namespace mlir::ism::runner
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ism/Runner/HostExecutor.h"
+#include "ism/Runner/Trace.h"
 #include "ism/Runtime/CudaDriver.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -72,12 +73,25 @@ public:
   /// warp_specialized runs min(largest launch grid, SMs x ctasPerSM) CTAs,
   /// block_interleaved the sum of the launch grids; block (numThreads, 1,
   /// 1) and the kernel's dynamic shared memory.
+  ///
+  /// A kernel compiled for tracing (CompiledKernel::Fused::trace) takes one
+  /// more i64 after those: the device address of its trace buffer while
+  /// trace recording is on (setTraceRecording), else 0. Each such launch
+  /// gets its own buffer of kTraceRecordBytes per work item of every launch
+  /// of the region, set to zero on the stream before the kernel.
   llvm::Error launchFused(CoscheduleOp op, llvm::StringRef kernel,
                           llvm::ArrayRef<std::array<unsigned, 3>> grids,
                           llvm::ArrayRef<HostValue> args) override;
 
   /// Kernels launched so far (a fused kernel counts once).
   unsigned getNumLaunches() const { return numLaunches; }
+
+  /// Whether the traced fused kernels launched from now on record their
+  /// work items (off: they get a null trace buffer and record nothing).
+  void setTraceRecording(bool record) { recordTraces = record; }
+  /// Waits for the GPU, copies back the trace buffers of the fused launches
+  /// recorded so far, in launch order, and releases them.
+  llvm::Expected<std::vector<FusedTrace>> takeTraces();
 
 private:
   llvm::Expected<const cuda::Kernel *> getKernel(llvm::StringRef name,
@@ -114,6 +128,13 @@ private:
   llvm::StringMap<cuda::DeviceBuffer> workCounters;
   std::map<std::vector<uint64_t>, cuda::DeviceBuffer> tensorMaps;
   unsigned numLaunches = 0;
+  /// Trace recording: the buffer of each recorded fused launch.
+  struct PendingTrace {
+    FusedTrace trace;
+    cuda::DeviceBuffer buffer;
+  };
+  bool recordTraces = false;
+  std::vector<PendingTrace> pendingTraces;
 };
 
 /// The device copies of the buffer arguments of a host function.

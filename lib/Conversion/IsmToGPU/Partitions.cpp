@@ -30,6 +30,7 @@
 #include "Patterns.h"
 
 #include "ism/Dialect/Ism/IR/IsmOps.h"
+#include "ism/Dialect/Ism/Transforms/WorkLoop.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -37,6 +38,8 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <memory>
 
@@ -104,15 +107,72 @@ Value getWorkSlots(OpBuilder &b, Location loc, int64_t offset) {
                                 indexConstant(b, loc, offset), ValueRange{});
 }
 
+/// The coordinates (x, y, z) of program `t` of `grid`, x fastest.
+SmallVector<Value, 3> programCoords(OpBuilder &b, Location loc, Value t,
+                                    ArrayRef<Value> grid) {
+  Value perZ = arith::MulIOp::create(b, loc, grid[0], grid[1]);
+  return {arith::RemUIOp::create(b, loc, t, grid[0]),
+          arith::RemUIOp::create(
+              b, loc, arith::DivUIOp::create(b, loc, t, grid[0]), grid[1]),
+          arith::DivUIOp::create(b, loc, t, perZ)};
+}
+
+/// Clones `loads` (with their slices) at `b`'s insertion point for program
+/// `t` (null: loads that do not depend on the program) and returns the
+/// loaded tiles.
+SmallVector<Value> cloneLoads(OpBuilder &b, Location loc,
+                              ArrayRef<PrefetchableLoad> loads, Value t,
+                              ArrayRef<Value> grid) {
+  IRMapping map;
+  SmallVector<Value, 3> coords;
+  if (t)
+    coords = programCoords(b, loc, t, grid);
+  llvm::SetVector<Operation *> ops;
+  for (const PrefetchableLoad &p : loads)
+    ops.insert(p.slice.begin(), p.slice.end());
+  SmallVector<Operation *> ordered(ops.begin(), ops.end());
+  llvm::sort(ordered, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
+  for (Operation *op : ordered) {
+    Value with;
+    if (auto id = dyn_cast<ProgramIdOp>(op))
+      with = coords[unsigned(id.getAxis())];
+    else if (auto n = dyn_cast<NumProgramsOp>(op))
+      with = grid[unsigned(n.getAxis())];
+    if (!with) {
+      b.clone(*op, map);
+      continue;
+    }
+    Type type = op->getResult(0).getType();
+    if (!type.isIndex())
+      with = arith::IndexCastOp::create(b, loc, type, with);
+    map.map(op->getResult(0), with);
+  }
+  SmallVector<Value> tiles;
+  for (const PrefetchableLoad &p : loads)
+    tiles.push_back(b.clone(*p.load, map)->getResult(0));
+  return tiles;
+}
+
 /// Wraps the ops of `block` (before its terminator) in the work loop of a
 /// partition that is not a wgmma kernel. `counters` is the i64 address of
 /// the kernel's work counters (the partition's is `counterOffset` bytes
 /// in), or null when the partition strides statically from `first` by
 /// `stride`; a null address at run time strides too.
+///
+/// The loop is software-pipelined over work items: the program's loads
+/// that depend only on its id are issued for the next work item before
+/// this one runs (the counter is read two items ahead for that), and the
+/// loads that do not depend on it are issued once before the loop.
 void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
                    ArrayRef<Value> grid, Value first, Value stride,
                    Value counters, int64_t counterOffset, int64_t slotOffset,
-                   const LoweringContext &context) {
+                   const LoweringContext &context, bool prefetch) {
+  SmallVector<PrefetchableLoad> ahead, once;
+  if (prefetch)
+    for (PrefetchableLoad &p : getPrefetchableLoads(block))
+      (p.invariant ? once : ahead).push_back(p);
   SmallVector<Operation *> ops;
   for (Operation &op : block->without_terminator())
     ops.push_back(&op);
@@ -135,7 +195,9 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
     ptr = LLVM::IntToPtrOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), counter);
   }
-  // The next work item: thread 0's fetched value, through slot `slot`.
+  // The next work item: thread 0's fetched value, through slot `slot`. A
+  // slot is written again two publishes later, after every thread passed
+  // the barrier behind which it read the slot.
   auto publish = [&](OpBuilder &pb, Value fetched, Value slot) {
     scf::IfOp::create(pb, loc, isFirst, [&](OpBuilder &tb, Location tl) {
       memref::StoreOp::create(tb, tl, fetched, slots, slot);
@@ -160,21 +222,37 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
     return ifOp.getResult(0);
   };
 
-  Value start = first;
+  // Loads that do not depend on the program: once, before the loop.
+  for (auto [p, tile] : llvm::zip(once, cloneLoads(b, loc, once, {}, grid)))
+    p.load.getResult().replaceAllUsesWith(tile);
+  for (PrefetchableLoad &p : once) {
+    llvm::erase(ops, p.load.getOperation());
+    p.load.erase();
+  }
+
+  // The first two items, and the first one's loads.
+  Value t0 = first, t1 = arith::AddIOp::create(b, loc, first, stride);
   if (counter) {
     auto choose = scf::IfOp::create(
         b, loc, hasCounter,
         [&](OpBuilder &tb, Location tl) {
-          scf::YieldOp::create(tb, tl, publish(tb, fetch(tb), zero));
+          Value a = publish(tb, fetch(tb), zero);
+          Value c = publish(tb, fetch(tb), one);
+          scf::YieldOp::create(tb, tl, ValueRange{a, c});
         },
         [&](OpBuilder &eb, Location el) {
-          scf::YieldOp::create(eb, el, first);
+          scf::YieldOp::create(eb, el, ValueRange{t0, t1});
         });
-    start = choose.getResult(0);
+    t0 = choose.getResult(0);
+    t1 = choose.getResult(1);
   }
-  Type index = b.getIndexType();
+  SmallVector<Value> inits = {t0, t1, zero};
+  llvm::append_range(inits, cloneLoads(b, loc, ahead, t0, grid));
+  SmallVector<Type> types;
+  for (Value v : inits)
+    types.push_back(v.getType());
   auto loop = scf::WhileOp::create(
-      b, loc, TypeRange{index, index}, ValueRange{start, zero},
+      b, loc, types, inits,
       [&](OpBuilder &cb, Location cl, ValueRange args) {
         Value more = cmp(cb, cl, arith::CmpIPredicate::ult, args[0], total);
         scf::ConditionOp::create(cb, cl, more, args);
@@ -183,30 +261,37 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
         scf::YieldOp::create(db, dl, args);
       });
   Block *body = loop.getAfterBody();
-  Value t = body->getArgument(0), k = body->getArgument(1);
+  Value t = body->getArgument(0), tNext = body->getArgument(1),
+        k = body->getArgument(2);
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   OpBuilder lb(body, body->begin());
   // Issued before the program runs, read after it.
   Value prefetched = counter ? fetch(lb) : Value();
+  SmallVector<Value> nextTiles = cloneLoads(lb, loc, ahead, tNext, grid);
   for (Operation *op : ops)
     op->moveBefore(yield);
+  for (auto [i, p] : llvm::enumerate(ahead)) {
+    p.load.getResult().replaceAllUsesWith(body->getArgument(3 + i));
+    p.load.erase();
+  }
   lb.setInsertionPoint(yield);
-  Value next = arith::AddIOp::create(lb, loc, t, stride);
+  Value after = arith::AddIOp::create(lb, loc, tNext, stride);
   if (counter) {
     auto choose = scf::IfOp::create(
         lb, loc, hasCounter,
         [&](OpBuilder &tb, Location tl) {
-          Value slot = arith::AndIOp::create(
-              tb, tl, arith::AddIOp::create(tb, tl, k, one), one);
+          Value slot = arith::AndIOp::create(tb, tl, k, one);
           scf::YieldOp::create(tb, tl, publish(tb, prefetched, slot));
         },
         [&](OpBuilder &eb, Location el) {
-          scf::YieldOp::create(eb, el, next);
+          scf::YieldOp::create(eb, el, after);
         });
-    next = choose.getResult(0);
+    after = choose.getResult(0);
   }
-  yield->setOperands(
-      ValueRange{next, arith::AddIOp::create(lb, loc, k, one).getResult()});
+  SmallVector<Value> yields = {
+      tNext, after, arith::AddIOp::create(lb, loc, k, one).getResult()};
+  llvm::append_range(yields, nextTiles);
+  yield->setOperands(yields);
   replaceGridQueries(body, t, grid);
 }
 
@@ -221,7 +306,10 @@ LogicalResult mlir::ism::lowerPartitions(
   unsigned n = ws.getBodies().size();
   bool shared = ws.getPolicy() == CoschedulePolicy::WarpSpecialized;
   unsigned ctasPerSM = 1, numCounters = 0;
+  bool prefetch = true;
   if (auto fused = func->getAttrOfType<DictionaryAttr>("ism.coschedule")) {
+    if (auto p = fused.getAs<BoolAttr>("prefetch"))
+      prefetch = p.getValue();
     if (auto c = fused.getAs<IntegerAttr>("ctas_per_sm"))
       ctasPerSM = c.getInt();
     if (auto c = fused.getAs<IntegerAttr>("work_counters"))
@@ -396,7 +484,7 @@ LogicalResult mlir::ism::lowerPartitions(
       buildWorkLoop(lb, loc, branches[i].thenBlock(), gridValues, first,
                     stride,
                     counted ? counters : Value(), 4 * p.getWorkCounter(), base,
-                    *contexts[i]);
+                    *contexts[i], prefetch);
       // The partition's registers, set once before its work loop. Even a
       // count equal to the one at launch is set: ptxas allocates the
       // registers of the code after a setmaxnreg by its count, and code

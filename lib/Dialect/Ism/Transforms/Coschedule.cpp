@@ -11,6 +11,7 @@
 
 #include "ism/Dialect/Ism/IR/IsmOps.h"
 #include "ism/Dialect/Ism/Transforms/DotLoop.h"
+#include "ism/Dialect/Ism/Transforms/WorkLoop.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -57,7 +58,7 @@ struct Partition {
   int64_t sharedEstimate = 0;
   /// Registers a thread of a non-wgmma partition is estimated to need.
   unsigned registerEstimate = 0;
-  /// Registers a wgmma consumer thread needs: its accumulator and ~40 more.
+  /// Registers a wgmma consumer thread needs: its accumulator and ~32 more.
   unsigned consumerEstimate = 0;
   /// The launch this partition runs, and which copy of it (the copies of a
   /// memory-bound launch share one work counter, so that more of its
@@ -86,7 +87,7 @@ int64_t elementBytes(Type type) {
 /// shape and layout changes, the SIMT dot, mma.sync rings) need at most
 /// twice their largest tile (two alternating scratch regions); registers
 /// follow the largest tile a thread holds.
-void estimate(Partition &p) {
+void estimate(Partition &p, bool prefetch) {
   int64_t shared = 0, maxPerThread = 0;
   int64_t threads = 32 * int64_t(p.kernelWarps);
   p.kernel.walk([&](Operation *op) {
@@ -121,6 +122,15 @@ void estimate(Partition &p) {
   // loop-invariant tiles such as a norm's weights live): about twice the
   // largest tile a thread holds, plus addressing and the loop.
   int64_t regs = 2 * maxPerThread + 40;
+  // The tiles the work loop loads one item ahead stay in registers.
+  if (prefetch)
+    for (PrefetchableLoad &load :
+         getPrefetchableLoads(&p.kernel.getBody().front()))
+      if (!load.invariant) {
+        RankedTensorType tile = load.load.getType();
+        regs += (tile.getNumElements() * elementBytes(tile) + 4 * threads - 1) /
+                (4 * threads);
+      }
   p.registerEstimate =
       unsigned(std::clamp<int64_t>((regs + 7) / 8 * 8, 56, 200));
 }
@@ -128,6 +138,8 @@ void estimate(Partition &p) {
 /// Finds the launches' kernels and what each needs.
 FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
                                           SymbolTableCollection &symbols) {
+  auto prefetchAttr = op->getAttrOfType<BoolAttr>("prefetch");
+  bool prefetch = !prefetchAttr || prefetchAttr.getValue();
   SmallVector<Partition> parts;
   for (LaunchOp launch : op.getLaunches()) {
     Partition p;
@@ -153,9 +165,9 @@ FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
                      elementBytes(dl.dot.getA().getType());
       int64_t acc = dl.dot.getType().getNumElements() / (32 * p.kernelWarps);
       // ptxas fits a 64x128 f32 accumulator per warpgroup (64 a thread) in
-      // 96 registers without spilling; keep a little more.
+      // 96 registers without spilling.
       p.consumerEstimate =
-          unsigned(std::min<int64_t>(232, (acc + 40 + 7) / 8 * 8));
+          unsigned(std::min<int64_t>(232, (acc + 32 + 7) / 8 * 8));
     }
     if (p.isWgmma()) {
       p.groupSize = 8;
@@ -164,7 +176,7 @@ FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
         if (auto g = persistent.getAs<IntegerAttr>("group_size"))
           p.groupSize = g.getInt();
     } else {
-      estimate(p);
+      estimate(p, prefetch);
     }
     p.launchIndex = parts.size();
     parts.push_back(p);
@@ -660,7 +672,11 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
            b.getNamedAttr("policy", b.getStringAttr(
                                         stringifyCoschedulePolicy(policy))),
            b.getNamedAttr("ctas_per_sm", b.getI32IntegerAttr(ctasPerSM)),
-           b.getNamedAttr("work_counters", b.getI32IntegerAttr(numCounters))}));
+           b.getNamedAttr("work_counters", b.getI32IntegerAttr(numCounters)),
+           b.getNamedAttr("prefetch",
+                          b.getBoolAttr(!op->hasAttr("prefetch") ||
+                                        op->getAttrOfType<BoolAttr>("prefetch")
+                                            .getValue()))}));
 
   if (verbose || fellBack) {
     InFlightDiagnostic remark = op.emitRemark();

@@ -1,0 +1,37 @@
+//===- WorkLoop.h - loads a work loop may issue ahead -----------*- C++ -*-===//
+//
+// A partition of a fused kernel runs its program in a loop over work items.
+// Its tile loads whose addresses depend only on the kernel's arguments and
+// the program id can be issued before the program runs: for the next work
+// item while this one computes (software pipelining across programs, legal
+// because the programs of a launch are unordered), or once for the whole
+// loop when they do not depend on the program id at all.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ISM_DIALECT_ISM_TRANSFORMS_WORKLOOP_H
+#define ISM_DIALECT_ISM_TRANSFORMS_WORKLOOP_H
+
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+
+namespace mlir::ism {
+
+struct PrefetchableLoad {
+  LoadOp load;
+  /// The ops of the program's block the load's operands are computed from,
+  /// in block order (scalar arithmetic, program ids and grid sizes).
+  SmallVector<Operation *> slice;
+  /// The address does not depend on the program id.
+  bool invariant = false;
+};
+
+/// The unmasked ism.load ops at the top level of `body` (a program) that
+/// may be issued ahead: their memref is an argument of the kernel, their
+/// offsets are computed from arguments, constants, program ids and grid
+/// sizes by ops without side effects, and nothing before them in `body`
+/// writes the same memref.
+SmallVector<PrefetchableLoad> getPrefetchableLoads(Block *body);
+
+} // namespace mlir::ism
+
+#endif // ISM_DIALECT_ISM_TRANSFORMS_WORKLOOP_H
