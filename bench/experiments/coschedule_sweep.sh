@@ -27,12 +27,13 @@ print(f\"$1 M=$m rows=$r: seq {d['sequential']['median_ms']:.4f} streams {d['str
 variant auto ""
 variant copies1 "replicas = array<i32: 1, 1>"
 variant copies2 "replicas = array<i32: 1, 2>"
-variant copies3 "replicas = array<i32: 1, 3>, registers = array<i32: 96, 96, 40, 96, 96, 96>"
-variant copies4 "replicas = array<i32: 1, 4>, registers = array<i32: 96, 96, 40, 80, 80, 80, 80>"
-variant static2 "replicas = array<i32: 1, 2>, work_counters = false"
-for v in auto copies1 copies2 copies3 copies4 static2; do bench $v 4096 "$rows"; done
+variant copies3 "replicas = array<i32: 1, 3>, registers = array<i32: 96, 96, 40, 80, 80, 80>"
+variant noprefetch "prefetch = false"
+variant static "work_counters = false"
+for v in auto copies1 copies2 copies3 noprefetch static; do bench $v 4096 "$rows"; done
 # Each partition nearly alone inside the fused kernel.
 bench auto 4096 132
 bench auto 128 "$rows"
 bench copies1 128 "$rows"
 bench copies3 128 "$rows"
+bench noprefetch 128 "$rows"

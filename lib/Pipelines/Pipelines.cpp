@@ -61,7 +61,9 @@ void mlir::ism::buildIsmToGPUPipeline(OpPassManager &pm,
   pm.addPass(createIsmRemoveLayoutConversions());
   if (options.fuseCoschedules)
     pm.addPass(createIsmCoschedule());
-  pm.addPass(createConvertIsmToGPU());
+  ConvertIsmToGPUOptions lowering;
+  lowering.trace = options.trace;
+  pm.addPass(createConvertIsmToGPU(lowering));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -95,6 +97,12 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
                      "kernel (ism-coschedule)"),
       llvm::cl::init(true)};
 
+  Option<bool> trace{
+      *this, "trace",
+      llvm::cl::desc("Fused kernels record each work item's SM and times "
+                     "(see ism-run --trace)"),
+      llvm::cl::init(false)};
+
   IsmToPTXOptions get() const {
     IsmToPTXOptions options;
     options.chip = chip;
@@ -102,6 +110,7 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
     options.optLevel = optLevel;
     options.numWarps = numWarps;
     options.fuseCoschedules = coschedule;
+    options.trace = trace;
     return options;
   }
 };
@@ -167,6 +176,7 @@ static CompiledKernel getKernelInfo(gpu::GPUFuncOp func) {
       facts.ctasPerSM = ctas.getInt();
     if (auto counters = fused.getAs<IntegerAttr>("work_counters"))
       facts.workCounters = counters.getInt();
+    facts.trace = func->hasAttr("ism.trace");
     StringRef name = func.getName();
     for (StringRef part : llvm::split(name, "__"))
       facts.partitions.push_back(part.str());

@@ -40,6 +40,9 @@ def ConvertIsmToGPU : Pass<"convert-ism-to-gpu", "::mlir::ModuleOp"> {
     Option<"sharedMemoryBase", "shared-memory-base", "unsigned",
            /*default=*/"0",
            "Offset in bytes of the kernels' slice of dynamic shared memory">,
+    Option<"trace", "trace", "bool", /*default=*/"false",
+           "Fused kernels record each work item's SM and start and end "
+           "%globaltimer into a trace buffer (a hidden parameter)">,
   ];
 }
 

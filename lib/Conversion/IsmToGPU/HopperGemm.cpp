@@ -155,9 +155,9 @@ Value makeDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
 /// grid sizes inside, and threads the ring counter: `itInit` (an operand of
 /// the block's K loop) starts from the loop's counter and `itNext` is what
 /// the next program starts from.
-void wrapPersistent(OpBuilder &b, Location loc, Block *block,
-                    ArrayRef<Value> grid, Value first, Value stride,
-                    int64_t group, OpOperand &itInit, Value itNext) {
+scf::ForOp wrapPersistent(OpBuilder &b, Location loc, Block *block,
+                          ArrayRef<Value> grid, Value first, Value stride,
+                          int64_t group, OpOperand &itInit, Value itNext) {
   SmallVector<Operation *> ops;
   for (Operation &op : block->without_terminator())
     ops.push_back(&op);
@@ -216,6 +216,7 @@ void wrapPersistent(OpBuilder &b, Location loc, Block *block,
   itInit.set(loop.getRegionIterArg(0));
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   yield->setOperands(ValueRange{itNext});
+  return loop;
 }
 
 /// Element `e` (index) of a [rows, cols] tile at its place in the ring:
@@ -511,7 +512,9 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   // Hidden parameters: the TMA descriptor addresses and the logical grid.
   MLIRContext *ctx = func.getContext();
   OpBuilder b(ctx);
-  unsigned numArgs = func.getNumArguments();
+  // The hidden parameters go at the end, or before the ones a fused kernel
+  // added after its TMA descriptors.
+  unsigned numArgs = func.getNumArguments() - config.hiddenAfterTma;
   SmallVector<Attribute> tma;
   for (LoadOp load : {dl.loadA, dl.loadB}) {
     auto arg = dyn_cast<BlockArgument>(load.getBase());
@@ -525,9 +528,8 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   SmallVector<Type> extra = {i64, i64};
   if (hiddenGrid)
     extra.append({i32, i32, i32});
-  for (Type t : extra)
-    if (failed(func.insertArgument(func.getNumArguments(), t,
-                                   DictionaryAttr(), loc)))
+  for (auto [i, t] : llvm::enumerate(extra))
+    if (failed(func.insertArgument(numArgs + i, t, DictionaryAttr(), loc)))
       return func.emitOpError("cannot add the kernel's hidden parameters");
   Value descA = func.getArgument(numArgs), descB = func.getArgument(numArgs + 1);
   SmallVector<Value> grid(config.grid.begin(), config.grid.end());
@@ -640,9 +642,22 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   Block *consumer = split.elseBlock();
   for (Operation *op : program)
     op->moveBefore(consumer->getTerminator());
-  wrapPersistent(b, loc, consumer, grid, config.first, config.stride, group,
+  scf::ForOp tiles = wrapPersistent(
+      b, loc, consumer, grid, config.first, config.stride, group,
                  consumerLoop.getInitArgsMutable()[1],
                  consumerLoop.getResult(1));
+  if (config.traceBuffer) {
+    // Each tile the consumers compute, from their first thread.
+    Block *tileBody = tiles.getBody();
+    OpBuilder tb(tileBody, tileBody->begin());
+    Value start = NVVM::GlobalTimerOp::create(tb, loc, tb.getI64Type());
+    tb.setInsertionPoint(tileBody->getTerminator());
+    Value end = NVVM::GlobalTimerOp::create(tb, loc, tb.getI64Type());
+    Value t = tiles.getInductionVar();
+    emitTraceRecord(tb, loc, config.traceBuffer,
+                    arith::AddIOp::create(tb, loc, config.traceFirstRecord, t),
+                    isFirst, start, end, config.traceTag, t);
+  }
   b.setInsertionPointToStart(consumer);
   NVVM::SetMaxRegisterOp::create(b, loc, config.consumerRegisters,
                                  NVVM::SetMaxRegisterAction::increase);

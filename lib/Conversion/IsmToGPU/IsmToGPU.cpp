@@ -204,7 +204,7 @@ struct ConvertIsmToGPUPass
           return func.emitOpError("a kernel of partitions owns its CTA; "
                                   "lower it without warp-base, barrier-id "
                                   "or shared-memory-base");
-        if (failed(lowerPartitions(func, *partitions.begin(), convert)))
+        if (failed(lowerPartitions(func, *partitions.begin(), trace, convert)))
           return failure();
         return func;
       }
@@ -280,6 +280,8 @@ struct ConvertIsmToGPUPass
       if (auto tma = func->getAttrOfType<ArrayAttr>("ism.tma"))
         args.append(tma.size(), none);
       if (cast<IntegerAttr>(fused.get("work_counters")).getInt() > 0)
+        args.push_back(none);
+      if (func->hasAttr("ism.trace"))
         args.push_back(none);
     } else if (func->hasAttr("ism.persistent")) {
       // The hidden parameters of a warp-specialized kernel: no TMA

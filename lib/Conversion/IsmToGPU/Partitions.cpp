@@ -168,7 +168,9 @@ SmallVector<Value> cloneLoads(OpBuilder &b, Location loc,
 void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
                    ArrayRef<Value> grid, Value first, Value stride,
                    Value counters, int64_t counterOffset, int64_t slotOffset,
-                   const LoweringContext &context, bool prefetch) {
+                   const LoweringContext &context, bool prefetch,
+                   Value traceBuffer, Value traceFirstRecord,
+                   int64_t traceTag) {
   SmallVector<PrefetchableLoad> ahead, once;
   if (prefetch)
     for (PrefetchableLoad &p : getPrefetchableLoads(block))
@@ -265,6 +267,9 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
         k = body->getArgument(2);
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   OpBuilder lb(body, body->begin());
+  Value start;
+  if (traceBuffer)
+    start = NVVM::GlobalTimerOp::create(lb, loc, lb.getI64Type());
   // Issued before the program runs, read after it.
   Value prefetched = counter ? fetch(lb) : Value();
   SmallVector<Value> nextTiles = cloneLoads(lb, loc, ahead, tNext, grid);
@@ -275,6 +280,14 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
     p.load.erase();
   }
   lb.setInsertionPoint(yield);
+  if (traceBuffer) {
+    Value end = NVVM::GlobalTimerOp::create(lb, loc, lb.getI64Type());
+    Value first = cmp(lb, loc, arith::CmpIPredicate::eq,
+                      context.getThreadId(lb, loc), zero);
+    emitTraceRecord(lb, loc, traceBuffer,
+                    arith::AddIOp::create(lb, loc, traceFirstRecord, t), first,
+                    start, end, traceTag, t);
+  }
   Value after = arith::AddIOp::create(lb, loc, tNext, stride);
   if (counter) {
     auto choose = scf::IfOp::create(
@@ -298,7 +311,7 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
 } // namespace
 
 LogicalResult mlir::ism::lowerPartitions(
-    Operation *funcOp, Operation *warpSpecialize,
+    Operation *funcOp, Operation *warpSpecialize, bool trace,
     function_ref<LogicalResult(Operation *, LoweringContext &)> convert) {
   auto func = cast<gpu::GPUFuncOp>(funcOp);
   auto ws = cast<WarpSpecializeOp>(warpSpecialize);
@@ -348,6 +361,32 @@ LogicalResult mlir::ism::lowerPartitions(
     running = arith::AddIOp::create(b, loc, running, total);
   }
 
+  // Which launch each partition runs (copies of a launch share its grid
+  // operands), which copy it is, and the first trace record of its launch.
+  SmallVector<int64_t> launchOf(n), copyOf(n);
+  SmallVector<Value> launchGrid;
+  for (unsigned i = 0; i < n; ++i) {
+    Value gx = ws.getGrid(i)[0];
+    auto it = llvm::find(launchGrid, gx);
+    launchOf[i] = it - launchGrid.begin();
+    if (it == launchGrid.end())
+      launchGrid.push_back(gx);
+    copyOf[i] = 0;
+    for (unsigned j = 0; j < i; ++j)
+      copyOf[i] += launchOf[j] == launchOf[i];
+  }
+  SmallVector<Value> firstRecord(n);
+  for (unsigned i = 0; i < n; ++i) {
+    Value sum = indexConstant(b, loc, 0);
+    SmallVector<int64_t> counted;
+    for (unsigned j = 0; j < n; ++j)
+      if (launchOf[j] < launchOf[i] && !llvm::is_contained(counted, launchOf[j])) {
+        counted.push_back(launchOf[j]);
+        sum = arith::AddIOp::create(b, loc, sum, totals[j]);
+      }
+    firstRecord[i] = sum;
+  }
+
   // One branch per partition, holding its program.
   SmallVector<scf::IfOp> branches;
   SmallVector<Value> firsts;
@@ -378,6 +417,7 @@ LogicalResult mlir::ism::lowerPartitions(
   // The wgmma programs split into producer and consumers; they add their
   // TMA descriptors to the hidden parameters.
   SmallVector<std::unique_ptr<LoweringContext>> contexts(n);
+  SmallVector<WgmmaPartition> wgmmaConfigs(n);
   for (unsigned i = 0; i < n; ++i) {
     PartitionAttr p = ws.getPartition(i);
     if (p.getStages() == 0)
@@ -411,12 +451,9 @@ LogicalResult mlir::ism::lowerPartitions(
       config.stride = totals[i];
     }
     config.stages = p.getStages();
-    if (failed(prepareWarpSpecializedProgram(func, config, *contexts[i])))
-      return failure();
-    if (!contexts[i]->pipeline)
-      return ws.emitOpError("partition ")
-             << i << " has stages = " << p.getStages()
-             << " but no pipelined wgmma K loop";
+    config.traceFirstRecord = firstRecord[i];
+    config.traceTag = (launchOf[i] << 16) | copyOf[i];
+    wgmmaConfigs[i] = config;
   }
 
   Value counters;
@@ -425,6 +462,29 @@ LogicalResult mlir::ism::lowerPartitions(
                                    DictionaryAttr(), loc)))
       return func.emitOpError("cannot add the work counters parameter");
     counters = func.getArgument(func.getNumArguments() - 1);
+  }
+  Value traceBuffer;
+  if (trace) {
+    if (failed(func.insertArgument(func.getNumArguments(), b.getI64Type(),
+                                   DictionaryAttr(), loc)))
+      return func.emitOpError("cannot add the trace buffer parameter");
+    traceBuffer = func.getArgument(func.getNumArguments() - 1);
+    func->setAttr("ism.trace", b.getUnitAttr());
+  }
+
+  for (unsigned i = 0; i < n; ++i) {
+    if (!contexts[i])
+      continue;
+    PartitionAttr p = ws.getPartition(i);
+    WgmmaPartition &config = wgmmaConfigs[i];
+    config.traceBuffer = traceBuffer;
+    config.hiddenAfterTma = (counters ? 1 : 0) + (traceBuffer ? 1 : 0);
+    if (failed(prepareWarpSpecializedProgram(func, config, *contexts[i])))
+      return failure();
+    if (!contexts[i]->pipeline)
+      return ws.emitOpError("partition ")
+             << i << " has stages = " << p.getStages()
+             << " but no pipelined wgmma K loop";
   }
 
   // Lower the partitions in the order of their shared memory, each from
@@ -484,7 +544,9 @@ LogicalResult mlir::ism::lowerPartitions(
       buildWorkLoop(lb, loc, branches[i].thenBlock(), gridValues, first,
                     stride,
                     counted ? counters : Value(), 4 * p.getWorkCounter(), base,
-                    *contexts[i], prefetch);
+                    *contexts[i], prefetch && shared, traceBuffer,
+                    firstRecord[i],
+                    (launchOf[i] << 16) | copyOf[i]);
       // The partition's registers, set once before its work loop. Even a
       // count equal to the one at launch is set: ptxas allocates the
       // registers of the code after a setmaxnreg by its count, and code

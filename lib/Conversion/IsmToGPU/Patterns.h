@@ -80,6 +80,14 @@ SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
 SmallVector<Value> combine(OpBuilder &b, Location loc, Region &combiner,
                            ValueRange lhs, ValueRange rhs);
 
+/// Writes the trace record of work item `t` (index) at record `index`
+/// (index) of the trace buffer at `buffer` (i64, may be 0 at run time:
+/// then nothing is written), when `isFirst`: `start` and `end`
+/// %globaltimer values, (smid << 32) | tag, and t.
+void emitTraceRecord(OpBuilder &b, Location loc, Value buffer, Value index,
+                     Value isFirst, Value start, Value end, int64_t tag,
+                     Value t);
+
 /// Fails the match with a message when `type` is a tile the lowering cannot
 /// distribute.
 LogicalResult checkDistributable(ConversionPatternRewriter &rewriter,

@@ -3,6 +3,9 @@
 #include "Patterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -153,4 +156,37 @@ LogicalResult mlir::ism::checkDistributable(ConversionPatternRewriter &rewriter,
   if (!Distribution::isSupported(tensor, reason))
     return rewriter.notifyMatchFailure(op, "tile " + reason);
   return success();
+}
+
+void mlir::ism::emitTraceRecord(OpBuilder &b, Location loc, Value buffer,
+                                Value index, Value isFirst, Value start,
+                                Value end, int64_t tag, Value t) {
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
+  Value record = arith::AndIOp::create(
+      b, loc, isFirst,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, buffer, zero));
+  scf::IfOp::create(b, loc, record, [&](OpBuilder &tb, Location tl) {
+    Type i64 = tb.getI64Type();
+    Value offset = arith::MulIOp::create(
+        tb, tl, arith::IndexCastOp::create(tb, tl, i64, index),
+        arith::ConstantIntOp::create(tb, tl, 32, 64));
+    Value base = arith::AddIOp::create(tb, tl, buffer, offset);
+    Value smid = arith::ExtUIOp::create(
+        tb, tl, i64, NVVM::SmIdOp::create(tb, tl, tb.getI32Type()));
+    Value where = arith::OrIOp::create(
+        tb, tl,
+        arith::ShLIOp::create(tb, tl, smid,
+                              arith::ConstantIntOp::create(tb, tl, 32, 64)),
+        arith::ConstantIntOp::create(tb, tl, tag, 64));
+    Value words[4] = {start, end, where,
+                      arith::IndexCastOp::create(tb, tl, i64, t)};
+    auto ptrType = LLVM::LLVMPointerType::get(tb.getContext(), 1);
+    for (auto [i, word] : llvm::enumerate(words)) {
+      Value address = arith::AddIOp::create(
+          tb, tl, base, arith::ConstantIntOp::create(tb, tl, 8 * i, 64));
+      LLVM::StoreOp::create(tb, tl, word,
+                            LLVM::IntToPtrOp::create(tb, tl, ptrType, address));
+    }
+    scf::YieldOp::create(tb, tl);
+  });
 }

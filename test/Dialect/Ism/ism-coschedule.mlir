@@ -1,25 +1,24 @@
 // RUN: ism-opt %s -split-input-file --ism-assign-layouts --ism-accelerate-dot --ism-pipeline --ism-coschedule | FileCheck %s
 
-// A wgmma GEMM and a row kernel: one kernel of four partitions. The GEMM
+// A wgmma GEMM and a row kernel: one kernel of three partitions. The GEMM
 // comes first (warps 0-11: 8 consumers and a producer warpgroup, barriers
 // 1-3, its ring from byte 0 with 4 stages, a static tile order grouped by
-// 8); the row kernel runs three times (warps 12-15, 16-19, 20-23), each copy
-// with its own barrier and shared memory after the ring, all three taking
-// their rows from work counter 0. setmaxnreg: 40 for the producer, 72 (an
-// estimate from the row's 16 elements a thread) for the row kernel, and
-// the rest of the 768 threads' 80 registers each for the consumers.
+// 8); the row kernel runs twice (warps 12-15 and 16-19), each copy with its
+// own barrier and shared memory after the ring, both taking their rows from
+// work counter 0. setmaxnreg: 40 for the producer, 88 for the row kernel
+// (an estimate from its 16 elements a thread plus the row it loads ahead),
+// the rest of the 640 threads' 96 registers each for the consumers.
 
 // CHECK-NOT: ism.kernel @matmul(
 // CHECK-NOT: ism.kernel @rownorm(
 // CHECK-LABEL: ism.kernel @matmul__rownorm(
 // CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?xbf16>, %{{.*}}: memref<?x?xbf16>, %{{.*}}: memref<?x?xbf16>, %[[X:[a-z0-9]+]]: memref<?x?xf32>, %{{.*}}: memref<?x?xf32>, %[[G0X:[a-z0-9]+]]: index, %[[G0Y:[a-z0-9]+]]: index, %[[G0Z:[a-z0-9]+]]: index, %[[G1X:[a-z0-9]+]]: index, %[[G1Y:[a-z0-9]+]]: index, %[[G1Z:[a-z0-9]+]]: index)
-// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "warp_specialized", work_counters = 1 : i32}
-// CHECK-SAME: num_warps = 24
-// CHECK: ism.warp_specialize warp_specialized grids(%[[G0X]], %[[G0Y]], %[[G0Z]], %[[G1X]], %[[G1Y]], %[[G1Z]], %[[G1X]], %[[G1Y]], %[[G1Z]], %[[G1X]], %[[G1Y]], %[[G1Z]])
-// CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 12, registers = [112, 112, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 4, workCounter = -1, groupSize = 8}>
-// CHECK-SAME: #ism.partition<{warpBase = 12, numWarps = 4, registers = [72], barriers = [4], sharedMemory = 132160, stages = 0, workCounter = 0, groupSize = 0}>
-// CHECK-SAME: #ism.partition<{warpBase = 16, numWarps = 4, registers = [72], barriers = [5], sharedMemory = 148560, stages = 0, workCounter = 0, groupSize = 0}>
-// CHECK-SAME: #ism.partition<{warpBase = 20, numWarps = 4, registers = [72], barriers = [6], sharedMemory = 164960, stages = 0, workCounter = 0, groupSize = 0}>
+// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "warp_specialized", prefetch = true, work_counters = 1 : i32}
+// CHECK-SAME: num_warps = 20
+// CHECK: ism.warp_specialize warp_specialized grids(%[[G0X]], %[[G0Y]], %[[G0Z]], %[[G1X]], %[[G1Y]], %[[G1Z]], %[[G1X]], %[[G1Y]], %[[G1Z]])
+// CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 12, registers = [128, 128, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 4, workCounter = -1, groupSize = 8}>
+// CHECK-SAME: #ism.partition<{warpBase = 12, numWarps = 4, registers = [88], barriers = [4], sharedMemory = 132160, stages = 0, workCounter = 0, groupSize = 0}>
+// CHECK-SAME: #ism.partition<{warpBase = 16, numWarps = 4, registers = [88], barriers = [5], sharedMemory = 148560, stages = 0, workCounter = 0, groupSize = 0}>
 // CHECK: ism.program_id x
 // CHECK: scf.for
 // CHECK: ism.dot
@@ -87,6 +86,154 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
   %gn = arith.constant 16 : index
   %rows = memref.dim %x, %c0 : memref<?x?xf32>
   ism.coschedule warp_specialized {
+    ism.launch @matmul grid(%gm, %gn) (%A, %B, %C)
+        : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
+    ism.launch @rownorm grid(%rows) (%x, %y)
+        : (memref<?x?xf32>, memref<?x?xf32>)
+  }
+  return
+}
+
+// -----
+
+// block_interleaved: the partitions take different CTAs (warps from 0, the
+// same barriers and shared memory from byte 0 in each); the launch covers
+// both grids one after the other. No copies, no work counters.
+
+// CHECK-LABEL: ism.kernel @matmul__rownorm(
+// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "block_interleaved", prefetch = true, work_counters = 0 : i32}
+// CHECK-SAME: num_warps = 12
+// CHECK: ism.warp_specialize block_interleaved
+// CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 12, registers = [{{[0-9]+}}, {{[0-9]+}}, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 4, workCounter = -1, groupSize = 8}>
+// CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0}>]
+// CHECK-LABEL: func.func @main(
+// CHECK: %[[SUM:.*]] = arith.addi
+// CHECK: ism.launch @matmul__rownorm grid(%[[SUM]])
+
+ism.kernel @matmul(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                   %C: memref<?x?xbf16>) attributes {num_warps = 8 : i32} {
+  %pm = ism.program_id x : index
+  %pn = ism.program_id y : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant 128 : index
+  %bk = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %n0 = arith.muli %pn, %bm : index
+  %K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero)
+      -> (tensor<128x128xf32>) {
+    %a = ism.load %A[%m0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
+    %b = ism.load %B[%k, %n0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x128xbf16>
+        -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  ism.store %out, %C[%m0, %n0] : tensor<128x128xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+
+ism.kernel @rownorm(%x: memref<?x?xf32>, %y: memref<?x?xf32>)
+    attributes {num_warps = 4 : i32} {
+  %row = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %t = ism.load %x[%row, %c0] : memref<?x?xf32> -> tensor<1x2048xf32>
+  %s = ism.reduce %t axis = 1 : tensor<1x2048xf32> -> tensor<1xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.addf %a, %b : f32
+    ism.yield %r : f32
+  }
+  %e = ism.expand_dims %s axis = 1 : tensor<1xf32> -> tensor<1x1xf32>
+  %b = ism.broadcast %e : tensor<1x1xf32> -> tensor<1x2048xf32>
+  %o = arith.divf %t, %b : tensor<1x2048xf32>
+  ism.store %o, %y[%row, %c0] : tensor<1x2048xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+
+func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                %C: memref<?x?xbf16>, %x: memref<?x?xf32>,
+                %y: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %gm = arith.constant 32 : index
+  %gn = arith.constant 16 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  ism.coschedule block_interleaved {
+    ism.launch @matmul grid(%gm, %gn) (%A, %B, %C)
+        : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
+    ism.launch @rownorm grid(%rows) (%x, %y)
+        : (memref<?x?xf32>, memref<?x?xf32>)
+  }
+  return
+}
+
+// -----
+
+// The attributes override the choices: 3 ring stages, one copy, fixed
+// registers, static striding, no prefetch.
+
+// CHECK-LABEL: ism.kernel @matmul__rownorm(
+// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "warp_specialized", prefetch = false, work_counters = 0 : i32}
+// CHECK-SAME: num_warps = 16
+// CHECK: #ism.partition<{warpBase = 0, numWarps = 12, registers = [200, 200, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 3, workCounter = -1, groupSize = 8}>
+// CHECK-SAME: #ism.partition<{warpBase = 12, numWarps = 4, registers = [64], barriers = [4], sharedMemory = 99376, stages = 0, workCounter = -1, groupSize = 0}>]
+// CHECK: } {ism.pipeline = {num_stages = 3 : i64}}
+
+ism.kernel @matmul(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                   %C: memref<?x?xbf16>) attributes {num_warps = 8 : i32} {
+  %pm = ism.program_id x : index
+  %pn = ism.program_id y : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant 128 : index
+  %bk = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %n0 = arith.muli %pn, %bm : index
+  %K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero)
+      -> (tensor<128x128xf32>) {
+    %a = ism.load %A[%m0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
+    %b = ism.load %B[%k, %n0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x128xbf16>
+        -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  ism.store %out, %C[%m0, %n0] : tensor<128x128xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+
+ism.kernel @rownorm(%x: memref<?x?xf32>, %y: memref<?x?xf32>)
+    attributes {num_warps = 4 : i32} {
+  %row = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %t = ism.load %x[%row, %c0] : memref<?x?xf32> -> tensor<1x2048xf32>
+  %s = ism.reduce %t axis = 1 : tensor<1x2048xf32> -> tensor<1xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.addf %a, %b : f32
+    ism.yield %r : f32
+  }
+  %e = ism.expand_dims %s axis = 1 : tensor<1xf32> -> tensor<1x1xf32>
+  %b = ism.broadcast %e : tensor<1x1xf32> -> tensor<1x2048xf32>
+  %o = arith.divf %t, %b : tensor<1x2048xf32>
+  ism.store %o, %y[%row, %c0] : tensor<1x2048xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+
+func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                %C: memref<?x?xbf16>, %x: memref<?x?xf32>,
+                %y: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %gm = arith.constant 32 : index
+  %gn = arith.constant 16 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  ism.coschedule warp_specialized attributes {stages = 3 : i32,
+      replicas = array<i32: 1, 1>, registers = array<i32: 200, 200, 40, 64>,
+      work_counters = false, prefetch = false} {
     ism.launch @matmul grid(%gm, %gn) (%A, %B, %C)
         : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
     ism.launch @rownorm grid(%rows) (%x, %y)

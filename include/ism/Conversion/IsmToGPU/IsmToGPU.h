@@ -82,6 +82,14 @@ struct WgmmaPartition {
   Value first, stride;
   /// Stages of the ring, when they override the K loop's ism.pipeline.
   unsigned stages = 0;
+  /// Tracing (lowerPartitions): the trace buffer's address (i64; null: no
+  /// tracing), the record index of program 0 (index) and the record's
+  /// launch/copy bits.
+  Value traceBuffer, traceFirstRecord;
+  int64_t traceTag = 0;
+  /// Hidden parameters of the kernel that follow the TMA descriptors (the
+  /// TMA descriptors are inserted before them).
+  unsigned hiddenAfterTma = 0;
 };
 
 class LoweringContext {
@@ -175,8 +183,11 @@ LogicalResult prepareWarpSpecializedProgram(Operation *func,
 /// its own thread base, named barriers, shared-memory slice, registers and
 /// work loop, and is lowered by `convert` with its own LoweringContext.
 /// Sets the kernel's thread count and shared memory size.
+/// With `trace`, the kernel gets one more hidden parameter, the address of
+/// a trace buffer, and each partition records its work items in it
+/// (CompiledKernel::Fused::trace in Pipelines.h says the format).
 LogicalResult lowerPartitions(
-    Operation *func, Operation *warpSpecialize,
+    Operation *func, Operation *warpSpecialize, bool trace,
     function_ref<LogicalResult(Operation *, LoweringContext &)> convert);
 
 void populateIsmToGPUConversionPatterns(TileTypeConverter &typeConverter,
