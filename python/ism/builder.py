@@ -804,21 +804,60 @@ class HostBuilder(_Builder):
             "kernel": "@" + _symbol(name),
             "operandSegmentSizes": _segments(len(grid_vals), len(args))})
 
-    def coschedule(self, policy: str = "warp_specialized") -> "_Coschedule":
+    def coschedule(self, policy: str = "warp_specialized", *,
+                   stages: Optional[int] = None,
+                   registers: Optional[Sequence[int]] = None,
+                   replicas: Optional[Sequence[int]] = None,
+                   ctas_per_sm: Optional[int] = None,
+                   work_counters: Optional[bool] = None,
+                   prefetch: Optional[bool] = None,
+                   fallback: Optional[bool] = None) -> "_Coschedule":
         """``ism.coschedule``: the launches made inside the ``with`` block
         run concurrently on the same SMs (policy warp_specialized or
-        block_interleaved)."""
+        block_interleaved), fused into one kernel by ism-coschedule.
+
+        The keyword options override the pass's choices (docs/coschedule.md):
+        ``stages`` (wgmma ring depth), ``registers`` (one setmaxnreg value
+        per warpgroup, in partition order), ``replicas`` (copies per launch
+        of a counter-driven partition), ``ctas_per_sm``, ``work_counters``
+        (False: static striding), ``prefetch`` (False: no loads issued one
+        work item ahead) and ``fallback`` (False: keep warp_specialized for
+        pairs without a wgmma kernel)."""
         if policy not in _POLICIES:
             raise ValueError(f"unknown coschedule policy {policy!r}; one of "
                              f"{', '.join(_POLICIES)}")
-        return _Coschedule(self, policy)
+        attrs = {}
+        for name, value in (("stages", stages), ("ctas_per_sm", ctas_per_sm)):
+            if value is None:
+                continue
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+            attrs[name] = f"{value} : i32"
+        for name, values in (("registers", registers), ("replicas", replicas)):
+            if values is None:
+                continue
+            values = list(values)
+            if not values or not all(isinstance(v, int) and
+                                     not isinstance(v, bool) and v > 0
+                                     for v in values):
+                raise ValueError(f"{name} must be a non-empty list of positive "
+                                 f"ints, got {values!r}")
+            attrs[name] = "array<i32: " + ", ".join(map(str, values)) + ">"
+        for name, flag in (("work_counters", work_counters),
+                           ("prefetch", prefetch), ("fallback", fallback)):
+            if flag is None:
+                continue
+            if not isinstance(flag, bool):
+                raise ValueError(f"{name} must be a bool, got {flag!r}")
+            attrs[name] = "true" if flag else "false"
+        return _Coschedule(self, policy, attrs)
 
 
 class _Coschedule:
-    def __init__(self, b: HostBuilder, policy: str) -> None:
+    def __init__(self, b: HostBuilder, policy: str, attrs: dict) -> None:
         self.b = b
         self.op = b._create("ism.coschedule", [], [],
-                            {"policy": f"{_POLICIES[policy]} : i32"},
+                            {"policy": f"{_POLICIES[policy]} : i32", **attrs},
                             regions=1, verify=False)
         self.block = b._region_block(self.op, 0, [])
 

@@ -147,8 +147,12 @@ def _describe_all(module: Module, entry: str, args) -> list:
     return [_describe(i, a, t) for i, (a, t) in enumerate(zip(args, sig))]
 
 
+_COSCHEDULE_MODES = ("fused", "sequential", "streams")
+
+
 def run(module: Module, entry: str, *args, chip: Optional[str] = None,
-        time: bool = False, warmup: int = 10, reps: int = 100) -> RunResult:
+        time: bool = False, warmup: int = 10, reps: int = 100,
+        coschedule: str = "fused") -> RunResult:
     """Runs host function ``entry`` of ``module`` on the GPU with ``args``
     (NumPy arrays for memrefs, numbers for scalars).
 
@@ -158,15 +162,20 @@ def run(module: Module, entry: str, *args, chip: Optional[str] = None,
     after flushing the L2 cache (as ``ism-run --bench``), and the result
     holds the timed runs' times; arrays keep the first run's results.
     ``chip`` defaults to the GPU's (sm_90a on compute capability 9.0, sm_80
-    on 8.x).
+    on 8.x). ``coschedule`` says how ``ism.coschedule`` regions run:
+    ``fused`` (one kernel, ism-coschedule), ``sequential`` (the launches one
+    after another) or ``streams`` (each launch on its own stream).
 
     Raises TypeError/ValueError for arguments that do not match the
     signature, :class:`ism.RuntimeUnavailable` when there is no CUDA driver
     or GPU, :class:`ism.RunError` when compiling or running fails.
     """
+    if coschedule not in _COSCHEDULE_MODES:
+        raise ValueError(f"coschedule must be one of "
+                         f"{', '.join(_COSCHEDULE_MODES)}, got {coschedule!r}")
     described = _describe_all(module, entry, args)
     times = _ism.run(module._m, entry, described, chip or "", time, warmup,
-                     reps)
+                     reps, coschedule)
     return RunResult(list(times))
 
 

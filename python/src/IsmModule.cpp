@@ -355,10 +355,12 @@ static std::vector<double> runEntry(ModuleHandle &module,
                                     const std::string &entry,
                                     const nb::list &arguments,
                                     const std::string &chip, bool timing,
-                                    unsigned warmup, unsigned repetitions) {
+                                    unsigned warmup, unsigned repetitions,
+                                    const std::string &coschedule) {
   std::vector<HostArgument> args = toHostArguments(arguments);
   RunOptions options;
   options.chip = chip;
+  options.coschedule = coschedule;
   options.timing = timing;
   options.warmup = warmup;
   options.repetitions = repetitions;
@@ -724,6 +726,7 @@ NB_MODULE(_ism, m) {
   m.def("run", &runEntry, nb::arg("module"), nb::arg("entry"),
         nb::arg("arguments"), nb::arg("chip") = "", nb::arg("timing") = false,
         nb::arg("warmup") = 10, nb::arg("repetitions") = 100,
+        nb::arg("coschedule") = "fused",
         "Runs a host function through the GPU runner; returns times in ms.");
   m.def("interpret", &interpretEntry, nb::arg("module"), nb::arg("entry"),
         nb::arg("arguments"),

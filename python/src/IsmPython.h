@@ -92,6 +92,8 @@ struct RunOptions {
   bool timing = false;
   unsigned warmup = 10;
   unsigned repetitions = 100;
+  /// How ism.coschedule regions run: "fused", "sequential" or "streams".
+  std::string coschedule = "fused";
 };
 
 /// What a run reports: per-repetition times in milliseconds when timing.

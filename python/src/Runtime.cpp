@@ -168,10 +168,17 @@ RunResult mlir::ism::python::runHostFunction(ModuleOp module,
   PTXOptions ptxOptions;
   ptxOptions.chip =
       options.chip.empty() ? gpu.getDeviceInfo().chip() : options.chip;
+  std::optional<CoscheduleMode> mode = parseCoscheduleMode(options.coschedule);
+  if (!mode)
+    fail(ErrorKind::Run,
+         llvm::createStringError("coschedule must be fused, sequential or "
+                                 "streams, not '" +
+                                 options.coschedule + "'"));
   std::optional<CompiledModule> compiled;
   {
     DiagnosticCollector diagnostics(module.getContext());
-    llvm::Expected<CompiledModule> result = compileModule(module, ptxOptions);
+    llvm::Expected<CompiledModule> result =
+        compileModule(module, ptxOptions, *mode);
     if (!result)
       diagnostics.raise(ErrorKind::Run, llvm::toString(result.takeError()));
     compiled = std::move(*result);
@@ -188,7 +195,10 @@ RunResult mlir::ism::python::runHostFunction(ModuleOp module,
   llvm::scope_exit destroyStream(
       [&] { llvm::consumeError(gpu.destroyStream(*stream)); });
   GPULauncher launcher(gpu, *compiled, device->args, *stream);
-  if (llvm::Error error = executeHostFunction(func, bound, launcher))
+  HostExecutionOptions execution;
+  execution.coschedule = *mode;
+  execution.fusedKernels = compiled->coschedules;
+  if (llvm::Error error = executeHostFunction(func, bound, launcher, execution))
     fail(ErrorKind::Run, std::move(error));
   if (llvm::Error error = gpu.synchronize())
     fail(ErrorKind::Run, std::move(error));
@@ -209,8 +219,8 @@ RunResult mlir::ism::python::runHostFunction(ModuleOp module,
     TimingOptions timing;
     timing.warmup = options.warmup;
     timing.repetitions = options.repetitions;
-    llvm::Expected<std::vector<double>> times =
-        timeHostFunction(gpu, *stream, func, bound, launcher, timing);
+    llvm::Expected<std::vector<double>> times = timeHostFunction(
+        gpu, *stream, func, bound, launcher, timing, execution);
     if (!times)
       fail(ErrorKind::Run, times.takeError());
     result.timesMs = std::move(*times);
