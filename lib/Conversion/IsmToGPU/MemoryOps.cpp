@@ -13,7 +13,9 @@
 #include "ism/Dialect/Ism/IR/IsmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -271,6 +273,55 @@ FailureOr<TileAccess> beginAccess(ConversionPatternRewriter &rewriter,
                     getGlobalView(rewriter, op->getLoc(), base)};
 }
 
+/// The per-thread vector of a tile load: 16-byte vector loads when the
+/// whole tile is in bounds and aligned (a uniform test), predicated element
+/// loads otherwise. `mask` may be null.
+Value emitTileLoad(OpBuilder &rewriter, Location loc, const BlockAccess &access,
+                   Type elementType, Type vectorType, Value padding,
+                   Value mask) {
+  const Distribution &dist = access.dist;
+  const GlobalView &view = access.view;
+  unsigned vec = access.vectorWidth();
+  int64_t numRegs = dist.getNumRegs();
+  auto ifOp = scf::IfOp::create(
+      rewriter, loc, access.fastPathCondition(rewriter, loc, vec),
+      [&](OpBuilder &b, Location l) {
+        // Fast path: the whole tile is in bounds and aligned.
+        auto chunkType = VectorType::get({vec}, elementType);
+        SmallVector<Value> elements;
+        for (int64_t r = 0; r < numRegs; r += vec) {
+          Value address =
+              elementAddress(b, l, view, access.linearIndex(b, l, r));
+          Value chunk = LLVM::LoadOp::create(b, l, chunkType, address,
+                                             vec * view.elementBytes);
+          for (unsigned i = 0; i < vec; ++i)
+            elements.push_back(extractReg(b, l, chunk, i));
+        }
+        Value result = buildVector(b, l, elementType, elements);
+        if (mask) {
+          Value pad = vector::BroadcastOp::create(b, l, vectorType, padding);
+          result = arith::SelectOp::create(b, l, mask, result, pad);
+        }
+        scf::YieldOp::create(b, l, result);
+      },
+      [&](OpBuilder &b, Location l) {
+        // Edge path: each element under its own predicate.
+        SmallVector<Value> elements;
+        auto [lo, hi] = access.bounds(b, l);
+        for (int64_t r = 0; r < numRegs; ++r) {
+          Value linear = access.linearIndex(b, l, r);
+          Value pred = access.inBounds(b, l, r, lo, hi);
+          if (mask)
+            pred = arith::AndIOp::create(b, l, pred, extractReg(b, l, mask, r));
+          elements.push_back(
+              predicatedLoad(b, l, pred, elementAddress(b, l, view, linear),
+                             elementType, padding, view.elementBytes));
+        }
+        scf::YieldOp::create(b, l, buildVector(b, l, elementType, elements));
+      });
+  return ifOp.getResult(0);
+}
+
 /// ism.load -> vector loads (fast path) or predicated element loads.
 struct LoadOpLowering : IsmConversionPattern<LoadOp> {
   using IsmConversionPattern::IsmConversionPattern;
@@ -283,55 +334,151 @@ struct LoadOpLowering : IsmConversionPattern<LoadOp> {
     if (failed(tileAccess))
       return failure();
     Location loc = op.getLoc();
-    const Distribution &dist = tileAccess->dist;
-    const GlobalView &view = tileAccess->view;
     Type elementType = op.getType().getElementType();
     Type vectorType = getTypeConverter()->convertType(op.getType());
     Value lane = context.getLaneId(rewriter, loc);
     Value warp = context.getWarpId(rewriter, loc);
-    BlockAccess access(rewriter, loc, dist, view, adaptor.getOffsets(), lane,
-                       warp);
+    BlockAccess access(rewriter, loc, tileAccess->dist, tileAccess->view,
+                       adaptor.getOffsets(), lane, warp);
     Value padding = paddingValue(rewriter, loc, elementType, op.getPadding());
-    Value mask = adaptor.getMask();
-    unsigned vec = access.vectorWidth();
-    int64_t numRegs = dist.getNumRegs();
+    rewriter.replaceOp(op, emitTileLoad(rewriter, loc, access, elementType,
+                                        vectorType, padding,
+                                        adaptor.getMask()));
+    return success();
+  }
+};
 
+/// Whether the async ring can hold `access`'s tile: 16-byte chunks.
+bool ringable(const BlockAccess &access) {
+  return access.vectorWidth() * access.view.elementBytes == 16;
+}
+
+/// The shared-memory address of chunk `chunk` of this thread in ring slot
+/// `slot`: chunk-major, thread-minor, so a warp's 16-byte accesses are
+/// consecutive (no bank conflicts) and every thread reads back what it
+/// copied itself.
+Value ringChunk(OpBuilder &b, Location loc, const LoweringContext &context,
+                int64_t ring, int64_t slotBytes, Value slot, int64_t chunk) {
+  Type i64 = b.getI64Type();
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto raw = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                             MemRefLayoutAttrInterface{}, workgroup);
+  Value base = arith::IndexCastOp::create(
+      b, loc, i64,
+      memref::ExtractAlignedPointerAsIndexOp::create(
+          b, loc, gpu::DynamicSharedMemoryOp::create(b, loc, raw)));
+  Value tid = arith::IndexCastOp::create(b, loc, i64,
+                                         context.getThreadId(b, loc));
+  Value offset = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, arith::IndexCastOp::create(b, loc, i64, slot),
+                            arith::ConstantIntOp::create(b, loc, slotBytes, 64)),
+      arith::MulIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc, tid,
+              arith::ConstantIntOp::create(
+                  b, loc, chunk * context.getNumThreads(), 64)),
+          arith::ConstantIntOp::create(b, loc, 16, 64)));
+  Value address = arith::AddIOp::create(
+      b, loc, base,
+      arith::AddIOp::create(b, loc, offset,
+                            arith::ConstantIntOp::create(b, loc, ring, 64)));
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
+}
+
+/// ism.async_copy -> cp.async of the thread's 16-byte chunks (when the
+/// tile is in bounds and aligned), then cp.async.commit_group.
+struct AsyncCopyOpLowering : IsmConversionPattern<AsyncCopyOp> {
+  using IsmConversionPattern::IsmConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto tile = cast<RankedTensorType>(op.getTile());
+    FailureOr<TileAccess> tileAccess = beginAccess(
+        rewriter, op, tile, op.getBase().getType(), adaptor.getBase());
+    if (failed(tileAccess))
+      return failure();
+    Location loc = op.getLoc();
+    Value lane = context.getLaneId(rewriter, loc);
+    Value warp = context.getWarpId(rewriter, loc);
+    BlockAccess access(rewriter, loc, tileAccess->dist, tileAccess->view,
+                       adaptor.getOffsets(), lane, warp);
+    if (ringable(access)) {
+      unsigned vec = access.vectorWidth();
+      scf::IfOp::create(
+          rewriter, loc, access.fastPathCondition(rewriter, loc, vec),
+          [&](OpBuilder &b, Location l) {
+            for (int64_t r = 0; r < tileAccess->dist.getNumRegs(); r += vec) {
+              Value src = elementAddress(b, l, tileAccess->view,
+                                         access.linearIndex(b, l, r));
+              Value dst = ringChunk(b, l, context, op.getRing(),
+                                    op.getSlotBytes(), adaptor.getSlot(),
+                                    r / vec);
+              NVVM::CpAsyncOp::create(b, l, dst, src, b.getI32IntegerAttr(16),
+                                      NVVM::LoadCacheModifierKindAttr::get(
+                                          b.getContext(),
+                                          NVVM::LoadCacheModifierKind::CG),
+                                      Value());
+            }
+            scf::YieldOp::create(b, l);
+          });
+    }
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// ism.async_load -> cp.async.wait_group, then the thread's chunks from the
+/// ring, or the ordinary load for a tile the copy left alone.
+struct AsyncLoadOpLowering : IsmConversionPattern<AsyncLoadOp> {
+  using IsmConversionPattern::IsmConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<TileAccess> tileAccess = beginAccess(
+        rewriter, op, op.getType(), op.getBase().getType(), adaptor.getBase());
+    if (failed(tileAccess))
+      return failure();
+    Location loc = op.getLoc();
+    Type elementType = op.getType().getElementType();
+    Type vectorType = getTypeConverter()->convertType(op.getType());
+    Value lane = context.getLaneId(rewriter, loc);
+    Value warp = context.getWarpId(rewriter, loc);
+    BlockAccess access(rewriter, loc, tileAccess->dist, tileAccess->view,
+                       adaptor.getOffsets(), lane, warp);
+    Value padding = paddingValue(rewriter, loc, elementType, op.getPadding());
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, loc, op.getPending());
+    if (!ringable(access)) {
+      rewriter.replaceOp(op, emitTileLoad(rewriter, loc, access, elementType,
+                                          vectorType, padding, Value()));
+      return success();
+    }
+    unsigned vec = access.vectorWidth();
     auto ifOp = scf::IfOp::create(
         rewriter, loc, access.fastPathCondition(rewriter, loc, vec),
         [&](OpBuilder &b, Location l) {
-          // Fast path: the whole tile is in bounds and aligned.
           auto chunkType = VectorType::get({vec}, elementType);
           SmallVector<Value> elements;
-          for (int64_t r = 0; r < numRegs; r += vec) {
-            Value address =
-                elementAddress(b, l, view, access.linearIndex(b, l, r));
-            Value chunk = LLVM::LoadOp::create(b, l, chunkType, address,
-                                               vec * view.elementBytes);
+          for (int64_t r = 0; r < tileAccess->dist.getNumRegs(); r += vec) {
+            Value address = ringChunk(b, l, context, op.getRing(),
+                                      op.getSlotBytes(), adaptor.getSlot(),
+                                      r / vec);
+            Value chunk = LLVM::LoadOp::create(b, l, chunkType, address, 16);
             for (unsigned i = 0; i < vec; ++i)
               elements.push_back(extractReg(b, l, chunk, i));
           }
-          Value result = buildVector(b, l, elementType, elements);
-          if (mask) {
-            Value pad = vector::BroadcastOp::create(b, l, vectorType, padding);
-            result = arith::SelectOp::create(b, l, mask, result, pad);
-          }
-          scf::YieldOp::create(b, l, result);
+          scf::YieldOp::create(b, l, buildVector(b, l, elementType, elements));
         },
         [&](OpBuilder &b, Location l) {
-          // Edge path: each element under its own predicate.
-          SmallVector<Value> elements;
-          auto [lo, hi] = access.bounds(b, l);
-          for (int64_t r = 0; r < numRegs; ++r) {
-            Value linear = access.linearIndex(b, l, r);
-            Value pred = access.inBounds(b, l, r, lo, hi);
-            if (mask)
-              pred =
-                  arith::AndIOp::create(b, l, pred, extractReg(b, l, mask, r));
-            elements.push_back(
-                predicatedLoad(b, l, pred, elementAddress(b, l, view, linear),
-                               elementType, padding, view.elementBytes));
-          }
-          scf::YieldOp::create(b, l, buildVector(b, l, elementType, elements));
+          scf::YieldOp::create(b, l,
+                               emitTileLoad(b, l, access, elementType,
+                                            vectorType, padding, Value()));
         });
     rewriter.replaceOp(op, ifOp.getResult(0));
     return success();
@@ -551,7 +698,7 @@ struct AtomicRMWOpLowering : IsmConversionPattern<AtomicRMWOp> {
 void mlir::ism::populateMemoryOpPatterns(TileTypeConverter &converter,
                                          LoweringContext &context,
                                          RewritePatternSet &patterns) {
-  patterns.add<LoadOpLowering, StoreOpLowering, GatherOpLowering,
+  patterns.add<AsyncCopyOpLowering, AsyncLoadOpLowering, LoadOpLowering, StoreOpLowering, GatherOpLowering,
                ScatterOpLowering, AtomicRMWOpLowering>(
       converter, patterns.getContext(), context);
 }

@@ -161,20 +161,26 @@ SmallVector<Value> cloneLoads(OpBuilder &b, Location loc,
 /// in), or null when the partition strides statically from `first` by
 /// `stride`; a null address at run time strides too.
 ///
-/// The loop is software-pipelined over work items: the program's loads
-/// that depend only on its id are issued for the next work item before
-/// this one runs (the counter is read two items ahead for that), and the
-/// loads that do not depend on it are issued once before the loop.
+/// The loop is software-pipelined over work items. Loads that do not
+/// depend on the program id are issued once, before the loop. Loads that
+/// depend only on it are issued ahead: with `ringStages` (D >= 2), each
+/// thread copies its own chunks of the next D - 1 items into a ring of D
+/// slots at byte `ringBase` of shared memory (cp.async), so D items are in
+/// flight without holding registers; without, the next item's tiles are
+/// loaded into registers while this one runs. The counter is read as many
+/// items ahead as are in flight.
 void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
                    ArrayRef<Value> grid, Value first, Value stride,
                    Value counters, int64_t counterOffset, int64_t slotOffset,
                    const LoweringContext &context, bool prefetch,
-                   Value traceBuffer, Value traceFirstRecord,
-                   int64_t traceTag) {
+                   unsigned ringStages, int64_t ringBase, Value traceBuffer,
+                   Value traceFirstRecord, int64_t traceTag) {
   SmallVector<PrefetchableLoad> ahead, once;
   if (prefetch)
     for (PrefetchableLoad &p : getPrefetchableLoads(block))
       (p.invariant ? once : ahead).push_back(p);
+  bool ring = ringStages >= 2 && !ahead.empty();
+  unsigned depth = ring ? ringStages : ahead.empty() ? 1 : 2;
   SmallVector<Operation *> ops;
   for (Operation &op : block->without_terminator())
     ops.push_back(&op);
@@ -223,6 +229,46 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
         });
     return ifOp.getResult(0);
   };
+  // The shared-memory ring of each load issued ahead.
+  SmallVector<int64_t> ringOffsets, slotBytes;
+  int64_t ringEnd = ringBase;
+  for (PrefetchableLoad &p : ahead) {
+    slotBytes.push_back(
+        getRingSlotBytes(p.load.getType(), context.getNumThreads()));
+    ringOffsets.push_back(ringEnd);
+    ringEnd += ringStages * slotBytes.back();
+  }
+  auto copyAhead = [&](OpBuilder &cb, Value t, Value slot) {
+    SmallVector<Value, 3> coords = programCoords(cb, loc, t, grid);
+    for (auto [j, p] : llvm::enumerate(ahead)) {
+      IRMapping map;
+      for (Operation *op : p.slice) {
+        if (auto id = dyn_cast<ProgramIdOp>(op)) {
+          Value c = coords[unsigned(id.getAxis())];
+          if (!id.getType().isIndex())
+            c = arith::IndexCastOp::create(cb, loc, id.getType(), c);
+          map.map(id.getResult(), c);
+        } else if (auto n = dyn_cast<NumProgramsOp>(op)) {
+          Value g = grid[unsigned(n.getAxis())];
+          if (!n.getType().isIndex())
+            g = arith::IndexCastOp::create(cb, loc, n.getType(), g);
+          map.map(n.getResult(), g);
+        } else {
+          cb.clone(*op, map);
+        }
+      }
+      SmallVector<Value> offsets;
+      for (Value v : p.load.getOffsets())
+        offsets.push_back(map.lookupOrDefault(v));
+      AsyncCopyOp::create(cb, loc, p.load.getBase(), offsets, slot,
+                          Type(p.load.getType()), uint64_t(ringOffsets[j]),
+                          uint64_t(slotBytes[j]));
+    }
+  };
+  auto slotOf = [&](OpBuilder &sb, Value item) {
+    return Value(arith::RemUIOp::create(sb, loc, item,
+                                        indexConstant(sb, loc, ringStages)));
+  };
 
   // Loads that do not depend on the program: once, before the loop.
   for (auto [p, tile] : llvm::zip(once, cloneLoads(b, loc, once, {}, grid)))
@@ -232,24 +278,37 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
     p.load.erase();
   }
 
-  // The first two items, and the first one's loads.
-  Value t0 = first, t1 = arith::AddIOp::create(b, loc, first, stride);
+  // The first `depth` items.
+  SmallVector<Value> firstItems;
+  Value t = first;
+  for (unsigned j = 0; j < depth; ++j) {
+    firstItems.push_back(t);
+    t = arith::AddIOp::create(b, loc, t, stride);
+  }
   if (counter) {
+    SmallVector<Type> types(depth, b.getIndexType());
     auto choose = scf::IfOp::create(
         b, loc, hasCounter,
         [&](OpBuilder &tb, Location tl) {
-          Value a = publish(tb, fetch(tb), zero);
-          Value c = publish(tb, fetch(tb), one);
-          scf::YieldOp::create(tb, tl, ValueRange{a, c});
+          SmallVector<Value> items;
+          for (unsigned j = 0; j < depth; ++j)
+            items.push_back(
+                publish(tb, fetch(tb), indexConstant(tb, tl, j % 2)));
+          scf::YieldOp::create(tb, tl, items);
         },
         [&](OpBuilder &eb, Location el) {
-          scf::YieldOp::create(eb, el, ValueRange{t0, t1});
+          scf::YieldOp::create(eb, el, firstItems);
         });
-    t0 = choose.getResult(0);
-    t1 = choose.getResult(1);
+    firstItems.assign(choose.getResults().begin(), choose.getResults().end());
   }
-  SmallVector<Value> inits = {t0, t1, zero};
-  llvm::append_range(inits, cloneLoads(b, loc, ahead, t0, grid));
+  SmallVector<Value> inits = firstItems;
+  inits.push_back(zero);
+  if (ring) {
+    for (unsigned j = 0; j + 1 < depth; ++j)
+      copyAhead(b, firstItems[j], indexConstant(b, loc, j));
+  } else {
+    llvm::append_range(inits, cloneLoads(b, loc, ahead, firstItems[0], grid));
+  }
   SmallVector<Type> types;
   for (Value v : inits)
     types.push_back(v.getType());
@@ -263,8 +322,7 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
         scf::YieldOp::create(db, dl, args);
       });
   Block *body = loop.getAfterBody();
-  Value t = body->getArgument(0), tNext = body->getArgument(1),
-        k = body->getArgument(2);
+  Value current = body->getArgument(0), k = body->getArgument(depth);
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   OpBuilder lb(body, body->begin());
   Value start;
@@ -272,28 +330,57 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
     start = NVVM::GlobalTimerOp::create(lb, loc, lb.getI64Type());
   // Issued before the program runs, read after it.
   Value prefetched = counter ? fetch(lb) : Value();
-  SmallVector<Value> nextTiles = cloneLoads(lb, loc, ahead, tNext, grid);
+  SmallVector<Value> nextTiles;
+  if (ring) {
+    Value newest = body->getArgument(depth - 1);
+    Value slot = slotOf(
+        lb, arith::AddIOp::create(lb, loc, k,
+                                  indexConstant(lb, loc, depth - 1)));
+    copyAhead(lb, newest, slot);
+  } else if (!ahead.empty()) {
+    nextTiles = cloneLoads(lb, loc, ahead, body->getArgument(1), grid);
+  }
+  Value currentSlot = ring ? slotOf(lb, k) : Value();
   for (Operation *op : ops)
     op->moveBefore(yield);
+  int64_t groups = ahead.size();
   for (auto [i, p] : llvm::enumerate(ahead)) {
-    p.load.getResult().replaceAllUsesWith(body->getArgument(3 + i));
+    Value tile;
+    if (ring) {
+      OpBuilder rb(p.load);
+      auto read = AsyncLoadOp::create(
+          rb, p.load.getLoc(), p.load.getType(), p.load.getBase(),
+          p.load.getOffsets(), currentSlot,
+          rb.getI64IntegerAttr(ringOffsets[i]),
+          rb.getI64IntegerAttr(slotBytes[i]),
+          rb.getI32IntegerAttr((depth - 1) * groups + (groups - 1 - i)),
+          p.load.getPaddingAttr());
+      tile = read.getResult();
+    } else {
+      tile = body->getArgument(depth + 1 + i);
+    }
+    p.load.getResult().replaceAllUsesWith(tile);
     p.load.erase();
   }
   lb.setInsertionPoint(yield);
   if (traceBuffer) {
     Value end = NVVM::GlobalTimerOp::create(lb, loc, lb.getI64Type());
-    Value first = cmp(lb, loc, arith::CmpIPredicate::eq,
-                      context.getThreadId(lb, loc), zero);
+    Value firstThread = cmp(lb, loc, arith::CmpIPredicate::eq,
+                            context.getThreadId(lb, loc), zero);
     emitTraceRecord(lb, loc, traceBuffer,
-                    arith::AddIOp::create(lb, loc, traceFirstRecord, t), first,
-                    start, end, traceTag, t);
+                    arith::AddIOp::create(lb, loc, traceFirstRecord, current),
+                    firstThread, start, end, traceTag, current);
   }
-  Value after = arith::AddIOp::create(lb, loc, tNext, stride);
+  Value after =
+      arith::AddIOp::create(lb, loc, body->getArgument(depth - 1), stride);
   if (counter) {
     auto choose = scf::IfOp::create(
         lb, loc, hasCounter,
         [&](OpBuilder &tb, Location tl) {
-          Value slot = arith::AndIOp::create(tb, tl, k, one);
+          Value slot = arith::AndIOp::create(
+              tb, tl,
+              arith::AddIOp::create(tb, tl, k, indexConstant(tb, tl, depth)),
+              one);
           scf::YieldOp::create(tb, tl, publish(tb, prefetched, slot));
         },
         [&](OpBuilder &eb, Location el) {
@@ -301,11 +388,14 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
         });
     after = choose.getResult(0);
   }
-  SmallVector<Value> yields = {
-      tNext, after, arith::AddIOp::create(lb, loc, k, one).getResult()};
+  SmallVector<Value> yields;
+  for (unsigned j = 1; j < depth; ++j)
+    yields.push_back(body->getArgument(j));
+  yields.push_back(after);
+  yields.push_back(arith::AddIOp::create(lb, loc, k, one));
   llvm::append_range(yields, nextTiles);
   yield->setOperands(yields);
-  replaceGridQueries(body, t, grid);
+  replaceGridQueries(body, current, grid);
 }
 
 } // namespace
@@ -320,9 +410,12 @@ LogicalResult mlir::ism::lowerPartitions(
   bool shared = ws.getPolicy() == CoschedulePolicy::WarpSpecialized;
   unsigned ctasPerSM = 1, numCounters = 0;
   bool prefetch = true;
+  unsigned ringStages = 0;
   if (auto fused = func->getAttrOfType<DictionaryAttr>("ism.coschedule")) {
     if (auto p = fused.getAs<BoolAttr>("prefetch"))
       prefetch = p.getValue();
+    if (auto r = fused.getAs<IntegerAttr>("ring_stages"))
+      ringStages = r.getInt();
     if (auto c = fused.getAs<IntegerAttr>("ctas_per_sm"))
       ctasPerSM = c.getInt();
     if (auto c = fused.getAs<IntegerAttr>("work_counters"))
@@ -515,7 +608,16 @@ LogicalResult mlir::ism::lowerPartitions(
                                        contexts[i]->pipeline->ringEnd());
     } else {
       bool counted = counters && p.getWorkCounter() >= 0;
-      int64_t scratch = base + (counted ? kWorkSlotBytes : 0);
+      // Work slots, then the rings of the loads issued ahead, then scratch.
+      int64_t ringBase = base + (counted ? kWorkSlotBytes : 0);
+      int64_t scratch = ringBase;
+      bool ahead = prefetch && shared;
+      if (ahead && ringStages >= 2)
+        for (PrefetchableLoad &load :
+             getPrefetchableLoads(branches[i].thenBlock()))
+          if (!load.invariant)
+            scratch += ringStages * getRingSlotBytes(load.load.getType(),
+                                                     32 * p.getNumWarps());
       contexts[i] = std::make_unique<LoweringContext>(
           PartitionInfo{p.getWarpBase(), p.getBarriers().front(),
                         unsigned(scratch)},
@@ -544,7 +646,7 @@ LogicalResult mlir::ism::lowerPartitions(
       buildWorkLoop(lb, loc, branches[i].thenBlock(), gridValues, first,
                     stride,
                     counted ? counters : Value(), 4 * p.getWorkCounter(), base,
-                    *contexts[i], prefetch && shared, traceBuffer,
+                    *contexts[i], ahead, ringStages, ringBase, traceBuffer,
                     firstRecord[i],
                     (launchOf[i] << 16) | copyOf[i]);
       // The partition's registers, set once before its work loop. Even a

@@ -56,8 +56,13 @@ struct Partition {
   unsigned kernelWarps = 0;
   /// Shared memory a non-wgmma partition is estimated to need.
   int64_t sharedEstimate = 0;
-  /// Registers a thread of a non-wgmma partition is estimated to need.
+  /// Registers a thread of a non-wgmma partition is estimated to need
+  /// (without the tiles loaded one item ahead, `prefetchRegisters`).
   unsigned registerEstimate = 0;
+  unsigned prefetchRegisters = 0;
+  /// Bytes of one slot of the shared-memory ring that holds the tiles
+  /// loaded ahead (0: the partition loads nothing ahead).
+  int64_t ringSlotBytes = 0;
   /// Registers a wgmma consumer thread needs: its accumulator and ~32 more.
   unsigned consumerEstimate = 0;
   /// The launch this partition runs, and which copy of it (the copies of a
@@ -122,14 +127,17 @@ void estimate(Partition &p, bool prefetch) {
   // loop-invariant tiles such as a norm's weights live): about twice the
   // largest tile a thread holds, plus addressing and the loop.
   int64_t regs = 2 * maxPerThread + 40;
-  // The tiles the work loop loads one item ahead stay in registers.
+  // Tiles loaded ahead: through a shared-memory ring, or one item ahead in
+  // registers when there is no room for the ring.
   if (prefetch)
     for (PrefetchableLoad &load :
          getPrefetchableLoads(&p.kernel.getBody().front()))
       if (!load.invariant) {
         RankedTensorType tile = load.load.getType();
-        regs += (tile.getNumElements() * elementBytes(tile) + 4 * threads - 1) /
-                (4 * threads);
+        p.prefetchRegisters +=
+            (tile.getNumElements() * elementBytes(tile) + 4 * threads - 1) /
+            (4 * threads);
+        p.ringSlotBytes += getRingSlotBytes(tile, threads);
       }
   p.registerEstimate =
       unsigned(std::clamp<int64_t>((regs + 7) / 8 * 8, 56, 200));
@@ -596,6 +604,39 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
     fellBack = true;
   }
 
+  // Items in flight through shared-memory rings: as many (4 to 2) as fit
+  // beside the wgmma rings at 3 stages with two copies of each partition;
+  // none (the next item's tiles in registers instead) when none fit.
+  unsigned ringStages = 0;
+  auto ringAttr = op->getAttrOfType<IntegerAttr>("ring_stages");
+  bool anyRing = llvm::any_of(parts, [](const Partition &p) {
+    return p.ringSlotBytes > 0;
+  });
+  if (ringAttr) {
+    ringStages = ringAttr.getInt();
+  } else if (policy == CoschedulePolicy::WarpSpecialized && anyRing) {
+    for (unsigned d = 4; d >= 2 && !ringStages; --d) {
+      // Room for two copies of each memory-bound partition.
+      int64_t total = 0;
+      for (const Partition &p : parts)
+        total += p.isWgmma() ? p.ringBytes(std::min(3u, p.stages))
+                             : 2 * (p.sharedEstimate + d * p.ringSlotBytes);
+      if (total <= kSharedPerCTA)
+        ringStages = d;
+    }
+  }
+  if (ringStages == 1 || ringStages > 8)
+    return op.emitOpError("ring_stages must be 0 (registers) or 2 to 8, got ")
+           << ringStages;
+  for (Partition &p : parts) {
+    if (p.isWgmma())
+      continue;
+    if (ringStages)
+      p.sharedEstimate += ringStages * p.ringSlotBytes;
+    else
+      p.registerEstimate = unsigned(std::min<int64_t>(
+          200, (p.registerEstimate + p.prefetchRegisters + 7) / 8 * 8));
+  }
   FailureOr<SmallVector<Partition>> expanded =
       replicate(op, policy, parts);
   if (failed(expanded))
@@ -673,6 +714,7 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
                                         stringifyCoschedulePolicy(policy))),
            b.getNamedAttr("ctas_per_sm", b.getI32IntegerAttr(ctasPerSM)),
            b.getNamedAttr("work_counters", b.getI32IntegerAttr(numCounters)),
+           b.getNamedAttr("ring_stages", b.getI32IntegerAttr(ringStages)),
            b.getNamedAttr("prefetch",
                           b.getBoolAttr(!op->hasAttr("prefetch") ||
                                         op->getAttrOfType<BoolAttr>("prefetch")

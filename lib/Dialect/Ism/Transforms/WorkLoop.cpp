@@ -60,3 +60,10 @@ SmallVector<PrefetchableLoad> mlir::ism::getPrefetchableLoads(Block *body) {
   }
   return loads;
 }
+
+int64_t mlir::ism::getRingSlotBytes(RankedTensorType tile, int64_t threads) {
+  int64_t bytes = tile.getNumElements() *
+                  std::max<int64_t>(1, tile.getElementTypeBitWidth() / 8);
+  int64_t unit = 16 * threads;
+  return (bytes + unit - 1) / unit * unit;
+}

@@ -502,6 +502,58 @@ def Ism_ConvertLayoutOp : Ism_Op<"convert_layout", [Pure, Ism_TileShaped]> {
   let hasFolder = 1;
 }
 
+def Ism_AsyncCopyOp : Ism_Op<"async_copy"> {
+  let summary = "Starts copying a tile into a slot of a shared-memory ring";
+  let description = [{
+    Thread level, made by the work loops of fused kernels: each thread starts
+    asynchronous 16-byte copies (`cp.async`) of its own elements of the
+    `tile`-shaped block of `base` at `offsets` into slot `slot` of the ring
+    at byte `ring` of dynamic shared memory (`slot_bytes` bytes a slot),
+    and commits them as one group. Blocks that are not wholly in bounds and
+    aligned are not copied (an empty group is committed); the matching
+    `ism.async_load` then reads them from global memory itself.
+
+    ```mlir
+    ism.async_copy %x[%row, %c0] slot %s {ring = 132160, slot_bytes = 8192,
+        tile = tensor<1x4096xbf16, #blocked>} : memref<?x?xbf16>
+    ```
+  }];
+  let arguments = (ins Ism_GlobalMemRef:$base, Variadic<Index>:$offsets,
+                       Index:$slot, TypeAttr:$tile, I64Attr:$ring,
+                       I64Attr:$slot_bytes);
+  let assemblyFormat = [{
+    $base `[` $offsets `]` `slot` $slot attr-dict `:` type($base)
+  }];
+}
+
+def Ism_AsyncLoadOp : Ism_Op<"async_load", [
+    Ism_TileShaped]> {
+  let summary = "Reads a tile an ism.async_copy put into a shared-memory ring";
+  let description = [{
+    Waits until at most `pending` copy groups of this thread are in flight
+    (`cp.async.wait_group`), then reads the thread's elements of the block
+    of `base` at `offsets` from slot `slot` of the ring, as the matching
+    `ism.async_copy` laid them out; a block that copy left to it (not
+    wholly in bounds, or not aligned) is read from global memory with
+    `padding` outside the memref, as `ism.load` does.
+
+    ```mlir
+    %t = ism.async_load %x[%row, %c0] slot %s {ring = 132160,
+        slot_bytes = 8192, pending = 3 : i32}
+        : memref<?x?xbf16> -> tensor<1x4096xbf16, #blocked>
+    ```
+  }];
+  let arguments = (ins Ism_GlobalMemRef:$base, Variadic<Index>:$offsets,
+                       Index:$slot, I64Attr:$ring, I64Attr:$slot_bytes,
+                       I32Attr:$pending,
+                       OptionalAttr<TypedAttrInterface>:$padding);
+  let results = (outs Ism_Tile:$result);
+  let assemblyFormat = [{
+    $base `[` $offsets `]` `slot` $slot attr-dict `:` type($base) `->`
+    type($result)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Host level
 //===----------------------------------------------------------------------===//

@@ -32,6 +32,10 @@ struct PrefetchableLoad {
 /// writes the same memref.
 SmallVector<PrefetchableLoad> getPrefetchableLoads(Block *body);
 
+/// Bytes one slot of a shared-memory ring needs for `tile` copied by
+/// `threads` threads in 16-byte chunks (each thread at least one chunk).
+int64_t getRingSlotBytes(RankedTensorType tile, int64_t threads);
+
 } // namespace mlir::ism
 
 #endif // ISM_DIALECT_ISM_TRANSFORMS_WORKLOOP_H
