@@ -5,20 +5,21 @@
 // 1-3, its ring from byte 0 with 4 stages, a static tile order grouped by
 // 8); the row kernel runs twice (warps 12-15 and 16-19), each copy with its
 // own barrier and shared memory after the ring, both taking their rows from
-// work counter 0. setmaxnreg: 40 for the producer, 88 for the row kernel
-// (an estimate from its 16 elements a thread plus the row it loads ahead),
-// the rest of the 640 threads' 96 registers each for the consumers.
+// work counter 0 and keeping 4 rows in flight through shared-memory rings
+// (ring_stages). setmaxnreg: 40 for the producer, 72 for the row kernel (an
+// estimate from its 16 elements a thread), the rest of the 640 threads' 96
+// registers each for the consumers.
 
 // CHECK-NOT: ism.kernel @matmul(
 // CHECK-NOT: ism.kernel @rownorm(
 // CHECK-LABEL: ism.kernel @matmul__rownorm(
 // CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?xbf16>, %{{.*}}: memref<?x?xbf16>, %{{.*}}: memref<?x?xbf16>, %[[X:[a-z0-9]+]]: memref<?x?xf32>, %{{.*}}: memref<?x?xf32>, %[[G0X:[a-z0-9]+]]: index, %[[G0Y:[a-z0-9]+]]: index, %[[G0Z:[a-z0-9]+]]: index, %[[G1X:[a-z0-9]+]]: index, %[[G1Y:[a-z0-9]+]]: index, %[[G1Z:[a-z0-9]+]]: index)
-// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "warp_specialized", prefetch = true, work_counters = 1 : i32}
+// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "warp_specialized", prefetch = true, ring_stages = 4 : i32, work_counters = 1 : i32}
 // CHECK-SAME: num_warps = 20
 // CHECK: ism.warp_specialize warp_specialized grids(%[[G0X]], %[[G0Y]], %[[G0Z]], %[[G1X]], %[[G1Y]], %[[G1Z]], %[[G1X]], %[[G1Y]], %[[G1Z]])
-// CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 12, registers = [128, 128, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 4, workCounter = -1, groupSize = 8}>
-// CHECK-SAME: #ism.partition<{warpBase = 12, numWarps = 4, registers = [88], barriers = [4], sharedMemory = 132160, stages = 0, workCounter = 0, groupSize = 0}>
-// CHECK-SAME: #ism.partition<{warpBase = 16, numWarps = 4, registers = [88], barriers = [5], sharedMemory = 148560, stages = 0, workCounter = 0, groupSize = 0}>
+// CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 12, registers = [144, 144, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 4, workCounter = -1, groupSize = 8}>
+// CHECK-SAME: #ism.partition<{warpBase = 12, numWarps = 4, registers = [72], barriers = [4], sharedMemory = 132160, stages = 0, workCounter = 0, groupSize = 0}>
+// CHECK-SAME: #ism.partition<{warpBase = 16, numWarps = 4, registers = [72], barriers = [5], sharedMemory = 181328, stages = 0, workCounter = 0, groupSize = 0}>
 // CHECK: ism.program_id x
 // CHECK: scf.for
 // CHECK: ism.dot
@@ -101,7 +102,7 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
 // both grids one after the other. No copies, no work counters.
 
 // CHECK-LABEL: ism.kernel @matmul__rownorm(
-// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "block_interleaved", prefetch = true, work_counters = 0 : i32}
+// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "block_interleaved", prefetch = true, ring_stages = 0 : i32, work_counters = 0 : i32}
 // CHECK-SAME: num_warps = 12
 // CHECK: ism.warp_specialize block_interleaved
 // CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 12, registers = [{{[0-9]+}}, {{[0-9]+}}, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 4, workCounter = -1, groupSize = 8}>
@@ -175,7 +176,7 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
 // registers, static striding, no prefetch.
 
 // CHECK-LABEL: ism.kernel @matmul__rownorm(
-// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "warp_specialized", prefetch = false, work_counters = 0 : i32}
+// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "warp_specialized", prefetch = false, ring_stages = 0 : i32, work_counters = 0 : i32}
 // CHECK-SAME: num_warps = 16
 // CHECK: #ism.partition<{warpBase = 0, numWarps = 12, registers = [200, 200, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 3, workCounter = -1, groupSize = 8}>
 // CHECK-SAME: #ism.partition<{warpBase = 12, numWarps = 4, registers = [64], barriers = [4], sharedMemory = 99376, stages = 0, workCounter = -1, groupSize = 0}>]

@@ -272,15 +272,19 @@ IsmCoschedulePass::replicate(CoscheduleOp op, CoschedulePolicy policy,
              !op->hasAttr("registers")) {
     // Threads and registers of a choice of copies: does it fit?
     auto fits = [&](ArrayRef<unsigned> c) {
-      int64_t threads = 0, need = 0;
+      int64_t threads = 0, need = 0, shared = 0;
       for (auto [i, p] : llvm::enumerate(parts)) {
+        // Copies must not cost a wgmma ring more than one of its stages.
+        shared += p.isWgmma()
+                      ? p.ringBytes(std::min(3u, std::max(1u, p.stages)))
+                      : int64_t(c[i]) * p.sharedEstimate;
         threads += 32 * int64_t(p.warps()) * c[i];
         need += p.isWgmma() ? 128 * 40 + 32 * int64_t(p.kernelWarps) *
                                              p.consumerEstimate
                             : 32 * int64_t(p.warps()) * c[i] *
                                   p.registerEstimate;
       }
-      if (threads > 1024)
+      if (threads > 1024 || shared > kSharedPerCTA)
         return false;
       int64_t atLaunch = std::min<int64_t>(248, 65536 / threads / 8 * 8);
       return need <= threads * atLaunch;
