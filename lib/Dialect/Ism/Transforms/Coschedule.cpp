@@ -608,23 +608,36 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
     fellBack = true;
   }
 
-  // Items in flight through shared-memory rings: as many (4 to 2) as fit
-  // beside the wgmma rings at 3 stages with two copies of each partition;
-  // none (the next item's tiles in registers instead) when none fit.
-  unsigned ringStages = 0;
+  // Copies first (threads and registers), then the rings: as many items
+  // in flight (8 to 2) as the shared memory left beside the wgmma rings at
+  // 3 stages holds for every copy. Without room for a ring the next item
+  // is loaded into registers only when asked for (ring_stages = 0 with
+  // prefetch), which costs registers the copies were not counted with.
+  auto prefetchAttr = op->getAttrOfType<BoolAttr>("prefetch");
+  bool prefetch = !prefetchAttr || prefetchAttr.getValue();
   auto ringAttr = op->getAttrOfType<IntegerAttr>("ring_stages");
+  if (ringAttr && ringAttr.getInt() == 0 && prefetch)
+    for (Partition &p : parts)
+      if (!p.isWgmma())
+        p.registerEstimate = unsigned(std::min<int64_t>(
+            200, (p.registerEstimate + p.prefetchRegisters + 7) / 8 * 8));
+  FailureOr<SmallVector<Partition>> expanded =
+      replicate(op, policy, parts);
+  if (failed(expanded))
+    return failure();
+  unsigned ringStages = 0;
   bool anyRing = llvm::any_of(parts, [](const Partition &p) {
     return p.ringSlotBytes > 0;
   });
   if (ringAttr) {
     ringStages = ringAttr.getInt();
-  } else if (policy == CoschedulePolicy::WarpSpecialized && anyRing) {
-    for (unsigned d = 4; d >= 2 && !ringStages; --d) {
-      // Room for two copies of each memory-bound partition.
+  } else if (policy == CoschedulePolicy::WarpSpecialized && anyRing &&
+             prefetch) {
+    for (unsigned d = 8; d >= 2 && !ringStages; --d) {
       int64_t total = 0;
-      for (const Partition &p : parts)
+      for (const Partition &p : *expanded)
         total += p.isWgmma() ? p.ringBytes(std::min(3u, p.stages))
-                             : 2 * (p.sharedEstimate + d * p.ringSlotBytes);
+                             : p.sharedEstimate + d * p.ringSlotBytes;
       if (total <= kSharedPerCTA)
         ringStages = d;
     }
@@ -632,19 +645,12 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
   if (ringStages == 1 || ringStages > 8)
     return op.emitOpError("ring_stages must be 0 (registers) or 2 to 8, got ")
            << ringStages;
-  for (Partition &p : parts) {
-    if (p.isWgmma())
-      continue;
-    if (ringStages)
+  for (Partition &p : *expanded)
+    if (!p.isWgmma())
       p.sharedEstimate += ringStages * p.ringSlotBytes;
-    else
-      p.registerEstimate = unsigned(std::min<int64_t>(
-          200, (p.registerEstimate + p.prefetchRegisters + 7) / 8 * 8));
-  }
-  FailureOr<SmallVector<Partition>> expanded =
-      replicate(op, policy, parts);
-  if (failed(expanded))
-    return failure();
+  // No ring and not asked for registers: nothing is loaded ahead.
+  bool loadAhead = prefetch && (ringStages >= 2 || ringAttr);
+
   SmallVector<PartitionAttr> attrs;
   unsigned numWarps = 0, ctasPerSM = 1, numCounters = 0;
   std::string summary;
@@ -719,10 +725,7 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
            b.getNamedAttr("ctas_per_sm", b.getI32IntegerAttr(ctasPerSM)),
            b.getNamedAttr("work_counters", b.getI32IntegerAttr(numCounters)),
            b.getNamedAttr("ring_stages", b.getI32IntegerAttr(ringStages)),
-           b.getNamedAttr("prefetch",
-                          b.getBoolAttr(!op->hasAttr("prefetch") ||
-                                        op->getAttrOfType<BoolAttr>("prefetch")
-                                            .getValue()))}));
+           b.getNamedAttr("prefetch", b.getBoolAttr(loadAhead))}));
 
   if (verbose || fellBack) {
     InFlightDiagnostic remark = op.emitRemark();
