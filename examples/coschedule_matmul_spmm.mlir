@@ -1,5 +1,5 @@
 // Co-scheduling a tensor-core GEMM with a SIMT sparse kernel, the IntraSM
-// engine's use case: the bf16 128x256x64 wgmma matmul and spmm.mlir's CSR
+// engine's use case: the bf16 128x128x64 wgmma matmul and spmm.mlir's CSR
 // SpMM (gathers, no tensor cores) share every SM in one fused launch
 // (ism-coschedule, warp_specialized).
 
@@ -10,22 +10,22 @@ ism.kernel @matmul(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %bm = arith.constant 128 : index
-  %bn = arith.constant 256 : index
+  %bn = arith.constant 128 : index
   %bk = arith.constant 64 : index
   %m0 = arith.muli %pm, %bm : index
   %n0 = arith.muli %pn, %bn : index
   %K = memref.dim %A, %c1 : memref<?x?xbf16>
-  %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
   %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero)
-      -> (tensor<128x256xf32>) {
+      -> (tensor<128x128xf32>) {
     %a = ism.load %A[%m0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
-    %b = ism.load %B[%k, %n0] : memref<?x?xbf16> -> tensor<64x256xbf16>
-    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x256xbf16>
-        -> tensor<128x256xf32>
-    scf.yield %d : tensor<128x256xf32>
+    %b = ism.load %B[%k, %n0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x128xbf16>
+        -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
   }
-  %out = arith.truncf %acc : tensor<128x256xf32> to tensor<128x256xbf16>
-  ism.store %out, %C[%m0, %n0] : tensor<128x256xbf16> -> memref<?x?xbf16>
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  ism.store %out, %C[%m0, %n0] : tensor<128x128xbf16> -> memref<?x?xbf16>
   ism.return
 }
 
@@ -97,8 +97,7 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
   %M = memref.dim %A, %c0 : memref<?x?xbf16>
   %N = memref.dim %B, %c1 : memref<?x?xbf16>
   %gm = arith.ceildivui %M, %block : index
-  %bn = arith.constant 256 : index
-  %gn = arith.ceildivui %N, %bn : index
+  %gn = arith.ceildivui %N, %block : index
   %rows = memref.dim %Y, %c0 : memref<?x?xf32>
   %cols = memref.dim %Y, %c1 : memref<?x?xf32>
   %gc = arith.ceildivui %cols, %block : index

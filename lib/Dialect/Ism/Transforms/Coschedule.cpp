@@ -287,6 +287,9 @@ IsmCoschedulePass::replicate(CoscheduleOp op, CoschedulePolicy policy,
       if (threads > 1024 || shared > kSharedPerCTA)
         return false;
       int64_t atLaunch = std::min<int64_t>(248, 65536 / threads / 8 * 8);
+      for (const Partition &p : parts)
+        if (p.isWgmma() && p.consumerEstimate > atLaunch)
+          return false; // the cap ptxas compiles the consumers within
       return need <= threads * atLaunch;
     };
     bool grew = true;
@@ -454,6 +457,18 @@ LogicalResult IsmCoschedulePass::decide(
   // Registers: setmaxnreg per warpgroup when a wgmma partition is there.
   int64_t atLaunch = std::min<int64_t>(
       248, kRegistersPerSM / (int64_t(threads) * ctasPerSM) / 8 * 8);
+  // ptxas compiles every partition within the registers a thread has when
+  // the kernel starts; setmaxnreg moves registers between warpgroups at run
+  // time but cannot raise that cap for the code.
+  for (const Partition &p : parts)
+    if (p.isWgmma() && p.consumerEstimate > atLaunch)
+      return op.emitOpError("registers: the wgmma consumers of @")
+             << p.kernel.getName() << " need about " << p.consumerEstimate
+             << " registers a thread for their accumulator, but a CTA of "
+             << threads << " threads starts with " << atLaunch
+             << " a thread, which setmaxnreg cannot raise for the code; use "
+                "a smaller BLOCK_M x BLOCK_N or fewer warps in the other "
+                "partitions";
   SmallVector<SmallVector<unsigned>> registers(parts.size());
   if (registersAttr) {
     ArrayRef<int32_t> values = registersAttr.asArrayRef();
