@@ -9,17 +9,17 @@
 // work slots at the start of its shared memory, both fetching rows from
 // work counter 0 with an atomic add in a work loop that keeps four rows in
 // flight: each thread copies its own 16-byte chunks of the next rows into a
-// shared-memory ring (cp.async, one group a row; six rows in flight) and
-// waits for the oldest (wait_group 5) before it reads this row. The kernel starts with
+// shared-memory ring (cp.async, one group a row; four rows in flight) and
+// waits for the oldest (wait_group 3) before it reads this row. The kernel starts with
 // 96 registers a thread (nvvm.maxnreg) so that the setmaxnreg values add
 // up; the launch passes null TMA descriptors and a null counter pointer
 // (the partitions then copy tiles themselves and stride statically).
 
-// CHECK: gpu.launch_func @ism_kernels::@matmul__rownorm blocks in (%{{.*}}) threads in (%c640, %{{.*}}) dynamic_shared_memory_size %c214112_i32 args(%arg0 : memref<?x?xbf16>, %arg1 : memref<?x?xbf16>, %arg2 : memref<?x?xbf16>, %arg3 : memref<?x?xf32>, %arg4 : memref<?x?xf32>, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %[[NULL:.*]] : i64, %[[NULL]] : i64, %[[NULL]] : i64)
+// CHECK: gpu.launch_func @ism_kernels::@matmul__rownorm blocks in (%{{.*}}) threads in (%c640, %{{.*}}) dynamic_shared_memory_size %c214128_i32 args(%arg0 : memref<?x?xbf16>, %arg1 : memref<?x?xbf16>, %arg2 : memref<?x?xbf16>, %arg3 : memref<?x?xf32>, %arg4 : memref<?x?xf32>, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %[[NULL:.*]] : i64, %[[NULL]] : i64, %[[NULL]] : i64)
 // CHECK-LABEL: gpu.func @matmul__rownorm(
 // CHECK-SAME: %[[COUNTERS:[a-z0-9]+]]: i64) kernel
 // CHECK-SAME: ism.num_threads = 640
-// CHECK-SAME: ism.shared_memory_bytes = 214112
+// CHECK-SAME: ism.shared_memory_bytes = 214128
 // CHECK-SAME: ism.tma = [array<i64: 0, 128, 64>, array<i64: 1, 64, 64>]
 // CHECK-SAME: known_block_size = array<i32: 640, 1, 1>
 // CHECK-SAME: nvvm.maxnreg = 96
@@ -35,20 +35,20 @@
 // CHECK: arith.cmpi uge, %[[TID]], %c384
 // CHECK: nvvm.setmaxregister decrease 72
 // CHECK: arith.addi %[[COUNTERS]], %c0_i64
-// CHECK: memref.view %{{.*}}[%c99376][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2xi32, #gpu.address_space<workgroup>>
+// CHECK: memref.view %{{.*}}[%c132160][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2xi32, #gpu.address_space<workgroup>>
 // CHECK: llvm.atomicrmw add %{{.*}}, %c1_i32{{.*}} monotonic : !llvm.ptr<1>, i32
 // CHECK: nvvm.barrier id = %c4_i32{{.*}} number_of_threads = %c128_i32
 // CHECK: llvm.atomicrmw add
 // CHECK: nvvm.cp.async.shared.global {{.*}}, 16, cache = cg : !llvm.ptr<3>, !llvm.ptr<1>
 // CHECK: nvvm.cp.async.commit.group
-// CHECK: scf.while ({{.*}}) : (index, index, index, index, index, index, index)
+// CHECK: scf.while ({{.*}}) : (index, index, index, index, index)
 // CHECK: llvm.atomicrmw add
 // CHECK: nvvm.cp.async.commit.group
-// CHECK: nvvm.cp.async.wait.group 5
+// CHECK: nvvm.cp.async.wait.group 3
 // CHECK: arith.cmpi ult, %[[TID]], %c640
 // CHECK: arith.cmpi uge, %[[TID]], %c512
 // CHECK: nvvm.setmaxregister decrease 72
-// CHECK: memref.view %{{.*}}[%c164928][]
+// CHECK: memref.view %{{.*}}[%c181328][]
 // CHECK: nvvm.barrier id = %c5_i32{{.*}} number_of_threads = %c128_i32
 // CHECK: scf.while
 // CHECK: gpu.return

@@ -274,10 +274,9 @@ IsmCoschedulePass::replicate(CoscheduleOp op, CoschedulePolicy policy,
     auto fits = [&](ArrayRef<unsigned> c) {
       int64_t threads = 0, need = 0, shared = 0;
       for (auto [i, p] : llvm::enumerate(parts)) {
-        // Copies must not cost a wgmma ring more than one of its stages.
-        shared += p.isWgmma()
-                      ? p.ringBytes(std::min(3u, std::max(1u, p.stages)))
-                      : int64_t(c[i]) * p.sharedEstimate;
+        // Copies must not cost a wgmma ring any of its stages.
+        shared += p.isWgmma() ? p.ringBytes(p.stages)
+                              : int64_t(c[i]) * p.sharedEstimate;
         threads += 32 * int64_t(p.warps()) * c[i];
         need += p.isWgmma() ? 128 * 40 + 32 * int64_t(p.kernelWarps) *
                                              p.consumerEstimate
@@ -624,8 +623,10 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
   }
 
   // Copies first (threads and registers), then the rings: as many items
-  // in flight (8 to 2) as the shared memory left beside the wgmma rings at
-  // 3 stages holds for every copy. Without room for a ring the next item
+  // in flight (4 to 2) as the shared memory left beside the wgmma rings
+  // (at their own stages) holds for every copy. Measured on the H200: a
+  // GEMM that loses a stage, or deeper rings that take more of the L2,
+  // slow the pair down. Without room for a ring the next item
   // is loaded into registers only when asked for (ring_stages = 0 with
   // prefetch), which costs registers the copies were not counted with.
   auto prefetchAttr = op->getAttrOfType<BoolAttr>("prefetch");
@@ -648,10 +649,10 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
     ringStages = ringAttr.getInt();
   } else if (policy == CoschedulePolicy::WarpSpecialized && anyRing &&
              prefetch) {
-    for (unsigned d = 8; d >= 2 && !ringStages; --d) {
+    for (unsigned d = 4; d >= 2 && !ringStages; --d) {
       int64_t total = 0;
       for (const Partition &p : *expanded)
-        total += p.isWgmma() ? p.ringBytes(std::min(3u, p.stages))
+        total += p.isWgmma() ? p.ringBytes(p.stages)
                              : p.sharedEstimate + d * p.ringSlotBytes;
       if (total <= kSharedPerCTA)
         ringStages = d;
