@@ -1,7 +1,7 @@
 // The control pair: two memory-bound kernels, the bf16 rmsnorm and the f16
 // softmax. They share one memory system, so running them side by side on an
-// SM cannot beat running them one after the other; ism-coschedule falls
-// back to block_interleaved (one grid, CTA ranges per kernel) and says so.
+// SM cannot beat running them one after the other; ism-coschedule keeps the
+// launches separate and says so (fallback = false fuses them anyway).
 
 ism.kernel @rmsnorm(%x: memref<?x?xbf16>, %w: memref<?xbf16>,
                     %y: memref<?x?xbf16>, %eps: f32)

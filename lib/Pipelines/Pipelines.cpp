@@ -200,6 +200,13 @@ mlir::ism::compileGPUModuleToPTX(ModuleOp module, const PTXOptions &options) {
         result.coschedules[index.getInt()] = func.getName().str();
       }
   });
+  if (auto unfused =
+          (*copy)->getAttrOfType<DenseI32ArrayAttr>("ism.unfused_coschedules"))
+    for (int32_t index : unfused.asArrayRef()) {
+      result.unfused.push_back(index);
+      if (result.coschedules.size() <= size_t(index))
+        result.coschedules.resize(index + 1);
+    }
   if (result.kernels.empty())
     return llvm::createStringError("the module has no GPU kernels to compile");
 

@@ -400,6 +400,18 @@ llvm::Error HostInterpreter::executeLaunch(LaunchOp op) {
 
 llvm::Error HostInterpreter::executeCoschedule(CoscheduleOp op) {
   Block &body = op.getBody().front();
+  auto position = coscheduleIndex.find(op.getOperation());
+  if (options.coschedule == CoscheduleMode::Fused &&
+      position != coscheduleIndex.end() &&
+      llvm::is_contained(options.unfused, position->second)) {
+    for (Operation &inner : body)
+      if (llvm::Error error = execute(&inner))
+        return error;
+    note("ism.coschedule: ism-coschedule kept the launches separate (no "
+         "partition uses the tensor cores, so fusing would only share the "
+         "memory system); they ran one after another");
+    return llvm::Error::success();
+  }
   if (options.coschedule == CoscheduleMode::Sequential) {
     for (Operation &inner : body)
       if (llvm::Error error = execute(&inner))

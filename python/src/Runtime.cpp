@@ -198,6 +198,7 @@ RunResult mlir::ism::python::runHostFunction(ModuleOp module,
   HostExecutionOptions execution;
   execution.coschedule = *mode;
   execution.fusedKernels = compiled->coschedules;
+  execution.unfused = compiled->unfused;
   if (llvm::Error error = executeHostFunction(func, bound, launcher, execution))
     fail(ErrorKind::Run, std::move(error));
   if (llvm::Error error = gpu.synchronize())

@@ -53,7 +53,24 @@ def test_compile_fuses_the_region_into_one_kernel():
 
 def test_fallback_without_tensor_cores():
     lowered = str(ism.compile(pair(), "builtin.module(ism-to-gpu)"))
+    assert "ism.unfused_coschedules = array<i32: 0>" in lowered
+    assert lowered.count("gpu.launch_func") == 2
+    assert "first__second" not in lowered
+
+
+def test_block_interleaved_policy_fuses():
+    m = ism.Module()
+    row_kernel(m, "first")
+    row_kernel(m, "second")
+    with m.host("main", [f32_buf()] * 4) as h:
+        a, b, c, d = h.args
+        rows = h.dim(a, 0)
+        with h.coschedule("block_interleaved"):
+            h.launch("first", [rows], [a, b])
+            h.launch("second", [rows], [c, d])
+    lowered = str(ism.compile(m, "builtin.module(ism-to-gpu)"))
     assert 'policy = "block_interleaved"' in lowered
+    assert lowered.count("gpu.launch_func") == 1
 
 
 @pytest.mark.parametrize("options, message", [

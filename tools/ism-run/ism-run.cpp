@@ -617,6 +617,7 @@ int main(int argc, char **argv) {
   HostExecutionOptions execution;
   execution.coschedule = *mode;
   execution.fusedKernels = compiled->coschedules;
+  execution.unfused = compiled->unfused;
   execution.notes = &notes;
   // The trace run starts, like a --bench run, with a cold L2 (unless
   // --flush-l2=false).
@@ -697,6 +698,7 @@ int main(int argc, char **argv) {
       HostExecutionOptions how;
       how.coschedule = CoscheduleMode::Fused;
       how.fusedKernels = tracedCompiled->coschedules;
+      how.unfused = tracedCompiled->unfused;
       if (llvm::Error error = flushBeforeTrace())
         return llvm::Expected<std::vector<FusedTrace>>(std::move(error));
       if (llvm::Error error = executeHostFunction(entry, args, traced, how))
@@ -788,6 +790,7 @@ int main(int argc, char **argv) {
         how.coschedule = modes[i];
         if (modes[i] == CoscheduleMode::Fused)
           how.fusedKernels = fusedModule.coschedules;
+          how.unfused = fusedModule.unfused;
         llvm::Expected<TimeStats> timed = time(
             modes[i] == CoscheduleMode::Fused ? fusedLauncher : unfusedLauncher,
             how);

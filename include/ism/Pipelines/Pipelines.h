@@ -123,6 +123,9 @@ struct CompiledModule {
   /// name of the fused kernel that replaces its launches (empty when the
   /// module was compiled without fusing them).
   std::vector<std::string> coschedules;
+  /// The ism.coschedule ops (walk order) ism-coschedule left unfused (a
+  /// pair without a wgmma kernel): their launches run one after the other.
+  std::vector<unsigned> unfused;
 };
 
 /// Compiles a copy of `module` (which must already be at the GPU level:

@@ -98,6 +98,10 @@ struct HostExecutionOptions {
   /// With CoscheduleMode::Fused: the fused kernel of each `ism.coschedule`
   /// of the entry's module, in walk order (CompiledModule::coschedules).
   llvm::ArrayRef<std::string> fusedKernels;
+  /// With CoscheduleMode::Fused: the ism.coschedule ops (same numbering)
+  /// the compiler left unfused; their launches run one after the other
+  /// (CompiledModule::unfused).
+  llvm::ArrayRef<unsigned> unfused;
   /// Remarks about how the function ran (how each ism.coschedule ran) are
   /// appended here when it is not null.
   std::vector<std::string> *notes = nullptr;

@@ -1,8 +1,7 @@
 // RUN: ism-opt %s -split-input-file --ism-assign-layouts --ism-accelerate-dot --ism-pipeline --ism-coschedule -verify-diagnostics
 
 // Every resource a pair can run out of is an error naming it and the
-// numbers; a pair without a wgmma kernel falls back to block_interleaved
-// with a remark.
+// numbers; a pair without a wgmma kernel stays unfused, with a remark.
 
 ism.kernel @a(%x: memref<?xf32>, %y: memref<?xf32>)
     attributes {num_warps = 4 : i32} {
@@ -23,7 +22,7 @@ ism.kernel @b(%x: memref<?xf32>, %y: memref<?xf32>)
 
 func.func @main(%x: memref<?xf32>, %y: memref<?xf32>, %z: memref<?xf32>) {
   %n = arith.constant 64 : index
-  // expected-remark @+1 {{no partition uses the wgmma tensor cores, so the kernels would only compete for the memory system on a shared SM: fused as block_interleaved instead (fallback = false keeps warp_specialized); @a__b: block_interleaved, 128 threads}}
+  // expected-remark @+1 {{no partition uses the wgmma tensor cores, so the kernels would only compete for the memory system on a shared SM: the launches stay separate and run one after the other}}
   ism.coschedule warp_specialized {
     ism.launch @a grid(%n) (%x, %y) : (memref<?xf32>, memref<?xf32>)
     ism.launch @b grid(%n) (%x, %z) : (memref<?xf32>, memref<?xf32>)

@@ -42,6 +42,8 @@ constexpr unsigned kMaxConsumerRegisters = 232;
 /// Bytes at the start of a counter-driven partition's slice: two slots that
 /// hand the next work item from the thread that fetched it to the others.
 constexpr int64_t kWorkSlotBytes = 16;
+/// Module attribute: the ism.coschedule ops (walk order) left unfused.
+constexpr llvm::StringLiteral kUnfusedAttrName = "ism.unfused_coschedules";
 
 /// One launch of the region and what its kernel needs.
 struct Partition {
@@ -614,12 +616,31 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
   bool anyWgmma = llvm::any_of(parts, [](const Partition &p) {
     return p.isWgmma();
   });
+  // Without a wgmma partition the kernels would only compete for the memory
+  // system on a shared SM (and a fused CTA sized for the larger one runs
+  // fewer CTAs of the smaller): the launches stay separate, one after the
+  // other, and the module records it (ism.unfused_coschedules).
   auto fallbackAttr = op->getAttrOfType<BoolAttr>("fallback");
-  bool fellBack = false;
   if (policy == CoschedulePolicy::WarpSpecialized && !anyWgmma &&
       (!fallbackAttr || fallbackAttr.getValue())) {
-    policy = CoschedulePolicy::BlockInterleaved;
-    fellBack = true;
+    op.emitRemark("no partition uses the wgmma tensor cores, so the kernels "
+                  "would only compete for the memory system on a shared SM: "
+                  "the launches stay separate and run one after the other "
+                  "(fallback = false fuses them warp_specialized, "
+                  "block_interleaved as a policy)");
+    auto module = op->getParentOfType<ModuleOp>();
+    SmallVector<int32_t> unfused;
+    if (auto earlier =
+            module->getAttrOfType<DenseI32ArrayAttr>(kUnfusedAttrName))
+      llvm::append_range(unfused, earlier.asArrayRef());
+    unfused.push_back(index);
+    module->setAttr(kUnfusedAttrName,
+                    DenseI32ArrayAttr::get(op.getContext(), unfused));
+    Block &body = op.getBody().front();
+    op->getBlock()->getOperations().splice(Block::iterator(op),
+                                           body.getOperations());
+    op.erase();
+    return success();
   }
 
   // Copies first (threads and registers), then the rings: as many items
@@ -743,15 +764,8 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
            b.getNamedAttr("ring_stages", b.getI32IntegerAttr(ringStages)),
            b.getNamedAttr("prefetch", b.getBoolAttr(loadAhead))}));
 
-  if (verbose || fellBack) {
-    InFlightDiagnostic remark = op.emitRemark();
-    if (fellBack)
-      remark << "no partition uses the wgmma tensor cores, so the kernels "
-                "would only compete for the memory system on a shared SM: "
-                "fused as block_interleaved instead (fallback = false keeps "
-                "warp_specialized); ";
-    remark << "@" << kernel.getName() << ": " << summary;
-  }
+  if (verbose)
+    op.emitRemark() << "@" << kernel.getName() << ": " << summary;
 
   // The host side: one launch over the largest grid (warp_specialized: a
   // persistent grid of at most that many CTAs) or all the grids one after
