@@ -382,8 +382,9 @@ GPULauncher::getTensorMap(const CompiledKernel::TmaOperand &operand,
       rowBytes % 16 != 0 || rows >= (uint64_t(1) << 32) ||
       cols >= (uint64_t(1) << 32))
     return 0;
-  std::vector<uint64_t> key = {buffer.ptr, rows, cols, uint64_t(dtype),
-                               operand.boxRows, operand.boxCols};
+  std::vector<uint64_t> key = {
+      buffer.ptr,      rows,           cols, uint64_t(dtype),
+      operand.boxRows, operand.boxCols};
   auto it = tensorMaps.find(key);
   if (it != tensorMaps.end())
     return it->second.get();

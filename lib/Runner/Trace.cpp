@@ -63,7 +63,8 @@ double
 mlir::ism::runner::computeOverlapFraction(llvm::ArrayRef<TraceItem> items) {
   // Per SM, per (region, launch): the intervals [start, end).
   using Group = std::pair<unsigned, unsigned>;
-  std::map<uint32_t, std::map<Group, std::vector<std::pair<uint64_t, uint64_t>>>>
+  std::map<uint32_t,
+           std::map<Group, std::vector<std::pair<uint64_t, uint64_t>>>>
       bySM;
   for (const TraceItem &item : items)
     if (item.end > item.start)
@@ -128,8 +129,8 @@ llvm::Error mlir::ism::runner::writeChromeTrace(
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
   if (ec)
-    return llvm::createStringError("--trace: cannot write '" + path + "': " +
-                                   ec.message());
+    return llvm::createStringError("--trace: cannot write '" + path +
+                                   "': " + ec.message());
 
   auto kernelName = [&](unsigned region, unsigned launch) -> std::string {
     const FusedTrace &trace = traces[region];
@@ -177,16 +178,16 @@ llvm::Error mlir::ism::runner::writeChromeTrace(
        << ", \"args\": {\"sort_index\": " << sm << "}}";
   }
   for (const auto &[key, item] : threads) {
-    std::string name = kernelName(item->region, item->launch) +
-                       llvm::formatv(" (launch {0}, copy {1})", item->launch,
-                                     item->copy)
-                           .str();
+    std::string name =
+        kernelName(item->region, item->launch) +
+        llvm::formatv(" (launch {0}, copy {1})", item->launch, item->copy)
+            .str();
     if (traces.size() > 1)
       name = traces[item->region].kernel + ": " + name;
     separator();
     os << "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " << key.first
-       << ", \"tid\": " << key.second << ", \"args\": {\"name\": "
-       << quote(name) << "}},\n"
+       << ", \"tid\": " << key.second
+       << ", \"args\": {\"name\": " << quote(name) << "}},\n"
        << "{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": "
        << key.first << ", \"tid\": " << key.second
        << ", \"args\": {\"sort_index\": " << key.second << "}}";

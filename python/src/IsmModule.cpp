@@ -351,12 +351,10 @@ static std::vector<HostArgument> toHostArguments(const nb::list &arguments) {
 }
 
 /// Runs a host function on the GPU; returns the times of the timed runs.
-static std::vector<double> runEntry(ModuleHandle &module,
-                                    const std::string &entry,
-                                    const nb::list &arguments,
-                                    const std::string &chip, bool timing,
-                                    unsigned warmup, unsigned repetitions,
-                                    const std::string &coschedule) {
+static std::vector<double>
+runEntry(ModuleHandle &module, const std::string &entry,
+         const nb::list &arguments, const std::string &chip, bool timing,
+         unsigned warmup, unsigned repetitions, const std::string &coschedule) {
   std::vector<HostArgument> args = toHostArguments(arguments);
   RunOptions options;
   options.chip = chip;

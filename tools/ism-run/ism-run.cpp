@@ -790,7 +790,7 @@ int main(int argc, char **argv) {
         how.coschedule = modes[i];
         if (modes[i] == CoscheduleMode::Fused)
           how.fusedKernels = fusedModule.coschedules;
-          how.unfused = fusedModule.unfused;
+        how.unfused = fusedModule.unfused;
         llvm::Expected<TimeStats> timed = time(
             modes[i] == CoscheduleMode::Fused ? fusedLauncher : unfusedLauncher,
             how);

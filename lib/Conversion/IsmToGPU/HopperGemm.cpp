@@ -129,8 +129,8 @@ std::pair<Value, Value> stageAndPhase(OpBuilder &b, Location loc,
   Value stages = indexConstant(b, loc, p.stages);
   Value stage = arith::RemUIOp::create(b, loc, it, stages);
   Value round = arith::DivUIOp::create(b, loc, it, stages);
-  Value phase = arith::AndIOp::create(b, loc, toI32(b, loc, round),
-                                      i32Const(b, loc, 1));
+  Value phase =
+      arith::AndIOp::create(b, loc, toI32(b, loc, round), i32Const(b, loc, 1));
   return {stage, phase};
 }
 
@@ -193,26 +193,7 @@ scf::ForOp wrapPersistent(OpBuilder &b, Location loc, Block *block,
   Value x = arith::AddIOp::create(
       b, loc, firstX, arith::RemUIOp::create(b, loc, inGroup, rows));
   Value y = arith::DivUIOp::create(b, loc, inGroup, rows);
-  Value pid[3] = {x, y, z};
-  Value sizes[3] = {gx, gy, gz};
-  SmallVector<Operation *> queries;
-  body->walk([&](Operation *op) {
-    if (isa<ProgramIdOp, NumProgramsOp>(op))
-      queries.push_back(op);
-  });
-  for (Operation *op : queries) {
-    OpBuilder rb(op);
-    Value with;
-    if (auto id = dyn_cast<ProgramIdOp>(op))
-      with = pid[unsigned(id.getAxis())];
-    else
-      with = sizes[unsigned(cast<NumProgramsOp>(op).getAxis())];
-    Value v = op->getResult(0);
-    if (!v.getType().isIndex())
-      with = arith::IndexCastOp::create(rb, loc, v.getType(), with);
-    v.replaceAllUsesWith(with);
-    op->erase();
-  }
+  replaceGridQueries(body, {x, y, z}, {gx, gy, gz});
   itInit.set(loop.getRegionIterArg(0));
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   yield->setOperands(ValueRange{itNext});
@@ -225,12 +206,15 @@ scf::ForOp wrapPersistent(OpBuilder &b, Location loc, Block *block,
 Value swizzledOffset(OpBuilder &b, Location loc, Value row, Value col,
                      int64_t rows, unsigned elementBytes) {
   int64_t perBox = 128 / elementBytes;
-  Value box = arith::DivUIOp::create(b, loc, col, indexConstant(b, loc, perBox));
+  Value box =
+      arith::DivUIOp::create(b, loc, col, indexConstant(b, loc, perBox));
   Value c = arith::RemUIOp::create(b, loc, col, indexConstant(b, loc, perBox));
-  Value bytes = arith::MulIOp::create(b, loc, c,
-                                      indexConstant(b, loc, elementBytes));
-  Value chunk = arith::DivUIOp::create(b, loc, bytes, indexConstant(b, loc, 16));
-  Value within = arith::RemUIOp::create(b, loc, bytes, indexConstant(b, loc, 16));
+  Value bytes =
+      arith::MulIOp::create(b, loc, c, indexConstant(b, loc, elementBytes));
+  Value chunk =
+      arith::DivUIOp::create(b, loc, bytes, indexConstant(b, loc, 16));
+  Value within =
+      arith::RemUIOp::create(b, loc, bytes, indexConstant(b, loc, 16));
   Value phase = arith::RemUIOp::create(b, loc, row, indexConstant(b, loc, 8));
   Value swizzled = arith::XOrIOp::create(b, loc, chunk, phase);
   Value offset = arith::AddIOp::create(
@@ -261,8 +245,10 @@ void copyTileByElements(OpBuilder &b, Location loc, Value memref, Value o0,
       b, loc, ptid, indexConstant(b, loc, rows * cols),
       indexConstant(b, loc, threads), ValueRange{},
       [&](OpBuilder &lb, Location l, Value e, ValueRange) {
-        Value row = arith::DivUIOp::create(lb, l, e, indexConstant(lb, l, cols));
-        Value col = arith::RemUIOp::create(lb, l, e, indexConstant(lb, l, cols));
+        Value row =
+            arith::DivUIOp::create(lb, l, e, indexConstant(lb, l, cols));
+        Value col =
+            arith::RemUIOp::create(lb, l, e, indexConstant(lb, l, cols));
         Value r = arith::AddIOp::create(lb, l, o0, row);
         Value c = arith::AddIOp::create(lb, l, o1, col);
         Value zero = indexConstant(lb, l, 0);
@@ -270,21 +256,25 @@ void copyTileByElements(OpBuilder &b, Location loc, Value memref, Value o0,
             lb, l,
             arith::AndIOp::create(
                 lb, l,
-                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge, r, zero),
+                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge, r,
+                                      zero),
                 arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt, r, d0)),
             arith::AndIOp::create(
                 lb, l,
-                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge, c, zero),
-                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt, c, d1)));
+                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge, c,
+                                      zero),
+                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt, c,
+                                      d1)));
         auto ifOp = scf::IfOp::create(
             lb, l, inside,
             [&](OpBuilder &tb, Location tl) {
-              Value v = memref::LoadOp::create(tb, tl, memref, ValueRange{r, c});
+              Value v =
+                  memref::LoadOp::create(tb, tl, memref, ValueRange{r, c});
               scf::YieldOp::create(tb, tl, v);
             },
             [&](OpBuilder &eb, Location el) {
-              Value v = arith::ConstantOp::create(
-                  eb, el, elementType, eb.getZeroAttr(elementType));
+              Value v = arith::ConstantOp::create(eb, el, elementType,
+                                                  eb.getZeroAttr(elementType));
               scf::YieldOp::create(eb, el, v);
             });
         Value offset = swizzledOffset(lb, l, row, col, rows, elementBytes);
@@ -309,11 +299,11 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
     b.clone(*op, map);
   scf::ForOp kLoop = dl.loop;
   Value zero = indexConstant(b, loc, 0);
-  auto loop = scf::ForOp::create(
-      b, loc, map.lookupOrDefault(kLoop.getLowerBound()),
-      map.lookupOrDefault(kLoop.getUpperBound()),
-      map.lookupOrDefault(kLoop.getStep()), ValueRange{zero},
-      [](OpBuilder &, Location, Value, ValueRange) {});
+  auto loop =
+      scf::ForOp::create(b, loc, map.lookupOrDefault(kLoop.getLowerBound()),
+                         map.lookupOrDefault(kLoop.getUpperBound()),
+                         map.lookupOrDefault(kLoop.getStep()), ValueRange{zero},
+                         [](OpBuilder &, Location, Value, ValueRange) {});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   map.map(kLoop.getInductionVar(), loop.getInductionVar());
@@ -369,7 +359,8 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
     // The generic-proxy writes must be visible to wgmma's async proxy.
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
     NVVM::BarrierOp::create(b, loc, TypeRange{},
                             i32Const(b, loc, p.producerBarrier),
                             i32Const(b, loc, 128), {}, Value{});
@@ -398,9 +389,8 @@ SmallVector<Operation *> inOrder(Block *block,
 
 } // namespace
 
-LogicalResult mlir::ism::prepareWarpSpecializedKernel(Operation *funcOp,
-                                                      DictionaryAttr persistent,
-                                                      LoweringContext &context) {
+LogicalResult mlir::ism::prepareWarpSpecializedKernel(
+    Operation *funcOp, DictionaryAttr persistent, LoweringContext &context) {
   auto func = cast<gpu::GPUFuncOp>(funcOp);
   if (!func.getBody().hasOneBlock()) {
     if (!getAcceleratedDotLoops(func).empty())
@@ -418,8 +408,8 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(Operation *funcOp,
       context.getPartition().barrierId != 0) {
     for (DotLoop dl : getAcceleratedDotLoops(func))
       if (dl.loop->hasAttr(kPipelineAttrName) &&
-          cast<MmaEncodingAttr>(dl.dot.getType().getEncoding())
-                  .getVersion() == 3)
+          cast<MmaEncodingAttr>(dl.dot.getType().getEncoding()).getVersion() ==
+              3)
         return dl.dot.emitOpError(
             "a warp-specialized wgmma kernel lowered on its own needs its own "
             "CTA; co-schedule it (ism.coschedule) to share one");
@@ -531,7 +521,8 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   for (auto [i, t] : llvm::enumerate(extra))
     if (failed(func.insertArgument(numArgs + i, t, DictionaryAttr(), loc)))
       return func.emitOpError("cannot add the kernel's hidden parameters");
-  Value descA = func.getArgument(numArgs), descB = func.getArgument(numArgs + 1);
+  Value descA = func.getArgument(numArgs),
+        descB = func.getArgument(numArgs + 1);
   SmallVector<Value> grid(config.grid.begin(), config.grid.end());
   if (hiddenGrid)
     grid = {func.getArgument(numArgs + 2), func.getArgument(numArgs + 3),
@@ -587,7 +578,8 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location tl) {
     for (unsigned s = 0; s < p.stages; ++s) {
       Value stage = indexConstant(tb, tl, s);
-      NVVM::MBarrierInitOp::create(tb, tl, fullBarrier(tb, tl, p, ringBase, stage),
+      NVVM::MBarrierInitOp::create(tb, tl,
+                                   fullBarrier(tb, tl, p, ringBase, stage),
                                    i32Const(tb, tl, 1), Value());
       NVVM::MBarrierInitOp::create(
           tb, tl, emptyBarrier(tb, tl, p, ringBase, stage),
@@ -622,9 +614,9 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   auto mode = scf::IfOp::create(b, loc, useTMA, /*withElse=*/true);
   auto fill = [&](Block *block, bool tmaMode) {
     b.setInsertionPoint(block->getTerminator());
-    scf::ForOp loop = buildProducerLoop(b, loc, consumerDl, outerSlice,
-                                        innerSlice, p, ringBase, descA, descB,
-                                        tmaMode, ptid);
+    scf::ForOp loop =
+        buildProducerLoop(b, loc, consumerDl, outerSlice, innerSlice, p,
+                          ringBase, descA, descB, tmaMode, ptid);
     wrapPersistent(b, loc, block, grid, config.first, config.stride, group,
                    loop.getInitArgsMutable()[0], loop.getResult(0));
   };
@@ -644,8 +636,7 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
     op->moveBefore(consumer->getTerminator());
   scf::ForOp tiles = wrapPersistent(
       b, loc, consumer, grid, config.first, config.stride, group,
-                 consumerLoop.getInitArgsMutable()[1],
-                 consumerLoop.getResult(1));
+      consumerLoop.getInitArgsMutable()[1], consumerLoop.getResult(1));
   if (config.traceBuffer) {
     // Each tile the consumers compute, from their first thread.
     Block *tileBody = tiles.getBody();
@@ -706,8 +697,8 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     Type f32 = rewriter.getF32Type();
     auto structType = LLVM::LLVMStructType::getLiteral(
         ctx, SmallVector<Type>(regsPerInstr, f32));
-    auto wgType = p.elementType.isBF16() ? NVVM::WGMMATypes::bf16
-                                         : NVVM::WGMMATypes::f16;
+    auto wgType =
+        p.elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
 
     Value ringBase = getRingBase(rewriter, loc, p);
     Value warp = context.getWarpId(rewriter, loc);
@@ -734,13 +725,13 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     int64_t perBox = 128 / (p.elementType.getIntOrFloatBitWidth() / 8);
     Value bCol = arith::MulIOp::create(
         rewriter, loc,
-        toI64(rewriter, arith::DivUIOp::create(
-                            rewriter, loc, nBase,
-                            indexConstant(rewriter, loc, perBox))),
+        toI64(rewriter,
+              arith::DivUIOp::create(rewriter, loc, nBase,
+                                     indexConstant(rewriter, loc, perBox))),
         i64Const(rewriter, loc, p.blockK * 128));
-    Value isLane0 = arith::CmpIOp::create(rewriter, loc,
-                                          arith::CmpIPredicate::eq, lane,
-                                          indexConstant(rewriter, loc, 0));
+    Value isLane0 =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane,
+                              indexConstant(rewriter, loc, 0));
     auto release = [&](OpBuilder &b, Value stage) {
       Value barrier = emptyBarrier(b, loc, p, ringBase, stage);
       scf::IfOp::create(b, loc, isLane0, [&](OpBuilder &tb, Location tl) {
@@ -787,9 +778,11 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
             structs.push_back(s);
           }
           for (int64_t kk = 0; kk < p.blockK / 16; ++kk) {
-            Value descB = makeDescriptor(
-                b, l, arith::AddIOp::create(b, l, bBase, i64Const(b, l, kk * 16 * 128)),
-                p.blockK * 128, 1024);
+            Value descB =
+                makeDescriptor(b, l,
+                               arith::AddIOp::create(
+                                   b, l, bBase, i64Const(b, l, kk * 16 * 128)),
+                               p.blockK * 128, 1024);
             for (int64_t r = 0; r < reps; ++r) {
               Value descA = makeDescriptor(
                   b, l,

@@ -171,7 +171,8 @@ struct ConvertIsmToGPUPass
                                         PartitionInfo partition) {
     OpBuilder b(gpuModule.getBodyRegion());
     b.setInsertionPointToEnd(gpuModule.getBody());
-    auto persistent = kernel->getAttrOfType<DictionaryAttr>(kPersistentAttrName);
+    auto persistent =
+        kernel->getAttrOfType<DictionaryAttr>(kPersistentAttrName);
     auto func = gpu::GPUFuncOp::create(b, kernel.getLoc(), kernel.getName(),
                                        kernel.getFunctionType());
     unsigned numWarps = kernel.getNumWarps();
@@ -291,8 +292,7 @@ struct ConvertIsmToGPUPass
       Value none = arith::ConstantIntOp::create(b, loc, 0, 64);
       args.append({none, none});
       for (Value g : grid)
-        args.push_back(
-            arith::IndexCastOp::create(b, loc, b.getI32Type(), g));
+        args.push_back(arith::IndexCastOp::create(b, loc, b.getI32Type(), g));
       Value total = arith::MulIOp::create(
           b, loc, arith::MulIOp::create(b, loc, grid[0], grid[1]), grid[2]);
       grid = {total, one, one};

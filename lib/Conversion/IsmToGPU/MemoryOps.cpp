@@ -273,6 +273,21 @@ FailureOr<TileAccess> beginAccess(ConversionPatternRewriter &rewriter,
                     getGlobalView(rewriter, op->getLoc(), base)};
 }
 
+/// The thread's `numRegs` elements loaded `vec` at a time (`bytes` each
+/// access, its alignment) from `address(r)`, the address of register r.
+Value loadChunks(OpBuilder &b, Location l, Type elementType, int64_t numRegs,
+                 unsigned vec, unsigned bytes,
+                 function_ref<Value(int64_t)> address) {
+  auto chunkType = VectorType::get({vec}, elementType);
+  SmallVector<Value> elements;
+  for (int64_t r = 0; r < numRegs; r += vec) {
+    Value chunk = LLVM::LoadOp::create(b, l, chunkType, address(r), bytes);
+    for (unsigned i = 0; i < vec; ++i)
+      elements.push_back(extractReg(b, l, chunk, i));
+  }
+  return buildVector(b, l, elementType, elements);
+}
+
 /// The per-thread vector of a tile load: 16-byte vector loads when the
 /// whole tile is in bounds and aligned (a uniform test), predicated element
 /// loads otherwise. `mask` may be null.
@@ -287,17 +302,11 @@ Value emitTileLoad(OpBuilder &rewriter, Location loc, const BlockAccess &access,
       rewriter, loc, access.fastPathCondition(rewriter, loc, vec),
       [&](OpBuilder &b, Location l) {
         // Fast path: the whole tile is in bounds and aligned.
-        auto chunkType = VectorType::get({vec}, elementType);
-        SmallVector<Value> elements;
-        for (int64_t r = 0; r < numRegs; r += vec) {
-          Value address =
-              elementAddress(b, l, view, access.linearIndex(b, l, r));
-          Value chunk = LLVM::LoadOp::create(b, l, chunkType, address,
-                                             vec * view.elementBytes);
-          for (unsigned i = 0; i < vec; ++i)
-            elements.push_back(extractReg(b, l, chunk, i));
-        }
-        Value result = buildVector(b, l, elementType, elements);
+        Value result = loadChunks(
+            b, l, elementType, numRegs, vec, vec * view.elementBytes,
+            [&](int64_t r) {
+              return elementAddress(b, l, view, access.linearIndex(b, l, r));
+            });
         if (mask) {
           Value pad = vector::BroadcastOp::create(b, l, vectorType, padding);
           result = arith::SelectOp::create(b, l, mask, result, pad);
@@ -341,9 +350,9 @@ struct LoadOpLowering : IsmConversionPattern<LoadOp> {
     BlockAccess access(rewriter, loc, tileAccess->dist, tileAccess->view,
                        adaptor.getOffsets(), lane, warp);
     Value padding = paddingValue(rewriter, loc, elementType, op.getPadding());
-    rewriter.replaceOp(op, emitTileLoad(rewriter, loc, access, elementType,
-                                        vectorType, padding,
-                                        adaptor.getMask()));
+    rewriter.replaceOp(op,
+                       emitTileLoad(rewriter, loc, access, elementType,
+                                    vectorType, padding, adaptor.getMask()));
     return success();
   }
 };
@@ -368,12 +377,13 @@ Value ringChunk(OpBuilder &b, Location loc, const LoweringContext &context,
       b, loc, i64,
       memref::ExtractAlignedPointerAsIndexOp::create(
           b, loc, gpu::DynamicSharedMemoryOp::create(b, loc, raw)));
-  Value tid = arith::IndexCastOp::create(b, loc, i64,
-                                         context.getThreadId(b, loc));
+  Value tid =
+      arith::IndexCastOp::create(b, loc, i64, context.getThreadId(b, loc));
   Value offset = arith::AddIOp::create(
       b, loc,
-      arith::MulIOp::create(b, loc, arith::IndexCastOp::create(b, loc, i64, slot),
-                            arith::ConstantIntOp::create(b, loc, slotBytes, 64)),
+      arith::MulIOp::create(
+          b, loc, arith::IndexCastOp::create(b, loc, i64, slot),
+          arith::ConstantIntOp::create(b, loc, slotBytes, 64)),
       arith::MulIOp::create(
           b, loc,
           arith::AddIOp::create(
@@ -415,14 +425,14 @@ struct AsyncCopyOpLowering : IsmConversionPattern<AsyncCopyOp> {
             for (int64_t r = 0; r < tileAccess->dist.getNumRegs(); r += vec) {
               Value src = elementAddress(b, l, tileAccess->view,
                                          access.linearIndex(b, l, r));
-              Value dst = ringChunk(b, l, context, op.getRing(),
-                                    op.getSlotBytes(), adaptor.getSlot(),
-                                    r / vec);
-              NVVM::CpAsyncOp::create(b, l, dst, src, b.getI32IntegerAttr(16),
-                                      NVVM::LoadCacheModifierKindAttr::get(
-                                          b.getContext(),
-                                          NVVM::LoadCacheModifierKind::CG),
-                                      Value());
+              Value dst =
+                  ringChunk(b, l, context, op.getRing(), op.getSlotBytes(),
+                            adaptor.getSlot(), r / vec);
+              NVVM::CpAsyncOp::create(
+                  b, l, dst, src, b.getI32IntegerAttr(16),
+                  NVVM::LoadCacheModifierKindAttr::get(
+                      b.getContext(), NVVM::LoadCacheModifierKind::CG),
+                  Value());
             }
             scf::YieldOp::create(b, l);
           });
@@ -463,17 +473,14 @@ struct AsyncLoadOpLowering : IsmConversionPattern<AsyncLoadOp> {
     auto ifOp = scf::IfOp::create(
         rewriter, loc, access.fastPathCondition(rewriter, loc, vec),
         [&](OpBuilder &b, Location l) {
-          auto chunkType = VectorType::get({vec}, elementType);
-          SmallVector<Value> elements;
-          for (int64_t r = 0; r < tileAccess->dist.getNumRegs(); r += vec) {
-            Value address = ringChunk(b, l, context, op.getRing(),
-                                      op.getSlotBytes(), adaptor.getSlot(),
-                                      r / vec);
-            Value chunk = LLVM::LoadOp::create(b, l, chunkType, address, 16);
-            for (unsigned i = 0; i < vec; ++i)
-              elements.push_back(extractReg(b, l, chunk, i));
-          }
-          scf::YieldOp::create(b, l, buildVector(b, l, elementType, elements));
+          scf::YieldOp::create(
+              b, l,
+              loadChunks(b, l, elementType, tileAccess->dist.getNumRegs(), vec,
+                         16, [&](int64_t r) {
+                           return ringChunk(b, l, context, op.getRing(),
+                                            op.getSlotBytes(),
+                                            adaptor.getSlot(), r / vec);
+                         }));
         },
         [&](OpBuilder &b, Location l) {
           scf::YieldOp::create(b, l,
@@ -698,7 +705,7 @@ struct AtomicRMWOpLowering : IsmConversionPattern<AtomicRMWOp> {
 void mlir::ism::populateMemoryOpPatterns(TileTypeConverter &converter,
                                          LoweringContext &context,
                                          RewritePatternSet &patterns) {
-  patterns.add<AsyncCopyOpLowering, AsyncLoadOpLowering, LoadOpLowering, StoreOpLowering, GatherOpLowering,
-               ScatterOpLowering, AtomicRMWOpLowering>(
-      converter, patterns.getContext(), context);
+  patterns.add<AsyncCopyOpLowering, AsyncLoadOpLowering, LoadOpLowering,
+               StoreOpLowering, GatherOpLowering, ScatterOpLowering,
+               AtomicRMWOpLowering>(converter, patterns.getContext(), context);
 }

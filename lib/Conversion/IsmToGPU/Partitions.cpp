@@ -61,39 +61,6 @@ Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate pred, Value lhs,
   return arith::CmpIOp::create(b, loc, pred, lhs, rhs);
 }
 
-/// Replaces ism.program_id and ism.num_programs in `block` with program
-/// `t` of `grid` (x fastest) and the grid's sizes.
-void replaceGridQueries(Block *block, Value t, ArrayRef<Value> grid) {
-  SmallVector<Operation *> queries;
-  block->walk([&](Operation *op) {
-    if (isa<ProgramIdOp, NumProgramsOp>(op))
-      queries.push_back(op);
-  });
-  if (queries.empty())
-    return;
-  OpBuilder b(block, block->begin());
-  Location loc = queries.front()->getLoc();
-  Value perZ = arith::MulIOp::create(b, loc, grid[0], grid[1]);
-  Value pid[3] = {
-      arith::RemUIOp::create(b, loc, t, grid[0]),
-      arith::RemUIOp::create(
-          b, loc, arith::DivUIOp::create(b, loc, t, grid[0]), grid[1]),
-      arith::DivUIOp::create(b, loc, t, perZ)};
-  for (Operation *op : queries) {
-    OpBuilder rb(op);
-    Value with;
-    if (auto id = dyn_cast<ProgramIdOp>(op))
-      with = pid[unsigned(id.getAxis())];
-    else
-      with = grid[unsigned(cast<NumProgramsOp>(op).getAxis())];
-    Value v = op->getResult(0);
-    if (!v.getType().isIndex())
-      with = arith::IndexCastOp::create(rb, loc, v.getType(), with);
-    v.replaceAllUsesWith(with);
-    op->erase();
-  }
-}
-
 /// The two work slots of a partition, as memref<2xi32> in shared memory.
 Value getWorkSlots(OpBuilder &b, Location loc, int64_t offset) {
   auto workgroup = gpu::AddressSpaceAttr::get(
@@ -131,9 +98,8 @@ SmallVector<Value> cloneLoads(OpBuilder &b, Location loc,
   for (const PrefetchableLoad &p : loads)
     ops.insert(p.slice.begin(), p.slice.end());
   SmallVector<Operation *> ordered(ops.begin(), ops.end());
-  llvm::sort(ordered, [](Operation *x, Operation *y) {
-    return x->isBeforeInBlock(y);
-  });
+  llvm::sort(ordered,
+             [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
   for (Operation *op : ordered) {
     Value with;
     if (auto id = dyn_cast<ProgramIdOp>(op))
@@ -197,8 +163,8 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
   if (counter) {
     hasCounter = cmp(b, loc, arith::CmpIPredicate::ne, counters,
                      arith::ConstantIntOp::create(b, loc, 0, 64));
-    isFirst = cmp(b, loc, arith::CmpIPredicate::eq,
-                  context.getThreadId(b, loc), zero);
+    isFirst = cmp(b, loc, arith::CmpIPredicate::eq, context.getThreadId(b, loc),
+                  zero);
     slots = getWorkSlots(b, loc, slotOffset);
     ptr = LLVM::IntToPtrOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), counter);
@@ -219,9 +185,9 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
     auto ifOp = scf::IfOp::create(
         fb, loc, arith::AndIOp::create(fb, loc, hasCounter, isFirst),
         [&](OpBuilder &tb, Location tl) {
-          Value v = LLVM::AtomicRMWOp::create(
-              tb, tl, LLVM::AtomicBinOp::add, ptr, i32Const(tb, tl, 1),
-              LLVM::AtomicOrdering::monotonic);
+          Value v = LLVM::AtomicRMWOp::create(tb, tl, LLVM::AtomicBinOp::add,
+                                              ptr, i32Const(tb, tl, 1),
+                                              LLVM::AtomicOrdering::monotonic);
           scf::YieldOp::create(tb, tl, v);
         },
         [&](OpBuilder &eb, Location el) {
@@ -333,9 +299,8 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
   SmallVector<Value> nextTiles;
   if (ring) {
     Value newest = body->getArgument(depth - 1);
-    Value slot = slotOf(
-        lb, arith::AddIOp::create(lb, loc, k,
-                                  indexConstant(lb, loc, depth - 1)));
+    Value slot = slotOf(lb, arith::AddIOp::create(
+                                lb, loc, k, indexConstant(lb, loc, depth - 1)));
     copyAhead(lb, newest, slot);
   } else if (!ahead.empty()) {
     nextTiles = cloneLoads(lb, loc, ahead, body->getArgument(1), grid);
@@ -395,7 +360,8 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
   yields.push_back(arith::AddIOp::create(lb, loc, k, one));
   llvm::append_range(yields, nextTiles);
   yield->setOperands(yields);
-  replaceGridQueries(body, current, grid);
+  OpBuilder qb(body, body->begin());
+  replaceGridQueries(body, programCoords(qb, loc, current, grid), grid);
 }
 
 } // namespace
@@ -435,8 +401,8 @@ LogicalResult mlir::ism::lowerPartitions(
   func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
   // setmaxnreg moves registers from the pool the CTA starts with, so that
   // pool is fixed: as many registers a thread as `ctasPerSM` CTAs allow.
-  unsigned atLaunch = std::min<unsigned>(248, 65536 / (threads * ctasPerSM) /
-                                                  8 * 8);
+  unsigned atLaunch =
+      std::min<unsigned>(248, 65536 / (threads * ctasPerSM) / 8 * 8);
   if (setsRegisters)
     func->setAttr("nvvm.maxnreg", b.getI32IntegerAttr(atLaunch));
 
@@ -473,7 +439,8 @@ LogicalResult mlir::ism::lowerPartitions(
     Value sum = indexConstant(b, loc, 0);
     SmallVector<int64_t> counted;
     for (unsigned j = 0; j < n; ++j)
-      if (launchOf[j] < launchOf[i] && !llvm::is_contained(counted, launchOf[j])) {
+      if (launchOf[j] < launchOf[i] &&
+          !llvm::is_contained(counted, launchOf[j])) {
         counted.push_back(launchOf[j]);
         sum = arith::AddIOp::create(b, loc, sum, totals[j]);
       }
@@ -638,17 +605,15 @@ LogicalResult mlir::ism::lowerPartitions(
         }
       if (shared && copies > 1) {
         Value c = indexConstant(lb, loc, copies);
-        first = arith::AddIOp::create(
-            lb, loc, arith::MulIOp::create(lb, loc, first, c),
-            indexConstant(lb, loc, copy));
+        first = arith::AddIOp::create(lb, loc,
+                                      arith::MulIOp::create(lb, loc, first, c),
+                                      indexConstant(lb, loc, copy));
         stride = arith::MulIOp::create(lb, loc, stride, c);
       }
-      buildWorkLoop(lb, loc, branches[i].thenBlock(), gridValues, first,
-                    stride,
+      buildWorkLoop(lb, loc, branches[i].thenBlock(), gridValues, first, stride,
                     counted ? counters : Value(), 4 * p.getWorkCounter(), base,
                     *contexts[i], ahead, ringStages, ringBase, traceBuffer,
-                    firstRecord[i],
-                    (launchOf[i] << 16) | copyOf[i]);
+                    firstRecord[i], (launchOf[i] << 16) | copyOf[i]);
       // The partition's registers, set once before its work loop. Even a
       // count equal to the one at launch is set: ptxas allocates the
       // registers of the code after a setmaxnreg by its count, and code
@@ -672,8 +637,7 @@ LogicalResult mlir::ism::lowerPartitions(
   int64_t limit = std::min<int64_t>(232448, 233472 / ctasPerSM - 1024);
   if (total > limit)
     return ws.emitOpError("shared memory: the partitions need ")
-           << total << " bytes, more than the " << limit
-           << " a CTA can have";
+           << total << " bytes, more than the " << limit << " a CTA can have";
   func->setAttr(kSharedMemoryAttrName, b.getI32IntegerAttr(total));
   ws.erase();
   return success();

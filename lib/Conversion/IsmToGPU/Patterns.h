@@ -80,6 +80,11 @@ SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
 SmallVector<Value> combine(OpBuilder &b, Location loc, Region &combiner,
                            ValueRange lhs, ValueRange rhs);
 
+/// Replaces every ism.program_id and ism.num_programs inside `block` with
+/// `pid` and `sizes` (index values, one per axis), cast to their types.
+void replaceGridQueries(Block *block, ArrayRef<Value> pid,
+                        ArrayRef<Value> sizes);
+
 /// Writes the trace record of work item `t` (index) at record `index`
 /// (index) of the trace buffer at `buffer` (i64, may be 0 at run time:
 /// then nothing is written), when `isFirst`: `start` and `end`

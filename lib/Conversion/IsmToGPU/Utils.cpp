@@ -2,11 +2,13 @@
 
 #include "Patterns.h"
 
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -189,4 +191,26 @@ void mlir::ism::emitTraceRecord(OpBuilder &b, Location loc, Value buffer,
     }
     scf::YieldOp::create(tb, tl);
   });
+}
+
+void mlir::ism::replaceGridQueries(Block *block, ArrayRef<Value> pid,
+                                   ArrayRef<Value> sizes) {
+  SmallVector<Operation *> queries;
+  block->walk([&](Operation *op) {
+    if (isa<ProgramIdOp, NumProgramsOp>(op))
+      queries.push_back(op);
+  });
+  for (Operation *op : queries) {
+    OpBuilder rb(op);
+    Value with;
+    if (auto id = dyn_cast<ProgramIdOp>(op))
+      with = pid[unsigned(id.getAxis())];
+    else
+      with = sizes[unsigned(cast<NumProgramsOp>(op).getAxis())];
+    Value v = op->getResult(0);
+    if (!v.getType().isIndex())
+      with = arith::IndexCastOp::create(rb, op->getLoc(), v.getType(), with);
+    v.replaceAllUsesWith(with);
+    op->erase();
+  }
 }

@@ -815,8 +815,7 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
   if (n == 0)
     return emitOpError("needs at least one partition");
   if (getPartitions().size() != n)
-    return emitOpError("has ") << n << " regions but "
-                               << getPartitions().size()
+    return emitOpError("has ") << n << " regions but " << getPartitions().size()
                                << " partition attributes";
   if (getGrids().size() != 3 * n)
     return emitOpError("needs three grid sizes per partition (")
@@ -851,9 +850,8 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
     for (unsigned id : p.getBarriers()) {
       auto [it, inserted] = barrierOwner.try_emplace(id, i);
       if (!inserted)
-        return emitOpError("partitions ")
-               << it->second << " and " << i << " both use named barrier "
-               << id;
+        return emitOpError("partitions ") << it->second << " and " << i
+                                          << " both use named barrier " << id;
     }
   }
   return success();

@@ -86,7 +86,8 @@ int64_t alignTo16(int64_t v) { return (v + 15) / 16 * 16; }
 
 /// Bytes of one element of `type` (at least one).
 int64_t elementBytes(Type type) {
-  return std::max<int64_t>(1, getElementTypeOrSelf(type).getIntOrFloatBitWidth() / 8);
+  return std::max<int64_t>(
+      1, getElementTypeOrSelf(type).getIntOrFloatBitWidth() / 8);
 }
 
 /// Estimates the shared memory and registers of a partition that is not a
@@ -103,8 +104,8 @@ void estimate(Partition &p, bool prefetch) {
       if (!tile)
         continue;
       int64_t perThread = std::max<int64_t>(
-          1, tile.getNumElements() * std::max<int64_t>(1, elementBytes(tile) / 4) /
-                 threads);
+          1, tile.getNumElements() *
+                 std::max<int64_t>(1, elementBytes(tile) / 4) / threads);
       maxPerThread = std::max(maxPerThread, perThread);
       if (isa<ReduceOp, ScanOp, ConvertLayoutOp, ReshapeOp, TransOp,
               BroadcastOp, ExpandDimsOp, DotOp>(op))
@@ -229,9 +230,9 @@ struct IsmCoschedulePass
   LogicalResult fuse(CoscheduleOp op, unsigned index,
                      MutableArrayRef<Partition> parts, SymbolTable &symbols);
 
-  FailureOr<SmallVector<Partition>>
-  replicate(CoscheduleOp op, CoschedulePolicy policy,
-            ArrayRef<Partition> parts);
+  FailureOr<SmallVector<Partition>> replicate(CoscheduleOp op,
+                                              CoschedulePolicy policy,
+                                              ArrayRef<Partition> parts);
 };
 
 /// How many copies of each launch the fused kernel runs. A memory-bound
@@ -250,9 +251,8 @@ IsmCoschedulePass::replicate(CoscheduleOp op, CoschedulePolicy policy,
   auto countersAttr = op->getAttrOfType<BoolAttr>("work_counters");
   bool counted = policy == CoschedulePolicy::WarpSpecialized &&
                  (!countersAttr || countersAttr.getValue());
-  bool anyWgmma = llvm::any_of(parts, [](const Partition &p) {
-    return p.isWgmma();
-  });
+  bool anyWgmma =
+      llvm::any_of(parts, [](const Partition &p) { return p.isWgmma(); });
   if (replicasAttr) {
     ArrayRef<int32_t> values = replicasAttr.asArrayRef();
     if (values.size() != parts.size())
@@ -270,8 +270,7 @@ IsmCoschedulePass::replicate(CoscheduleOp op, CoschedulePolicy policy,
                << ", got " << values[i];
       copies[i] = values[i];
     }
-  } else if (counted && anyWgmma &&
-             !op->hasAttr("registers")) {
+  } else if (counted && anyWgmma && !op->hasAttr("registers")) {
     // Threads and registers of a choice of copies: does it fit?
     auto fits = [&](ArrayRef<unsigned> c) {
       int64_t threads = 0, need = 0, shared = 0;
@@ -280,10 +279,10 @@ IsmCoschedulePass::replicate(CoscheduleOp op, CoschedulePolicy policy,
         shared += p.isWgmma() ? p.ringBytes(p.stages)
                               : int64_t(c[i]) * p.sharedEstimate;
         threads += 32 * int64_t(p.warps()) * c[i];
-        need += p.isWgmma() ? 128 * 40 + 32 * int64_t(p.kernelWarps) *
-                                             p.consumerEstimate
-                            : 32 * int64_t(p.warps()) * c[i] *
-                                  p.registerEstimate;
+        need +=
+            p.isWgmma()
+                ? 128 * 40 + 32 * int64_t(p.kernelWarps) * p.consumerEstimate
+                : 32 * int64_t(p.warps()) * c[i] * p.registerEstimate;
       }
       if (threads > 1024 || shared > kSharedPerCTA)
         return false;
@@ -324,9 +323,8 @@ LogicalResult IsmCoschedulePass::decide(
     unsigned &ctasPerSM, unsigned &numCounters, std::string &summary) {
   MLIRContext *ctx = op.getContext();
   bool shared = policy == CoschedulePolicy::WarpSpecialized;
-  bool anyWgmma = llvm::any_of(parts, [](const Partition &p) {
-    return p.isWgmma();
-  });
+  bool anyWgmma =
+      llvm::any_of(parts, [](const Partition &p) { return p.isWgmma(); });
   auto stagesAttr = op->getAttrOfType<IntegerAttr>("stages");
   auto registersAttr = op->getAttrOfType<DenseI32ArrayAttr>("registers");
   auto ctasAttr = op->getAttrOfType<IntegerAttr>("ctas_per_sm");
@@ -347,8 +345,7 @@ LogicalResult IsmCoschedulePass::decide(
     const Partition &p = parts[i];
     if (shared && anyWgmma && p.warps() % 4 != 0)
       return op.emitOpError("cannot give @")
-             << p.kernel.getName() << " whole warpgroups: it has "
-             << p.warps()
+             << p.kernel.getName() << " whole warpgroups: it has " << p.warps()
              << " warps, and next to a wgmma kernel every partition needs a "
                 "multiple of 4 (setmaxnreg moves registers per warpgroup); "
                 "set its num_warps to a multiple of 4";
@@ -363,8 +360,8 @@ LogicalResult IsmCoschedulePass::decide(
                             p.kernel.getName(), 32 * p.warps())
                   .str();
     return op.emitOpError("threads: the partitions need ")
-           << threads << " threads in one CTA (" << list
-           << "), more than the " << kMaxThreads << " a CTA can have";
+           << threads << " threads in one CTA (" << list << "), more than the "
+           << kMaxThreads << " a CTA can have";
   }
 
   // Named barriers, from 1.
@@ -419,10 +416,9 @@ LogicalResult IsmCoschedulePass::decide(
   };
   SmallVector<unsigned> stages;
   for (const Partition &p : parts)
-    stages.push_back(p.isWgmma()
-                         ? (stagesAttr ? unsigned(stagesAttr.getInt())
-                                       : p.stages)
-                         : 0);
+    stages.push_back(
+        p.isWgmma() ? (stagesAttr ? unsigned(stagesAttr.getInt()) : p.stages)
+                    : 0);
   SmallVector<int64_t> base, size;
   int64_t total = layout(stages, base, size);
   while (!stagesAttr && total > sharedLimit) {
@@ -442,17 +438,15 @@ LogicalResult IsmCoschedulePass::decide(
   if (total > sharedLimit) {
     std::string list;
     for (auto [i, p] : llvm::enumerate(parts))
-      list += llvm::formatv("{0}@{1} {2}{3}", list.empty() ? "" : ", ",
-                            p.kernel.getName(), size[i],
-                            p.isWgmma() ? llvm::formatv(" ({0} stages)",
-                                                        stages[i])
-                                              .str()
-                                        : "")
+      list += llvm::formatv(
+                  "{0}@{1} {2}{3}", list.empty() ? "" : ", ",
+                  p.kernel.getName(), size[i],
+                  p.isWgmma() ? llvm::formatv(" ({0} stages)", stages[i]).str()
+                              : "")
                   .str();
     return op.emitOpError("shared memory: the partitions need ")
-           << total << " bytes (" << list << "), more than the "
-           << sharedLimit << " a CTA can have at " << ctasPerSM
-           << " CTA(s) per SM";
+           << total << " bytes (" << list << "), more than the " << sharedLimit
+           << " a CTA can have at " << ctasPerSM << " CTA(s) per SM";
   }
 
   // Registers: setmaxnreg per warpgroup when a wgmma partition is there.
@@ -501,24 +495,25 @@ LogicalResult IsmCoschedulePass::decide(
       consumerThreads = 0;
       for (const Partition &p : parts)
         if (p.isWgmma())
-          consumerThreads = std::max<int64_t>(consumerThreads, 32 * p.kernelWarps);
+          consumerThreads =
+              std::max<int64_t>(consumerThreads, 32 * p.kernelWarps);
     }
-    int64_t consumer = std::min<int64_t>(
-        kMaxConsumerRegisters,
-        consumerThreads ? rest / consumerThreads / 8 * 8 : 0);
+    int64_t consumer =
+        std::min<int64_t>(kMaxConsumerRegisters,
+                          consumerThreads ? rest / consumerThreads / 8 * 8 : 0);
     if (consumer < 64) {
       std::string list;
       for (const Partition &p : parts)
-        list += llvm::formatv(
-                    "{0}@{1} {2} threads at {3}", list.empty() ? "" : ", ",
-                    p.kernel.getName(), 32 * p.warps(),
-                    p.isWgmma() ? "40 (producer) + consumers"
-                                : std::to_string(p.registerEstimate))
+        list += llvm::formatv("{0}@{1} {2} threads at {3}",
+                              list.empty() ? "" : ", ", p.kernel.getName(),
+                              32 * p.warps(),
+                              p.isWgmma() ? "40 (producer) + consumers"
+                                          : std::to_string(p.registerEstimate))
                     .str();
       return op.emitOpError("registers: the wgmma consumers would get ")
-             << consumer << " registers a thread (" << list << "; "
-             << pool << " in the CTA), fewer than the 64 they need; give the "
-                        "other partitions fewer warps";
+             << consumer << " registers a thread (" << list << "; " << pool
+             << " in the CTA), fewer than the 64 they need; give the "
+                "other partitions fewer warps";
     }
     for (unsigned i : order) {
       const Partition &p = parts[i];
@@ -571,39 +566,29 @@ LogicalResult IsmCoschedulePass::decide(
                           total)
                 .str();
   for (auto [i, p] : llvm::enumerate(parts)) {
-    std::string regs = registers[i].empty()
-                           ? std::to_string(atLaunch)
-                           : llvm::join(llvm::map_range(registers[i],
-                                                        [](unsigned r) {
-                                                          return std::to_string(
-                                                              r);
-                                                        }),
-                                        "/");
-    summary += llvm::formatv("; @{0}{8}: warps {1}-{2}, registers {3}, barriers "
-                             "{4}, shared memory from {5}{6}{7}",
-                             p.kernel.getName(), warpBase[i],
-                             warpBase[i] + p.warps() - 1, regs,
-                             llvm::join(llvm::map_range(barriers[i],
-                                                        [](unsigned b) {
-                                                          return std::to_string(
-                                                              b);
-                                                        }),
-                                        ","),
-                             base[i],
-                             p.isWgmma()
-                                 ? llvm::formatv(" ({0} stages)", stages[i])
-                                       .str()
-                                 : "",
-                             counters[i] >= 0
-                                 ? llvm::formatv(", work counter {0}",
-                                                 counters[i])
-                                       .str()
-                                 : "",
-                             p.replica ? llvm::formatv(" (copy {0})",
-                                                       p.replica + 1)
-                                             .str()
-                                       : "")
-                   .str();
+    std::string regs =
+        registers[i].empty()
+            ? std::to_string(atLaunch)
+            : llvm::join(
+                  llvm::map_range(registers[i],
+                                  [](unsigned r) { return std::to_string(r); }),
+                  "/");
+    summary +=
+        llvm::formatv(
+            "; @{0}{8}: warps {1}-{2}, registers {3}, barriers "
+            "{4}, shared memory from {5}{6}{7}",
+            p.kernel.getName(), warpBase[i], warpBase[i] + p.warps() - 1, regs,
+            llvm::join(
+                llvm::map_range(barriers[i],
+                                [](unsigned b) { return std::to_string(b); }),
+                ","),
+            base[i],
+            p.isWgmma() ? llvm::formatv(" ({0} stages)", stages[i]).str() : "",
+            counters[i] >= 0
+                ? llvm::formatv(", work counter {0}", counters[i]).str()
+                : "",
+            p.replica ? llvm::formatv(" (copy {0})", p.replica + 1).str() : "")
+            .str();
   }
   return success();
 }
@@ -613,9 +598,8 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
                                       SymbolTable &symbols) {
   MLIRContext *ctx = op.getContext();
   CoschedulePolicy policy = op.getPolicy();
-  bool anyWgmma = llvm::any_of(parts, [](const Partition &p) {
-    return p.isWgmma();
-  });
+  bool anyWgmma =
+      llvm::any_of(parts, [](const Partition &p) { return p.isWgmma(); });
   // Without a wgmma partition the kernels would only compete for the memory
   // system on a shared SM (and a fused CTA sized for the larger one runs
   // fewer CTAs of the smaller): the launches stay separate, one after the
@@ -658,14 +642,12 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
       if (!p.isWgmma())
         p.registerEstimate = unsigned(std::min<int64_t>(
             200, (p.registerEstimate + p.prefetchRegisters + 7) / 8 * 8));
-  FailureOr<SmallVector<Partition>> expanded =
-      replicate(op, policy, parts);
+  FailureOr<SmallVector<Partition>> expanded = replicate(op, policy, parts);
   if (failed(expanded))
     return failure();
   unsigned ringStages = 0;
-  bool anyRing = llvm::any_of(parts, [](const Partition &p) {
-    return p.ringSlotBytes > 0;
-  });
+  bool anyRing = llvm::any_of(
+      parts, [](const Partition &p) { return p.ringSlotBytes > 0; });
   if (ringAttr) {
     ringStages = ringAttr.getInt();
   } else if (policy == CoschedulePolicy::WarpSpecialized && anyRing &&
@@ -708,9 +690,9 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
   b.setInsertionPointAfter(parts.back().kernel);
   Location loc = op.getLoc();
   std::string name = llvm::join(names, "__");
-  auto kernel = KernelOp::create(b, loc, StringRef(name),
-                                 b.getFunctionType(types, {}), ArrayAttr(),
-                                 ArrayAttr(), uint32_t(numWarps));
+  auto kernel =
+      KernelOp::create(b, loc, StringRef(name), b.getFunctionType(types, {}),
+                       ArrayAttr(), ArrayAttr(), uint32_t(numWarps));
   symbols.insert(kernel);
   Block *entry = b.createBlock(&kernel.getBody());
   for (Type type : types)
@@ -746,10 +728,10 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
     if (p.isWgmma())
       region.walk([&](scf::ForOp loop) {
         if (auto dims = loop->getAttrOfType<DictionaryAttr>(kPipelineAttrName))
-          loop->setAttr(kPipelineAttrName,
-                        b.getDictionaryAttr(b.getNamedAttr(
-                            "num_stages",
-                            b.getI64IntegerAttr(attrs[i].getStages()))));
+          loop->setAttr(
+              kPipelineAttrName,
+              b.getDictionaryAttr(b.getNamedAttr(
+                  "num_stages", b.getI64IntegerAttr(attrs[i].getStages()))));
       });
   }
   ReturnOp::create(b, loc);
@@ -757,8 +739,8 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
       "ism.coschedule",
       b.getDictionaryAttr(
           {b.getNamedAttr("index", b.getI32IntegerAttr(index)),
-           b.getNamedAttr("policy", b.getStringAttr(
-                                        stringifyCoschedulePolicy(policy))),
+           b.getNamedAttr("policy",
+                          b.getStringAttr(stringifyCoschedulePolicy(policy))),
            b.getNamedAttr("ctas_per_sm", b.getI32IntegerAttr(ctasPerSM)),
            b.getNamedAttr("work_counters", b.getI32IntegerAttr(numCounters)),
            b.getNamedAttr("ring_stages", b.getI32IntegerAttr(ringStages)),

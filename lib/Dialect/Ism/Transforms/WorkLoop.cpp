@@ -27,8 +27,8 @@ SmallVector<PrefetchableLoad> mlir::ism::getPrefetchableLoads(Block *body) {
     if (!load || load.getMask() || written.contains(load.getBase()))
       continue;
     auto base = dyn_cast<BlockArgument>(load.getBase());
-    if (!base || !base.getOwner()->getParentOp()->isAncestor(
-                     body->getParentOp()))
+    if (!base ||
+        !base.getOwner()->getParentOp()->isAncestor(body->getParentOp()))
       continue;
     // The operands' slice within the body.
     llvm::SetVector<Operation *> slice;
