@@ -16,14 +16,14 @@ def row_kernel(m, name):
     return k
 
 
-def pair(**options):
+def pair(policy="warp_specialized", **options):
     m = ism.Module()
     row_kernel(m, "first")
     row_kernel(m, "second")
     with m.host("main", [f32_buf()] * 4) as h:
         a, b, c, d = h.args
         rows = h.dim(a, 0)
-        with h.coschedule("warp_specialized", **options):
+        with h.coschedule(policy, **options):
             h.launch("first", [rows], [a, b])
             h.launch("second", [rows], [c, d])
     return m
@@ -59,16 +59,8 @@ def test_fallback_without_tensor_cores():
 
 
 def test_block_interleaved_policy_fuses():
-    m = ism.Module()
-    row_kernel(m, "first")
-    row_kernel(m, "second")
-    with m.host("main", [f32_buf()] * 4) as h:
-        a, b, c, d = h.args
-        rows = h.dim(a, 0)
-        with h.coschedule("block_interleaved"):
-            h.launch("first", [rows], [a, b])
-            h.launch("second", [rows], [c, d])
-    lowered = str(ism.compile(m, "builtin.module(ism-to-gpu)"))
+    lowered = str(ism.compile(pair("block_interleaved"),
+                              "builtin.module(ism-to-gpu)"))
     assert 'policy = "block_interleaved"' in lowered
     assert lowered.count("gpu.launch_func") == 1
 

@@ -54,9 +54,6 @@ namespace {
 /// mbarrier try_wait suspend-time hint, in nanoseconds.
 constexpr int64_t kWaitTicks = 0x989680;
 
-Value i32Const(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, v, 32);
-}
 Value i64Const(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 64);
 }

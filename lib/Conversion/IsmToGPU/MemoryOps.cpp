@@ -331,29 +331,51 @@ Value emitTileLoad(OpBuilder &rewriter, Location loc, const BlockAccess &access,
   return ifOp.getResult(0);
 }
 
-/// ism.load -> vector loads (fast path) or predicated element loads.
-struct LoadOpLowering : IsmConversionPattern<LoadOp> {
-  using IsmConversionPattern::IsmConversionPattern;
+/// The part the ism.load and ism.async_load lowerings share: the access of
+/// the op's tile at its offsets by this thread, its element and vector
+/// types and its padding, handed to `lower`, whose value replaces the op.
+template <typename OpTy>
+struct TileLoadPattern : IsmConversionPattern<OpTy> {
+  using IsmConversionPattern<OpTy>::IsmConversionPattern;
+  using OpAdaptor = typename IsmConversionPattern<OpTy>::OpAdaptor;
 
   LogicalResult
-  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  lowerLoad(OpTy op, OpAdaptor adaptor, ConversionPatternRewriter &rewriter,
+            function_ref<Value(const TileAccess &, const BlockAccess &, Type,
+                               Type, Value)>
+                lower) const {
     FailureOr<TileAccess> tileAccess = beginAccess(
         rewriter, op, op.getType(), op.getBase().getType(), adaptor.getBase());
     if (failed(tileAccess))
       return failure();
     Location loc = op.getLoc();
     Type elementType = op.getType().getElementType();
-    Type vectorType = getTypeConverter()->convertType(op.getType());
-    Value lane = context.getLaneId(rewriter, loc);
-    Value warp = context.getWarpId(rewriter, loc);
+    Type vectorType = this->getTypeConverter()->convertType(op.getType());
+    Value lane = this->context.getLaneId(rewriter, loc);
+    Value warp = this->context.getWarpId(rewriter, loc);
     BlockAccess access(rewriter, loc, tileAccess->dist, tileAccess->view,
                        adaptor.getOffsets(), lane, warp);
     Value padding = paddingValue(rewriter, loc, elementType, op.getPadding());
-    rewriter.replaceOp(op,
-                       emitTileLoad(rewriter, loc, access, elementType,
-                                    vectorType, padding, adaptor.getMask()));
+    rewriter.replaceOp(
+        op, lower(*tileAccess, access, elementType, vectorType, padding));
     return success();
+  }
+};
+
+/// ism.load -> vector loads (fast path) or predicated element loads.
+struct LoadOpLowering : TileLoadPattern<LoadOp> {
+  using TileLoadPattern::TileLoadPattern;
+
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return lowerLoad(op, adaptor, rewriter,
+                     [&](const TileAccess &, const BlockAccess &access,
+                         Type elementType, Type vectorType, Value padding) {
+                       return emitTileLoad(rewriter, op.getLoc(), access,
+                                           elementType, vectorType, padding,
+                                           adaptor.getMask());
+                     });
   }
 };
 
@@ -445,50 +467,42 @@ struct AsyncCopyOpLowering : IsmConversionPattern<AsyncCopyOp> {
 
 /// ism.async_load -> cp.async.wait_group, then the thread's chunks from the
 /// ring, or the ordinary load for a tile the copy left alone.
-struct AsyncLoadOpLowering : IsmConversionPattern<AsyncLoadOp> {
-  using IsmConversionPattern::IsmConversionPattern;
+struct AsyncLoadOpLowering : TileLoadPattern<AsyncLoadOp> {
+  using TileLoadPattern::TileLoadPattern;
 
   LogicalResult
   matchAndRewrite(AsyncLoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<TileAccess> tileAccess = beginAccess(
-        rewriter, op, op.getType(), op.getBase().getType(), adaptor.getBase());
-    if (failed(tileAccess))
-      return failure();
     Location loc = op.getLoc();
-    Type elementType = op.getType().getElementType();
-    Type vectorType = getTypeConverter()->convertType(op.getType());
-    Value lane = context.getLaneId(rewriter, loc);
-    Value warp = context.getWarpId(rewriter, loc);
-    BlockAccess access(rewriter, loc, tileAccess->dist, tileAccess->view,
-                       adaptor.getOffsets(), lane, warp);
-    Value padding = paddingValue(rewriter, loc, elementType, op.getPadding());
-    NVVM::CpAsyncWaitGroupOp::create(rewriter, loc, op.getPending());
-    if (!ringable(access)) {
-      rewriter.replaceOp(op, emitTileLoad(rewriter, loc, access, elementType,
-                                          vectorType, padding, Value()));
-      return success();
-    }
-    unsigned vec = access.vectorWidth();
-    auto ifOp = scf::IfOp::create(
-        rewriter, loc, access.fastPathCondition(rewriter, loc, vec),
-        [&](OpBuilder &b, Location l) {
-          scf::YieldOp::create(
-              b, l,
-              loadChunks(b, l, elementType, tileAccess->dist.getNumRegs(), vec,
-                         16, [&](int64_t r) {
-                           return ringChunk(b, l, context, op.getRing(),
-                                            op.getSlotBytes(),
-                                            adaptor.getSlot(), r / vec);
-                         }));
-        },
-        [&](OpBuilder &b, Location l) {
-          scf::YieldOp::create(b, l,
-                               emitTileLoad(b, l, access, elementType,
-                                            vectorType, padding, Value()));
+    return lowerLoad(
+        op, adaptor, rewriter,
+        [&](const TileAccess &tileAccess, const BlockAccess &access,
+            Type elementType, Type vectorType, Value padding) {
+          NVVM::CpAsyncWaitGroupOp::create(rewriter, loc, op.getPending());
+          if (!ringable(access))
+            return emitTileLoad(rewriter, loc, access, elementType, vectorType,
+                                padding, Value());
+          unsigned vec = access.vectorWidth();
+          auto ifOp = scf::IfOp::create(
+              rewriter, loc, access.fastPathCondition(rewriter, loc, vec),
+              [&](OpBuilder &b, Location l) {
+                scf::YieldOp::create(
+                    b, l,
+                    loadChunks(b, l, elementType, tileAccess.dist.getNumRegs(),
+                               vec, 16, [&](int64_t r) {
+                                 return ringChunk(b, l, context, op.getRing(),
+                                                  op.getSlotBytes(),
+                                                  adaptor.getSlot(), r / vec);
+                               }));
+              },
+              [&](OpBuilder &b, Location l) {
+                scf::YieldOp::create(b, l,
+                                     emitTileLoad(b, l, access, elementType,
+                                                  vectorType, padding,
+                                                  Value()));
+              });
+          return ifOp.getResult(0);
         });
-    rewriter.replaceOp(op, ifOp.getResult(0));
-    return success();
   }
 };
 

@@ -52,10 +52,6 @@ namespace {
 /// two slots that hand work items over.
 constexpr int64_t kWorkSlotBytes = 16;
 
-Value i32Const(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, v, 32);
-}
-
 Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate pred, Value lhs,
           Value rhs) {
   return arith::CmpIOp::create(b, loc, pred, lhs, rhs);

@@ -55,6 +55,8 @@ void populateDotPatterns(TileTypeConverter &converter, LoweringContext &context,
 
 /// An index constant.
 Value indexConstant(OpBuilder &b, Location loc, int64_t value);
+/// An i32 constant.
+Value i32Const(OpBuilder &b, Location loc, int64_t value);
 /// Element `reg` of a per-thread tile vector.
 Value extractReg(OpBuilder &b, Location loc, Value vector, int64_t reg);
 /// A per-thread tile vector from its elements.

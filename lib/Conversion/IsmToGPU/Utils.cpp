@@ -19,6 +19,10 @@ Value mlir::ism::indexConstant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
 }
 
+Value mlir::ism::i32Const(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 32);
+}
+
 Value mlir::ism::extractReg(OpBuilder &b, Location loc, Value vector,
                             int64_t reg) {
   return vector::ExtractOp::create(b, loc, vector, reg);
