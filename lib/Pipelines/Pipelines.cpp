@@ -36,6 +36,9 @@ void mlir::ism::buildGPUToPTXPipeline(OpPassManager &pm,
   gpuPm.addPass(memref::createExpandStridedMetadataPass());
   gpuPm.addPass(createLowerAffinePass());
   gpuPm.addPass(createConvertGpuOpsToNVVMOps());
+  // Dynamic shared memory as `.extern .shared .b8 name[]`, not a demoted
+  // one-byte variable whose every access ptxas flags as out of bounds.
+  gpuPm.addPass(createIsmExternDynamicShared());
   gpuPm.addPass(createConvertNVVMToLLVMPass());
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());

@@ -208,4 +208,35 @@ def IsmCoschedule : Pass<"ism-coschedule", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def IsmExternDynamicShared : Pass<"ism-extern-dynamic-shared"> {
+  let summary = "Declare dynamic shared memory as an extern array";
+  let description = [{
+    `convert-gpu-to-nvvm` lowers `gpu.dynamic_shared_memory` to an
+    `internal` zero-length global in the shared address space
+    (`llvm.mlir.global internal @__dynamic_shmem__0() {addr_space = 3} :
+    !llvm.array<0 x i8>`). The NVPTX backend demotes an internal shared
+    global used by one kernel to a one-byte variable of that kernel
+    (`.shared .align 16 .b8 __dynamic_shmem__0;`), so every access past its
+    first byte is out of its bounds and ptxas says so ("Potential out of
+    bound access"); the code works only because the dynamic region happens
+    to start at that variable.
+
+    This pass gives each such global external linkage, which NVPTX prints
+    the way CUDA and Triton declare dynamic shared memory:
+    `.extern .shared .align 16 .b8 __dynamic_shmem__0[];`. Globals of any
+    other address space, size or with an initializer are left alone.
+    Run it after `convert-gpu-to-nvvm`, on the `gpu.module`.
+
+    ```mlir
+    // before
+    llvm.mlir.global internal @__dynamic_shmem__0()
+        {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+    // after
+    llvm.mlir.global external @__dynamic_shmem__0()
+        {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // ISM_DIALECT_ISM_TRANSFORMS_PASSES_TD
