@@ -3,13 +3,33 @@
 # a given ism-run binary, from a source checkout or from the package that
 # scripts/pack-runner.sh makes.
 #   scripts/gpu-tests.sh [ISM_RUN]
+#   scripts/gpu-tests.sh --sanitize[=TOOLS] [--log-dir DIR] [ISM_RUN]
 # ISM_RUN defaults to bin/ism-run (package) or build/bin/ism-run (checkout).
+# --sanitize runs instead every GPU kernel of the suite (the examples, every
+# GEMM variant, the fused co-scheduled kernels: the list is
+# test/Runner/Inputs/sanitize-cases.txt) on small shapes with --check under
+# compute-sanitizer, once per tool (TOOLS: a comma-separated subset of
+# memcheck,racecheck,synccheck; default all three), prints one line per
+# kernel and tool and a table last, keeps each log under DIR (default: a
+# temporary directory), and fails on any error, hazard or failed check, or
+# when the control kernel's out-of-bounds store goes unreported.
 # FileCheck and not come from the package's bin/ or /usr/lib/llvm-22/bin,
 # lit from the package's lit/ or /usr/lib/llvm-22/utils/lit.
 # Fails when no GPU is found, so that an all-unsupported run cannot pass.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+sanitize=
+log_dir=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sanitize) sanitize=memcheck,racecheck,synccheck; shift ;;
+    --sanitize=*) sanitize=${1#--sanitize=}; shift ;;
+    --log-dir) log_dir=$2; shift 2 ;;
+    -*) echo "gpu-tests: unknown option '$1'" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
 if [ -x "$root/bin/ism-run" ]; then
   default_run=$root/bin/ism-run
   tools=$root/bin
@@ -26,6 +46,10 @@ ism_run=$(readlink -f "${1:-$default_run}")
 if ! "$ism_run" --list-devices; then
   echo "gpu-tests: ism-run finds no GPU; the GPU tests cannot run" >&2
   exit 1
+fi
+
+if [ -n "$sanitize" ]; then
+  exec bash "$root/scripts/gpu-sanitize.sh" "$ism_run" "$sanitize" "$log_dir"
 fi
 
 # lit needs a site configuration: point it at this ism-run and these tools.

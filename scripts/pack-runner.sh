@@ -5,6 +5,7 @@
 #   bin/ism-run            the runner
 #   bin/FileCheck, bin/not, bin/count, lib/libz3.so.4, lit/   test tools for the GPU subset
 #   test/, examples/, scripts/gpu-tests.sh          the GPU lit tests
+#   scripts/gpu-sanitize.sh         gpu-tests.sh --sanitize (compute-sanitizer)
 #   scripts/plot-trace.py                           timeline of ism-run --trace
 # On the GPU machine (Ubuntu 24.04, NVIDIA driver only, python3):
 #   tar xJf ism-runner-*.tar.xz && cd ism-runner
@@ -35,8 +36,11 @@ cp "$(ldd "$llvm/bin/FileCheck" | awk '/libz3/ {print $3}')" "$pkg/lib/"
 cp -r "$llvm/utils/lit" "$pkg/lit"
 cp "$root/test/lit.cfg.py" "$pkg/test/"
 cp -r "$root/test/Runner" "$pkg/test/"
+mkdir -p "$pkg/test/Pipelines"
+cp -r "$root/test/Pipelines/Inputs" "$pkg/test/Pipelines/"
 cp -r "$root/examples" "$pkg/"
-cp "$root/scripts/gpu-tests.sh" "$root/scripts/plot-trace.py" "$pkg/scripts/"
+cp "$root/scripts/gpu-tests.sh" "$root/scripts/gpu-sanitize.sh" \
+  "$root/scripts/plot-trace.py" "$pkg/scripts/"
 echo "$commit" > "$pkg/VERSION"
 find "$pkg" -name __pycache__ -prune -exec rm -rf {} +
 

@@ -5,6 +5,10 @@
 #     with pip when they are missing
 #   - configures build/ with CMake + Ninja and builds ism-opt and the Python
 #     package (build/python_packages/ism)
+# With --sanitizers it installs clang-22 and its runtimes as well, and
+# configures build-asan/ instead (ISM_ASAN_BUILD_DIR): ism's own code with
+# AddressSanitizer + UndefinedBehaviorSanitizer and the libFuzzer targets
+# (scripts/sanitize.sh runs the tests there).
 # Safe to run again: it installs nothing that is there and rebuilds
 # incrementally.
 set -euo pipefail
@@ -12,6 +16,14 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${ISM_BUILD_DIR:-$root/build}
 llvm=/usr/lib/llvm-22
+sanitizers=0
+if [ "${1:-}" = --sanitizers ]; then
+  sanitizers=1
+  build=${ISM_ASAN_BUILD_DIR:-$root/build-asan}
+elif [ $# -gt 0 ]; then
+  echo "setup.sh: unknown option '$1' (expected --sanitizers or nothing)" >&2
+  exit 2
+fi
 
 sudo_cmd=()
 if [ "$(id -u)" != 0 ]; then
@@ -21,6 +33,9 @@ fi
 packages=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
           cmake ninja-build g++ python3 python3-dev python3-pip zlib1g-dev
           libzstd-dev)
+if [ "$sanitizers" = 1 ]; then
+  packages+=(clang-22 libclang-rt-22-dev)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
@@ -41,6 +56,28 @@ if ! "$python" -c "import nanobind, pytest, numpy" 2>/dev/null; then
   echo "setup: installing nanobind, pytest and numpy with pip"
   "$python" -m pip install -q nanobind pytest numpy ||
     "$python" -m pip install -q --break-system-packages nanobind pytest numpy
+fi
+
+if [ "$sanitizers" = 1 ]; then
+  if [ ! -f "$build/build.ninja" ] ||
+     ! grep -q "ism-parse-fuzzer" "$build/build.ninja"; then
+    # -O1 keeps the build and the sanitized runs fast; line tables give
+    # the sanitizers' reports file:line.
+    cmake -G Ninja -S "$root" -B "$build" \
+      -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_C_COMPILER="$llvm/bin/clang" \
+      -DCMAKE_CXX_COMPILER="$llvm/bin/clang++" \
+      -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG" \
+      -DCMAKE_C_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG" \
+      -DMLIR_DIR="$llvm/lib/cmake/mlir" \
+      -DLLVM_EXTERNAL_LIT="$llvm/bin/lit" \
+      -DPython_EXECUTABLE="$(command -v "$python")" \
+      -DISM_ENABLE_PYTHON=ON \
+      -DISM_SANITIZE="address;undefined" \
+      -DISM_ENABLE_FUZZERS=ON
+  fi
+  cmake --build "$build" --target ism-opt ism-run _ism ism-fuzzers
+  exit 0
 fi
 
 if [ ! -f "$build/build.ninja" ] ||

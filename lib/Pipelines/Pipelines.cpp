@@ -21,8 +21,8 @@
 using namespace mlir;
 using namespace mlir::ism;
 
-void mlir::ism::buildGPUToPTXPipeline(OpPassManager &pm,
-                                      const PTXOptions &options) {
+void mlir::ism::buildGPUToNVVMPipeline(OpPassManager &pm,
+                                       const PTXOptions &options) {
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   target.features = options.features;
@@ -43,7 +43,11 @@ void mlir::ism::buildGPUToPTXPipeline(OpPassManager &pm,
   gpuPm.addPass(createCanonicalizerPass());
   gpuPm.addPass(createCSEPass());
   gpuPm.addPass(createReconcileUnrealizedCastsPass());
+}
 
+void mlir::ism::buildGPUToPTXPipeline(OpPassManager &pm,
+                                      const PTXOptions &options) {
+  buildGPUToNVVMPipeline(pm, options);
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = "isa";
   pm.addPass(createGpuModuleToBinaryPass(binary));

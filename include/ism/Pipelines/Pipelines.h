@@ -36,6 +36,11 @@ struct PTXOptions {
 /// the LLVM/NVVM dialects, and the NVPTX backend. Host code is left alone.
 void buildGPUToPTXPipeline(OpPassManager &pm, const PTXOptions &options);
 
+/// buildGPUToPTXPipeline without its last step (gpu-module-to-binary, the
+/// NVPTX backend): the `gpu.module`s end in the LLVM/NVVM dialects, with
+/// their NVVM target attached.
+void buildGPUToNVVMPipeline(OpPassManager &pm, const PTXOptions &options);
+
 /// Options of the whole tile-program pipeline.
 struct IsmToPTXOptions : PTXOptions {
   /// Warps per program for every kernel (0: each kernel's num_warps).

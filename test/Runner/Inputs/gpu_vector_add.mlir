@@ -46,4 +46,23 @@ module attributes {gpu.container_module} {
              %n : index)
     return
   }
+
+  // A wrong launch: n is 64 past the end of the buffers, so the last
+  // threads read and write outside them (scripts/gpu-tests.sh --sanitize's
+  // control: compute-sanitizer memcheck must report it).
+  func.func @out_of_bounds(%x: memref<?xf32>, %y: memref<?xf32>,
+                           %z: memref<?xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %dim = memref.dim %x, %c0 : memref<?xf32>
+    %n = arith.addi %dim, %c64 : index
+    %blocks = arith.ceildivui %n, %c256 : index
+    gpu.launch_func @kernels::@add blocks in (%blocks, %c1, %c1)
+        threads in (%c256, %c1, %c1)
+        args(%x : memref<?xf32>, %y : memref<?xf32>, %z : memref<?xf32>,
+             %n : index)
+    return
+  }
 }
