@@ -92,12 +92,15 @@ for target in "${targets[@]}"; do
     seed_modules "$seeds"; dict=$root/tools/fuzz/mlir.dict
   fi
   mkdir -p "$work/corpus"
+  rm -f "$work"/fuzz-*.log
+  parallel=()
+  [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
   log=$work/last.log
   # -timeout: one input may take 10 s (a slow sanitized pipeline run is
   # not a hang); -rss_limit_mb: a leak or a huge allocation is a finding.
   (cd "$work" && "$bin" -dict="$dict" -max_len=16384 -timeout=10 \
       -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$work/" \
-      -jobs="$jobs" -workers="$jobs" "${limit[@]}" \
+      "${parallel[@]}" "${limit[@]}" \
       "$work/corpus" "$seeds") > "$log" 2>&1
   rc=$?
   if [ "$jobs" -gt 1 ]; then cat "$work"/fuzz-*.log >> "$log" 2>/dev/null; fi

@@ -39,6 +39,14 @@ tools = [ToolSubst("ism-opt", unresolved="ignore" if gpu_subset else "fatal"),
          ToolSubst("ism-run", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
+# The libFuzzer targets exist in the sanitizer build (scripts/sanitize.sh);
+# there, test/Fuzz replays every input they ever crashed on.
+fuzzers = ["ism-parse-fuzzer", "ism-pipeline-fuzzer", "ism-run-args-fuzzer",
+           "ism-interpret-fuzzer"]
+if all(os.path.exists(os.path.join(config.ism_tools_dir, f)) for f in fuzzers):
+    config.available_features.add("fuzzers")
+    llvm_config.add_tool_substitutions(fuzzers, [config.ism_tools_dir])
+
 # ptxas assembles generated PTX for sm_90a where the CUDA toolkit is
 # installed; tests that need it say `REQUIRES: ptxas`.
 ptxas = shutil.which("ptxas") or (
@@ -47,6 +55,18 @@ ptxas = shutil.which("ptxas") or (
 if ptxas and os.path.exists(ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# A C compiler builds test/Runner/Inputs/fake_libcuda.c, a stand-in CUDA
+# driver with which tests check ism-run's GPU-side errors (device memory,
+# --timeout) on any machine; they say `REQUIRES: host-cc`.
+# They run ism-run with LD_LIBRARY_PATH=DIR:%ld_library_path (what the
+# suite's environment had, for the libraries ism-run itself may need).
+host_cc = shutil.which(os.environ.get("CC", "cc"))
+if host_cc:
+    config.available_features.add("host-cc")
+    config.substitutions.append(("%host_cc", host_cc))
+    config.substitutions.append(
+        ("%ld_library_path", config.environment.get("LD_LIBRARY_PATH", "")))
 
 # GPU tests say `REQUIRES: cuda-gpu`: the feature is set only when ism-run
 # finds a CUDA driver and a GPU. Tests of tile-level kernels on the GPU also

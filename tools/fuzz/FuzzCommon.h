@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace ism_fuzz {
 
@@ -46,10 +47,12 @@ inline std::unique_ptr<mlir::MLIRContext> makeContext() {
   return context;
 }
 
-/// Parses and verifies `data` as a module; null when it does not.
+/// Parses and verifies `data` as a module; null when it does not. The
+/// lexer reads up to a NUL after the buffer (as in a file MemoryBuffer), so
+/// the input is copied into a string, which has one.
 inline mlir::OwningOpRef<mlir::ModuleOp>
 parseModule(mlir::MLIRContext &context, const uint8_t *data, size_t size) {
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  std::string text(reinterpret_cast<const char *>(data), size);
   return mlir::parseSourceString<mlir::ModuleOp>(
       text, mlir::ParserConfig(&context), "fuzz-input");
 }

@@ -9,6 +9,15 @@ ism.kernel @returns_value() -> i32 {
 
 // -----
 
+// A num_warps that is not an integer (found by ism-pipeline-fuzzer: it
+// crashed the verifier).
+// expected-error @+1 {{'num_warps' must be a 32-bit integer (e.g. num_warps = 4 : i32), got @k}}
+ism.kernel @symbol_warps() attributes {num_warps = @k} {
+  ism.return
+}
+
+// -----
+
 // expected-error @+1 {{num_warps must be a power of two from 1 to 32, got 3}}
 ism.kernel @bad_warps() attributes {num_warps = 3 : i32} {
   ism.return
@@ -720,3 +729,20 @@ func.func @coschedule_policy(%n: index) {
   }
   return
 }
+
+// -----
+
+ism.kernel @tile_too_large(%s: f32) {
+  // expected-error @+1 {{result #0 of type 'tensor<1073741824x1024xf32>' has 1099511627776 elements; a tile has at most 1048576 (2^20)}}
+  %t = ism.splat %s : f32 -> tensor<1073741824x1024xf32>
+  ism.return
+}
+
+// -----
+
+ism.kernel @tile_elements_overflow() {
+  // expected-error @+1 {{result #0 of type 'tensor<1073741824x1073741824x1073741824xf32>' has more than 2^63 elements; a tile has at most 1048576 (2^20)}}
+  %t = arith.constant dense<1.0> : tensor<1073741824x1073741824x1073741824xf32>
+  ism.return
+}
+
