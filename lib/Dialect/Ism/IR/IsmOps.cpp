@@ -35,12 +35,37 @@ bool mlir::ism::isTile(Type type) {
          });
 }
 
+/// Checks that a static tensor type has at most kMaxTileElements elements
+/// (any tensor value of a kernel: ism ops, and arith and scf on tiles).
+static LogicalResult verifyTileSize(Operation *op, Type type, StringRef kind,
+                                    unsigned index) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return success();
+  int64_t elements = 1;
+  bool overflow = false;
+  for (int64_t size : tensor.getShape())
+    overflow |= __builtin_mul_overflow(elements, size, &elements);
+  if (!overflow && elements <= kMaxTileElements)
+    return success();
+  InFlightDiagnostic diag = op->emitOpError() << kind << " #" << index
+                                              << " of type " << type << " has ";
+  if (overflow)
+    diag << "more than 2^63";
+  else
+    diag << elements;
+  return diag << " elements; a tile has at most " << kMaxTileElements
+              << " (2^20)";
+}
+
 /// Checks one value's type for the TileShaped trait.
 static LogicalResult verifyTileValue(Operation *op, Type type, StringRef kind,
                                      unsigned index) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || isTile(type))
+  if (!tensor)
     return success();
+  if (isTile(type))
+    return verifyTileSize(op, type, kind, index);
   for (auto [d, size] : llvm::enumerate(tensor.getShape())) {
     if (ShapedType::isDynamic(size))
       return op->emitOpError() << kind << " #" << index << " of type " << type
@@ -176,7 +201,20 @@ LogicalResult KernelOp::verifyRegions() {
   for (Block &block : getBody())
     if (!isa<ReturnOp>(block.getTerminator()))
       return emitOpError("body must end with ism.return");
-  return success();
+  // Every tensor value of the body is a tile of bounded size, also those of
+  // ops that do not verify tiles themselves (arith, math, scf).
+  WalkResult result = walk([&](Operation *op) {
+    for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+      if (failed(verifyTileSize(op, type, "result", i)))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (auto [i, arg] : llvm::enumerate(block.getArguments()))
+          if (failed(verifyTileSize(op, arg.getType(), "block argument", i)))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
 }
 
 //===----------------------------------------------------------------------===//

@@ -22,6 +22,10 @@ Type getMaskType(Type type);
 /// True when `type` is a tile: a ranked tensor with static power-of-two
 /// dimensions.
 bool isTile(Type type);
+/// The most elements a tile may have (2^20, 4 MiB of f32: more than the
+/// registers and shared memory of any SM). The verifiers refuse larger
+/// tensors in kernels, so that no pass, lowering or interpreter meets one.
+constexpr int64_t kMaxTileElements = int64_t(1) << 20;
 } // namespace mlir::ism
 
 namespace mlir::OpTrait::ism {
