@@ -3,6 +3,7 @@
 #include "ism/Runner/ArgSpec.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -11,17 +12,34 @@
 using namespace mlir;
 using namespace mlir::ism::runner;
 
-/// Parses "1024", "64x128" or "scalar" into `shape`.
+/// Parses "1024", "64x128" or "scalar" into `shape`. The error names the
+/// size that is not a non-negative 64-bit integer, or is empty when the text
+/// is not a shape at all.
 static bool parseShape(llvm::StringRef text,
-                       llvm::SmallVectorImpl<int64_t> &shape) {
+                       llvm::SmallVectorImpl<int64_t> &shape,
+                       std::string &error) {
   if (text == "scalar")
     return true;
   llvm::SmallVector<llvm::StringRef, 4> parts;
   text.split(parts, 'x');
-  for (llvm::StringRef part : parts) {
-    int64_t size;
-    if (part.empty() || part.getAsInteger(10, size) || size < 0)
+  for (auto [d, part] : llvm::enumerate(parts)) {
+    llvm::StringRef digits = part;
+    bool negative = digits.consume_front("-");
+    if (digits.empty() || !llvm::all_of(digits, llvm::isDigit))
       return false;
+    int64_t size;
+    if (part.getAsInteger(10, size)) {
+      error =
+          llvm::formatv("dimension {0}, {1}, does not fit in 64 bits", d, part)
+              .str();
+      return false;
+    }
+    if (negative && size != 0) {
+      error = llvm::formatv("dimension {0} is {1}; sizes must not be negative",
+                            d, size)
+                  .str();
+      return false;
+    }
     shape.push_back(size);
   }
   return true;
@@ -46,6 +64,8 @@ llvm::Expected<ArgSpec> mlir::ism::runner::parseArgSpec(llvm::StringRef text,
   }
   if (parts[0] == "npy") {
     spec.npyPath = text.drop_front(4).str();
+    if (spec.npyPath.empty()) // found by ism-run-args-fuzzer: it crashed
+      return fail("expected npy:PATH.npy, with a path");
     return spec;
   }
   spec.dtype = parseDType(parts[0]);
@@ -58,9 +78,18 @@ llvm::Expected<ArgSpec> mlir::ism::runner::parseArgSpec(llvm::StringRef text,
     spec.scalarText = rest.str();
     return spec;
   }
-  if (!parseShape(parts[1], spec.shape))
-    return fail("cannot parse shape '" + parts[1] +
-                "' (expected sizes like 1024 or 64x128)");
+  std::string shapeError;
+  if (!parseShape(parts[1], spec.shape, shapeError))
+    return fail("cannot parse shape '" + parts[1] + "' (" +
+                (shapeError.empty()
+                     ? std::string("expected sizes like 1024 or 64x128")
+                     : shapeError) +
+                ")");
+  // A shape whose elements or bytes do not fit in 64 bits is an error here,
+  // before the signature is looked at.
+  if (llvm::Expected<uint64_t> bytes = getBufferBytes(*spec.dtype, spec.shape);
+      !bytes)
+    return fail(llvm::toString(bytes.takeError()));
   if (parts.size() < 3)
     return spec;
   llvm::StringRef init = parts[2];
@@ -148,9 +177,60 @@ llvm::Error mlir::ism::runner::checkBufferShape(MemRefType type,
   return llvm::Error::success();
 }
 
+/// `a + b`, saturating at UINT64_MAX.
+static uint64_t addSaturating(uint64_t a, uint64_t b) {
+  uint64_t sum;
+  return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
+/// Checks that a buffer of `dtype` and `shape`, with what `overhead` says the
+/// run will add for it, fits in the host memory left after `used` bytes of
+/// the arguments before it (out of `available`); adds its bytes to `used`.
+static llvm::Error reserveHostMemory(DType dtype, llvm::ArrayRef<int64_t> shape,
+                                     const BufferOverhead &overhead,
+                                     uint64_t available, uint64_t &used) {
+  llvm::Expected<uint64_t> own = getBufferBytes(dtype, shape);
+  if (!own)
+    return own.takeError();
+  uint64_t elements = *own / getDTypeSize(dtype);
+  uint64_t extra = 0;
+  std::string extraText;
+  if (overhead.reference) {
+    uint64_t bytes;
+    if (__builtin_mul_overflow(elements, uint64_t(8), &bytes))
+      bytes = UINT64_MAX;
+    extra = addSaturating(extra, bytes);
+    extraText += " and " + formatBytes(bytes) +
+                 " more for its float64 copy in the reference interpreter";
+  }
+  if (overhead.copy) {
+    extra = addSaturating(extra, *own);
+    extraText += (extraText.empty() ? " and " : ", and ") + formatBytes(*own) +
+                 " more for the copy read back from the GPU";
+  }
+  uint64_t need = addSaturating(*own, extra);
+  uint64_t total = addSaturating(used, need);
+  if (total <= available) {
+    used = total;
+    return llvm::Error::success();
+  }
+  std::string message =
+      llvm::formatv("a {0} buffer of {1} elements needs {2}{3}",
+                    getDTypeName(dtype), elements, formatBytes(*own), extraText)
+          .str();
+  // The buffers before it are named only when they make the difference.
+  if (need <= available)
+    message += "; with the " + formatBytes(used) +
+               " of the arguments before it, that is " + formatBytes(total);
+  return llvm::createStringError(message + ", more than the " +
+                                 formatBytes(available) +
+                                 " of memory available");
+}
+
 llvm::Expected<std::vector<BoundArg>>
 mlir::ism::runner::bindArguments(func::FuncOp entry,
-                                 llvm::ArrayRef<ArgSpec> specs, uint64_t seed) {
+                                 llvm::ArrayRef<ArgSpec> specs, uint64_t seed,
+                                 llvm::ArrayRef<BufferOverhead> overheads) {
   FunctionType type = entry.getFunctionType();
   if (specs.size() != type.getNumInputs())
     return llvm::createStringError(
@@ -158,6 +238,10 @@ mlir::ism::runner::bindArguments(func::FuncOp entry,
                       entry.getName(), type.getNumInputs(), specs.size())
             .str());
   std::vector<BoundArg> args(specs.size());
+  // Host memory: read once; each buffer's pages are written when it is
+  // filled, so the arguments' bytes are added up here.
+  uint64_t available = getAvailableHostMemory();
+  uint64_t used = 0;
   for (auto [index, spec] : llvm::enumerate(specs)) {
     Type argType = type.getInput(index);
     auto fail = [&, index = index,
@@ -185,16 +269,28 @@ mlir::ism::runner::bindArguments(func::FuncOp entry,
       return fail(llvm::toString(dtype.takeError()));
     arg.type = argType;
     arg.isBuffer = true;
+    BufferOverhead overhead =
+        index < overheads.size() ? overheads[index] : BufferOverhead();
     if (!spec.npyPath.empty()) {
       llvm::Expected<HostBuffer> loaded = readNpy(spec.npyPath, *dtype);
       if (!loaded)
         return fail(llvm::toString(loaded.takeError()));
       arg.buffer = std::move(*loaded);
+      if (llvm::Error error = reserveHostMemory(*dtype, arg.buffer.shape,
+                                                overhead, available, used))
+        return fail(llvm::toString(std::move(error)));
     } else {
       if (*spec.dtype != *dtype)
         return fail("dtype " + getDTypeName(*spec.dtype) +
                     " does not match the element type " +
                     typeString(memref.getElementType()));
+      // The shape is checked before the memory: a wrong size says so, not
+      // that it would not fit.
+      if (llvm::Error error = checkBufferShape(memref, spec.shape))
+        return fail(llvm::toString(std::move(error)));
+      if (llvm::Error error =
+              reserveHostMemory(*dtype, spec.shape, overhead, available, used))
+        return fail(llvm::toString(std::move(error)));
       arg.buffer = HostBuffer(*dtype, spec.shape);
     }
     if (spec.dtype && *spec.dtype != *dtype)

@@ -10,8 +10,13 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
+
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::ism::runner;
@@ -189,12 +194,165 @@ double mlir::ism::runner::roundToDType(double value, DType dtype) {
 }
 
 //===----------------------------------------------------------------------===//
+// Host memory limits
+//===----------------------------------------------------------------------===//
+
+/// The first unsigned number in file `path` after `key` (at the start of a
+/// line; the whole file when `key` is empty), if any.
+static std::optional<uint64_t> readNumber(const char *path,
+                                          llvm::StringRef key = {}) {
+  FILE *file = std::fopen(path, "r");
+  if (!file)
+    return std::nullopt;
+  char line[256];
+  std::optional<uint64_t> value;
+  while (std::fgets(line, sizeof(line), file)) {
+    llvm::StringRef text(line);
+    if (!key.empty()) {
+      if (!text.consume_front(key))
+        continue;
+      if (!text.starts_with(" ") && !text.starts_with(":") &&
+          !text.starts_with("\t"))
+        continue;
+      text = text.ltrim(" :\t");
+    }
+    text = text.trim();
+    llvm::StringRef digits =
+        text.take_while([](char c) { return c >= '0' && c <= '9'; });
+    uint64_t number;
+    if (!digits.empty() && !digits.getAsInteger(10, number))
+      value = number;
+    break;
+  }
+  std::fclose(file);
+  return value;
+}
+
+/// What the memory cgroup of the process leaves (limit - usage + inactive
+/// file pages, which the kernel reclaims), when it has a limit.
+static std::optional<uint64_t> getCgroupAvailable() {
+  struct Files {
+    const char *limit, *usage, *stat, *inactive;
+  };
+  // cgroup v2, then v1 (their roots as containers mount them).
+  const Files files[] = {
+      {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current",
+       "/sys/fs/cgroup/memory.stat", "inactive_file"},
+      {"/sys/fs/cgroup/memory/memory.limit_in_bytes",
+       "/sys/fs/cgroup/memory/memory.usage_in_bytes",
+       "/sys/fs/cgroup/memory/memory.stat", "total_inactive_file"}};
+  for (const Files &f : files) {
+    std::optional<uint64_t> limit = readNumber(f.limit);
+    std::optional<uint64_t> usage = readNumber(f.usage);
+    // "max" (v2) does not parse; v1 says "no limit" with a number near 2^63.
+    if (!limit || !usage || *limit >= (uint64_t(1) << 60))
+      continue;
+    uint64_t inactive = readNumber(f.stat, f.inactive).value_or(0);
+    uint64_t used = *usage > inactive ? *usage - inactive : 0;
+    return *limit > used ? *limit - used : 0;
+  }
+  return std::nullopt;
+}
+
+uint64_t mlir::ism::runner::getAvailableHostMemory() {
+  if (const char *limit = std::getenv("ISM_MEMORY_LIMIT")) {
+    uint64_t bytes;
+    if (!llvm::StringRef(limit).trim().getAsInteger(10, bytes))
+      return bytes;
+  }
+  uint64_t available;
+  if (std::optional<uint64_t> kb = readNumber("/proc/meminfo", "MemAvailable"))
+    available = *kb * 1024;
+  else
+    available = uint64_t(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  if (std::optional<uint64_t> cgroup = getCgroupAvailable())
+    available = std::min(available, *cgroup);
+  return available;
+}
+
+std::string mlir::ism::runner::formatBytes(uint64_t bytes) {
+  const char *units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = double(bytes);
+  int unit = -1;
+  while (value >= 1024 && unit < 5) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit < 0)
+    return llvm::formatv("{0} bytes", bytes).str();
+  return llvm::formatv("{0} bytes ({1:F1} {2})", bytes, value, units[unit])
+      .str();
+}
+
+llvm::Expected<int64_t>
+mlir::ism::runner::getCheckedNumElements(llvm::ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  bool overflow = false;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (size < 0)
+      return llvm::createStringError(
+          llvm::formatv("dimension {0} is {1}; sizes must not be negative", d,
+                        size)
+              .str());
+    if (!overflow && __builtin_mul_overflow(n, size, &n))
+      overflow = true;
+  }
+  // A zero size makes the product 0 even after an overflow.
+  if (overflow && !llvm::is_contained(shape, 0)) {
+    std::string text;
+    for (auto [d, size] : llvm::enumerate(shape))
+      text += (d ? "x" : "") + std::to_string(size);
+    return llvm::createStringError("the shape " + text +
+                                   " has more elements than fit in 64 bits "
+                                   "(2^63 - 1)");
+  }
+  return overflow ? 0 : n;
+}
+
+llvm::Expected<uint64_t>
+mlir::ism::runner::getBufferBytes(DType dtype, llvm::ArrayRef<int64_t> shape) {
+  llvm::Expected<int64_t> n = getCheckedNumElements(shape);
+  if (!n)
+    return n.takeError();
+  int64_t bytes;
+  if (__builtin_mul_overflow(*n, int64_t(getDTypeSize(dtype)), &bytes))
+    return llvm::createStringError(
+        llvm::formatv("{0} elements of {1} are more than 2^63 - 1 bytes", *n,
+                      getDTypeName(dtype))
+            .str());
+  return uint64_t(bytes);
+}
+
+llvm::Error mlir::ism::runner::checkHostMemory(uint64_t bytes,
+                                               const llvm::Twine &what) {
+  uint64_t available = getAvailableHostMemory();
+  if (bytes <= available)
+    return llvm::Error::success();
+  return llvm::createStringError(what + " needs " + formatBytes(bytes) +
+                                 ", more than the " + formatBytes(available) +
+                                 " of memory available");
+}
+
+//===----------------------------------------------------------------------===//
 // HostBuffer
 //===----------------------------------------------------------------------===//
 
 HostBuffer::HostBuffer(DType dtype, llvm::ArrayRef<int64_t> shape)
     : dtype(dtype), shape(shape.begin(), shape.end()) {
   bytes.assign(getNumElements() * getDTypeSize(dtype), 0);
+}
+
+llvm::Expected<HostBuffer> HostBuffer::create(DType dtype,
+                                              llvm::ArrayRef<int64_t> shape) {
+  llvm::Expected<uint64_t> size = getBufferBytes(dtype, shape);
+  if (!size)
+    return size.takeError();
+  if (llvm::Error error =
+          checkHostMemory(*size, llvm::formatv("a {0} buffer of {1} elements",
+                                               getDTypeName(dtype),
+                                               *size / getDTypeSize(dtype))))
+    return std::move(error);
+  return HostBuffer(dtype, shape);
 }
 
 int64_t HostBuffer::getNumElements() const {
@@ -395,16 +553,28 @@ llvm::Error mlir::ism::runner::writeNpy(llvm::StringRef path, DType dtype,
                                         llvm::ArrayRef<int64_t> shape,
                                         llvm::ArrayRef<double> values) {
   DType fileType = dtype == DType::BF16 ? DType::F32 : dtype;
-  HostBuffer buffer(fileType, shape);
+  llvm::Expected<HostBuffer> buffer = HostBuffer::create(fileType, shape);
+  if (!buffer)
+    return llvm::createStringError("cannot write '" + path.str() +
+                                   "': " + llvm::toString(buffer.takeError()));
   for (size_t i = 0; i < values.size(); ++i)
-    buffer.set(i, roundToDType(values[i], dtype));
-  return writeNpy(path, buffer);
+    buffer->set(i, roundToDType(values[i], dtype));
+  return writeNpy(path, *buffer);
 }
 
 llvm::Error mlir::ism::runner::writeNpy(llvm::StringRef path,
                                         const HostBuffer &buffer) {
-  if (buffer.dtype == DType::BF16)
-    return writeNpy(path, DType::BF16, buffer.shape, buffer.toDoubles());
+  if (buffer.dtype == DType::BF16) {
+    // Written as float32, element by element (every bf16 is a float32).
+    llvm::Expected<HostBuffer> wide =
+        HostBuffer::create(DType::F32, buffer.shape);
+    if (!wide)
+      return llvm::createStringError("cannot write '" + path.str() +
+                                     "': " + llvm::toString(wide.takeError()));
+    for (int64_t i = 0, e = buffer.getNumElements(); i < e; ++i)
+      wide->set(i, buffer.get(i));
+    return writeNpy(path, *wide);
+  }
   std::string header = "{'descr': '" + getNpyDescr(buffer.dtype).str() +
                        "', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < buffer.shape.size(); ++i)
@@ -512,14 +682,34 @@ mlir::ism::runner::readNpy(llvm::StringRef path, std::optional<DType> dtype) {
   else
     return fail("unsupported dtype '" + descr + "'");
 
-  HostBuffer raw(fileType, shape);
+  // The shape is checked against the file's size before anything is
+  // allocated: a header may claim any shape.
+  llvm::Expected<uint64_t> fileBytes = getBufferBytes(fileType, shape);
+  if (!fileBytes)
+    return fail("bad shape: " + llvm::toString(fileBytes.takeError()));
   size_t offset = headerStart + headerLength;
-  if (data.size() - offset < raw.bytes.size())
-    return fail("the file holds fewer elements than its shape says");
-  std::memcpy(raw.bytes.data(), data.data() + offset, raw.bytes.size());
-  if ((!dtype || *dtype == fileType) && !isUInt8)
+  if (data.size() - offset < *fileBytes)
+    return fail(llvm::formatv("the file holds fewer elements than its shape "
+                              "says ({0} bytes of data, the shape needs {1})",
+                              data.size() - offset, *fileBytes)
+                    .str());
+  bool convert = (dtype && *dtype != fileType) || isUInt8;
+  DType target = dtype ? *dtype : DType::I32;
+  uint64_t needed = *fileBytes;
+  if (convert) {
+    llvm::Expected<uint64_t> convertedBytes = getBufferBytes(target, shape);
+    if (!convertedBytes)
+      return fail(llvm::toString(convertedBytes.takeError()));
+    needed += *convertedBytes;
+  }
+  if (llvm::Error error = checkHostMemory(needed, "reading it"))
+    return fail(llvm::toString(std::move(error)));
+  HostBuffer raw(fileType, shape);
+  if (!raw.bytes.empty()) // an empty vector's data() may be null
+    std::memcpy(raw.bytes.data(), data.data() + offset, raw.bytes.size());
+  if (!convert)
     return std::move(raw);
-  HostBuffer converted(dtype ? *dtype : DType::I32, shape);
+  HostBuffer converted(target, shape);
   for (int64_t i = 0, e = raw.getNumElements(); i < e; ++i) {
     double value = raw.get(i);
     if (isUInt8 && value < 0)

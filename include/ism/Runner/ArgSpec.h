@@ -54,12 +54,24 @@ llvm::Expected<DType> getBufferDType(Type type);
 /// and the memref's static sizes. The error says where they differ.
 llvm::Error checkBufferShape(MemRefType type, llvm::ArrayRef<int64_t> shape);
 
+/// Host memory a run needs for a buffer argument besides its own bytes.
+struct BufferOverhead {
+  /// A float64 copy in the reference interpreter (--check, --interpret).
+  bool reference = false;
+  /// A second copy of its bytes (an output read back from the GPU).
+  bool copy = false;
+};
+
 /// Checks `specs` against the arguments of `entry` (count, memref rank,
 /// element type, static sizes; scalar types) and materialises them; buffers
-/// are filled with seed `seed + position`. Errors are one line naming the
-/// argument.
+/// are filled with seed `seed + position`. Before a buffer is allocated,
+/// its bytes and the `overheads` of its position (none where the array is
+/// shorter), with those of the buffers before it, are checked against the
+/// host memory available (getAvailableHostMemory). Errors are one line
+/// naming the argument.
 llvm::Expected<std::vector<BoundArg>>
-bindArguments(func::FuncOp entry, llvm::ArrayRef<ArgSpec> specs, uint64_t seed);
+bindArguments(func::FuncOp entry, llvm::ArrayRef<ArgSpec> specs, uint64_t seed,
+              llvm::ArrayRef<BufferOverhead> overheads = {});
 
 } // namespace mlir::ism::runner
 

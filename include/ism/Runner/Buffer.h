@@ -39,15 +39,49 @@ bool isFloatDType(DType dtype);
 /// integers wrap) and returns it as a double.
 double roundToDType(double value, DType dtype);
 
+//===----------------------------------------------------------------------===//
+// Host memory limits
+//===----------------------------------------------------------------------===//
+
+/// The host memory a run may still allocate, in bytes: the kernel's
+/// MemAvailable (physical memory where /proc/meminfo is missing), at most
+/// what the cgroup's memory.max leaves, or the ISM_MEMORY_LIMIT environment
+/// variable (bytes) when it is set. Read afresh on every call.
+uint64_t getAvailableHostMemory();
+
+/// `bytes` for messages: "400000000000 bytes (372.5 GiB)".
+std::string formatBytes(uint64_t bytes);
+
+/// The number of elements of `shape`; an error when a size is negative or
+/// the product does not fit in int64.
+llvm::Expected<int64_t> getCheckedNumElements(llvm::ArrayRef<int64_t> shape);
+
+/// The bytes of a dense buffer of `dtype` and `shape`; an error when the
+/// shape is malformed (getCheckedNumElements) or the bytes overflow int64.
+llvm::Expected<uint64_t> getBufferBytes(DType dtype,
+                                        llvm::ArrayRef<int64_t> shape);
+
+/// Checks that `bytes` more bytes of host memory are available
+/// (getAvailableHostMemory), for `what` ("the buffer", "the float64 copy of
+/// the reference", ...). The error is one line: "WHAT needs N bytes (X GiB),
+/// more than the M bytes (Y GiB) of memory available".
+llvm::Error checkHostMemory(uint64_t bytes, const llvm::Twine &what);
+
 /// A dense, row-major host buffer holding the exact bytes of its elements.
 struct HostBuffer {
   DType dtype = DType::F32;
   llvm::SmallVector<int64_t, 4> shape;
   std::vector<uint8_t> bytes;
 
-  /// Allocates a zero-filled buffer.
+  /// Allocates a zero-filled buffer. The caller knows that it fits (the
+  /// shape of an existing array); use create() for sizes from user input.
   HostBuffer(DType dtype, llvm::ArrayRef<int64_t> shape);
   HostBuffer() = default;
+  /// Allocates a zero-filled buffer after checking its shape (no negative
+  /// size, no overflow) and that the host has the memory for it
+  /// (checkHostMemory); the error is one line.
+  static llvm::Expected<HostBuffer> create(DType dtype,
+                                           llvm::ArrayRef<int64_t> shape);
 
   int64_t getNumElements() const;
   size_t getSizeInBytes() const { return bytes.size(); }
