@@ -100,7 +100,10 @@ private:
       options.notes->push_back(text.str());
   }
   llvm::Error executeGPULaunch(gpu::LaunchFuncOp op);
-  llvm::Expected<unsigned> getDim(Value value, llvm::StringRef what);
+  /// The value of `value` as a launch dimension from 0 to `max`; the error
+  /// names it as `what`.
+  llvm::Expected<unsigned> getDim(Value value, llvm::StringRef what,
+                                  int64_t max);
 
   llvm::Error fail(Operation *op, const llvm::Twine &why) {
     std::string location;
@@ -364,13 +367,22 @@ llvm::Error HostInterpreter::executeArith(Operation *op) {
   return llvm::Error::success();
 }
 
-llvm::Expected<unsigned> HostInterpreter::getDim(Value value,
-                                                 llvm::StringRef what) {
+llvm::Expected<unsigned>
+HostInterpreter::getDim(Value value, llvm::StringRef what, int64_t max) {
   int64_t v = values.lookup(value).intValue;
-  if (v < 0 || v > 0x7fffffff)
+  if (v < 0)
     return llvm::createStringError(
-        llvm::formatv("{0} {1} is out of range", what, v).str());
+        llvm::formatv("{0} is {1}; it must not be negative", what, v).str());
+  if (v > max)
+    return llvm::createStringError(
+        llvm::formatv("{0} is {1}, more than the {2} CUDA allows", what, v, max)
+            .str());
   return static_cast<unsigned>(v);
+}
+
+/// "x", "y" or "z".
+static const char *getAxisName(unsigned i) {
+  return i == 0 ? "x" : i == 1 ? "y" : "z";
 }
 
 llvm::Expected<RegionLaunch> HostInterpreter::evaluateLaunch(LaunchOp op) {
@@ -379,9 +391,12 @@ llvm::Expected<RegionLaunch> HostInterpreter::evaluateLaunch(LaunchOp op) {
   if (op.getGrid().size() > 3)
     return fail(op, "a launch grid has at most three dimensions");
   for (auto [i, size] : llvm::enumerate(op.getGrid())) {
-    llvm::Expected<unsigned> dim = getDim(size, "grid size");
+    llvm::Expected<unsigned> dim =
+        getDim(size, (llvm::Twine("grid ") + getAxisName(i)).str(),
+               i == 0 ? kMaxGridX : kMaxGridYZ);
     if (!dim)
-      return fail(op, llvm::toString(dim.takeError()));
+      return fail(op, "ism.launch @" + op.getKernel() + ": " +
+                          llvm::toString(dim.takeError()));
     launch.grid[i] = *dim;
   }
   for (Value arg : op.getArgs())
@@ -471,18 +486,35 @@ llvm::Error HostInterpreter::executeGPULaunch(gpu::LaunchFuncOp op) {
   gpu::KernelDim3 g = op.getGridSizeOperandValues();
   gpu::KernelDim3 b = op.getBlockSizeOperandValues();
   Value sizes[6] = {g.x, g.y, g.z, b.x, b.y, b.z};
+  std::string kernel = "gpu.launch_func @" + op.getKernelName().str() + ": ";
   for (unsigned i = 0; i < 6; ++i) {
-    llvm::Expected<unsigned> dim =
-        getDim(sizes[i], i < 3 ? "grid size" : "block size");
+    int64_t max = i == 0   ? kMaxGridX
+                  : i < 3  ? kMaxGridYZ
+                  : i == 5 ? kMaxBlockZ
+                           : kMaxBlockXY;
+    llvm::Expected<unsigned> dim = getDim(
+        sizes[i],
+        (llvm::Twine(i < 3 ? "grid " : "block ") + getAxisName(i % 3)).str(),
+        max);
     if (!dim)
-      return fail(op, llvm::toString(dim.takeError()));
+      return fail(op, kernel + llvm::toString(dim.takeError()));
     (i < 3 ? grid[i] : block[i - 3]) = *dim;
   }
+  uint64_t threads = uint64_t(block[0]) * block[1] * block[2];
+  if (threads == 0)
+    return fail(op, kernel + "a block needs at least one thread");
+  if (threads > kMaxBlockThreads)
+    return fail(op, llvm::formatv("{0}a block of {1}x{2}x{3} = {4} threads "
+                                  "is more than the {5} CUDA allows",
+                                  kernel, block[0], block[1], block[2], threads,
+                                  kMaxBlockThreads)
+                        .str());
   unsigned shared = 0;
   if (Value size = op.getDynamicSharedMemorySize()) {
-    llvm::Expected<unsigned> bytes = getDim(size, "dynamic shared memory");
+    llvm::Expected<unsigned> bytes =
+        getDim(size, "dynamic shared memory", 0x7fffffff);
     if (!bytes)
-      return fail(op, llvm::toString(bytes.takeError()));
+      return fail(op, kernel + llvm::toString(bytes.takeError()));
     shared = *bytes;
   }
   llvm::SmallVector<HostValue> operands;

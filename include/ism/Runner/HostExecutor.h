@@ -23,6 +23,17 @@
 
 namespace mlir::ism::runner {
 
+/// CUDA's launch limits (every GPU from compute capability 3.0 on): a grid
+/// of at most 2^31 - 1 x 65535 x 65535 CTAs, a block of at most 1024 x 1024
+/// x 64 threads and 1024 in all. executeHostFunction refuses launches past
+/// them in every mode, so the reference interpreter runs only what the GPU
+/// could.
+constexpr int64_t kMaxGridX = 0x7fffffff;
+constexpr int64_t kMaxGridYZ = 65535;
+constexpr int64_t kMaxBlockXY = 1024;
+constexpr int64_t kMaxBlockZ = 64;
+constexpr int64_t kMaxBlockThreads = 1024;
+
 /// A value of the host function: an integer (index, iN), a float, or one of
 /// the entry's buffers (by argument position).
 struct HostValue {
