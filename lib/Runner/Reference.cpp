@@ -19,6 +19,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Parallel.h"
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -223,6 +224,22 @@ int64_t combineI(Combiner kind, int64_t a, int64_t b, unsigned w) {
   }
 }
 
+/// The time limit of one launch (ReferenceLauncher::setTimeout), shared by
+/// the program instances that run in parallel.
+struct Deadline {
+  std::chrono::steady_clock::time_point at;
+  std::atomic<bool> passed{false};
+  /// Program instances started, for the message.
+  std::atomic<uint64_t> started{0};
+
+  /// Whether the time is up (and from then on, always).
+  bool check() {
+    if (!passed && std::chrono::steady_clock::now() > at)
+      passed = true;
+    return passed;
+  }
+};
+
 /// Interprets one program instance of a kernel.
 class Interpreter {
 public:
@@ -239,6 +256,9 @@ public:
   /// operands go to `yielded`.
   llvm::Error runBlock(Block &block, llvm::ArrayRef<Val> args,
                        llvm::SmallVectorImpl<Val> &yielded);
+
+  /// Loops stop with an error once `limit` has passed (null: no limit).
+  void setDeadline(Deadline *limit) { deadline = limit; }
 
 private:
   llvm::Error execute(Operation *op);
@@ -270,6 +290,14 @@ private:
   int64_t programId[3];
   int64_t numPrograms[3];
   llvm::DenseMap<Value, Val> env;
+  Deadline *deadline = nullptr;
+
+  /// An error once the deadline has passed (the launcher reports it).
+  llvm::Error checkDeadline(Operation *op) {
+    if (deadline && deadline->check())
+      return fail(op, "the launch ran out of time");
+    return llvm::Error::success();
+  }
 };
 
 } // namespace
@@ -745,6 +773,8 @@ llvm::Error Interpreter::executeSCF(Operation *op) {
       iters.push_back(get(init));
     Type ivType = loop.getInductionVar().getType();
     for (int64_t iv = lb; iv < ub; iv += step) {
+      if (llvm::Error error = checkDeadline(op))
+        return error;
       llvm::SmallVector<Val> args;
       Val ivVal = makeVal(ivType);
       ivVal.i[0] = iv;
@@ -754,6 +784,9 @@ llvm::Error Interpreter::executeSCF(Operation *op) {
       if (llvm::Error error = runBlock(*loop.getBody(), args, yielded))
         return error;
       iters.assign(yielded.begin(), yielded.end());
+      // The next induction value would overflow: the loop is over.
+      if (iv > std::numeric_limits<int64_t>::max() - step)
+        break;
     }
     for (auto [result, value] : llvm::zip(loop.getResults(), iters))
       set(result, std::move(value));
@@ -775,6 +808,8 @@ llvm::Error Interpreter::executeSCF(Operation *op) {
     for (Value init : loop.getInits())
       args.push_back(get(init));
     for (;;) {
+      if (llvm::Error error = checkDeadline(op))
+        return error;
       if (llvm::Error error = runBlock(loop.getBefore().front(), args, yielded))
         return error;
       // scf.condition: the condition, then the values passed on.
@@ -1153,6 +1188,70 @@ llvm::Error Interpreter::executeMemory(Operation *op) {
 // ReferenceLauncher
 //===----------------------------------------------------------------------===//
 
+/// `a * b`, saturating at UINT64_MAX.
+static uint64_t mulSaturating(uint64_t a, uint64_t b) {
+  uint64_t product;
+  return __builtin_mul_overflow(a, b, &product) ? UINT64_MAX : product;
+}
+
+/// The host memory one program instance of `kernel` may hold, bounded from
+/// above: every tile value of the body at once, 8 bytes per element (the
+/// interpreter keeps each value until the instance ends), plus two copies of
+/// the largest (an op's operands are read while its result is built).
+/// Checked against the memory available: an error when one instance cannot
+/// fit; `serial` is set when the instances fit one at a time but not one
+/// per thread.
+static llvm::Error checkInstanceMemory(KernelOp kernel, bool &serial) {
+  uint64_t total = 0, largest = 0;
+  Type largestType;
+  Operation *largestOp = nullptr;
+  auto account = [&](Type type, Operation *op) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return;
+    uint64_t elements = 1;
+    for (int64_t size : tensor.getShape())
+      elements = mulSaturating(elements, uint64_t(size));
+    uint64_t bytes = mulSaturating(elements, 8);
+    total = total + bytes < total ? UINT64_MAX : total + bytes;
+    if (bytes > largest) {
+      largest = bytes;
+      largestType = type;
+      largestOp = op;
+    }
+  };
+  kernel.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      account(type, op);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          account(arg.getType(), op);
+  });
+  if (largest == 0)
+    return llvm::Error::success();
+  uint64_t perInstance = mulSaturating(largest, 2);
+  perInstance = perInstance + total < total ? UINT64_MAX : perInstance + total;
+  uint64_t available = getAvailableHostMemory();
+  if (perInstance <= available) {
+    unsigned threads =
+        std::max(1u, llvm::parallel::strategy.compute_thread_count());
+    serial = mulSaturating(perInstance, threads) > available;
+    return llvm::Error::success();
+  }
+  std::string type, location;
+  llvm::raw_string_ostream typeOS(type), locationOS(location);
+  typeOS << largestType;
+  locationOS << largestOp->getLoc();
+  return llvm::createStringError(
+      "reference interpreter: kernel '" + kernel.getSymName().str() +
+      "': the tiles of one program instance need up to " +
+      formatBytes(perInstance) + " as float64 (the largest, " + type + " of '" +
+      largestOp->getName().getStringRef().str() + "' at " + location + ", " +
+      formatBytes(largest) + "), more than the " + formatBytes(available) +
+      " of memory available");
+}
+
 llvm::Error ReferenceLauncher::launch(LaunchOp op, const unsigned grid[3],
                                       llvm::ArrayRef<HostValue> args) {
   KernelOp kernel = op.getKernelOp(symbols);
@@ -1176,11 +1275,30 @@ llvm::Error ReferenceLauncher::launch(LaunchOp op, const unsigned grid[3],
   }
 
   uint64_t total = uint64_t(grid[0]) * grid[1] * grid[2];
+  if (total > kMaxInterpretedPrograms)
+    return llvm::createStringError(
+        llvm::formatv("reference interpreter: kernel '{0}': the grid "
+                      "{1}x{2}x{3} has {4} program instances, more than the "
+                      "{5} the interpreter runs in one launch; use smaller "
+                      "sizes",
+                      op.getKernel(), grid[0], grid[1], grid[2], total,
+                      kMaxInterpretedPrograms)
+            .str());
+  // Program instances run one per thread, unless their tiles fit in memory
+  // one at a time only.
+  bool serial = false;
+  if (total > 0)
+    if (llvm::Error error = checkInstanceMemory(kernel, serial))
+      return error;
+  Deadline deadline;
+  deadline.at =
+      std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
+  Deadline *limit = timeoutSeconds ? &deadline : nullptr;
   // Program instances run in chunks in parallel; the first error wins.
   const uint64_t chunk = 64;
   std::mutex errorMutex;
   std::string firstError;
-  llvm::parallelFor(0, (total + chunk - 1) / chunk, [&](size_t c) {
+  auto runChunk = [&](size_t c) {
     llvm::SmallVector<Val> yielded;
     for (uint64_t linear = c * chunk;
          linear < std::min<uint64_t>(total, (c + 1) * chunk); ++linear) {
@@ -1188,6 +1306,12 @@ llvm::Error ReferenceLauncher::launch(LaunchOp op, const unsigned grid[3],
                          unsigned((linear / grid[0]) % grid[1]),
                          unsigned(linear / (uint64_t(grid[0]) * grid[1]))};
       Interpreter interpreter(buffers, atomicMutex, pid, grid);
+      if (limit) {
+        if (limit->check())
+          return;
+        interpreter.setDeadline(limit);
+        ++limit->started;
+      }
       if (llvm::Error error = interpreter.runBlock(body, argVals, yielded)) {
         std::lock_guard<std::mutex> guard(errorMutex);
         if (firstError.empty())
@@ -1197,8 +1321,23 @@ llvm::Error ReferenceLauncher::launch(LaunchOp op, const unsigned grid[3],
         return;
       }
     }
-  });
+  };
+  uint64_t numChunks = (total + chunk - 1) / chunk;
+  if (serial)
+    for (uint64_t c = 0; c < numChunks && firstError.empty(); ++c)
+      runChunk(c);
+  else
+    llvm::parallelFor(0, numChunks, runChunk);
   numInstances += total;
+  if (limit && limit->passed)
+    return llvm::createStringError(
+        llvm::formatv("reference interpreter: kernel '{0}' did not finish "
+                      "within {1} s ({2} of its {3} program instances "
+                      "started; --timeout={1}, --timeout=0 waits without "
+                      "limit)",
+                      op.getKernel(), timeoutSeconds, limit->started.load(),
+                      total)
+            .str());
   if (!firstError.empty())
     return llvm::createStringError(firstError);
   return llvm::Error::success();
@@ -1212,6 +1351,16 @@ llvm::Error ReferenceLauncher::launchGPUFunc(gpu::LaunchFuncOp op,
       "the reference interpreter runs ism.kernel tile programs only; "
       "gpu.launch_func of @" +
       op.getKernelName().str() + " cannot be checked or interpreted");
+}
+
+llvm::Error
+mlir::ism::runner::checkReferenceMemory(llvm::ArrayRef<BoundArg> args) {
+  uint64_t bytes = 0;
+  for (const BoundArg &arg : args)
+    if (arg.isBuffer)
+      bytes += 8 * uint64_t(arg.buffer.getNumElements());
+  return checkHostMemory(bytes, "the float64 copy of the buffers for the "
+                                "reference interpreter");
 }
 
 std::vector<RefBuffer>

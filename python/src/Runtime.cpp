@@ -234,6 +234,8 @@ void mlir::ism::python::interpretHostFunction(ModuleOp module,
                                               std::vector<HostArgument> &args) {
   func::FuncOp func = lookupEntry(module, entry);
   std::vector<BoundArg> bound = bindHostArguments(func, args);
+  if (llvm::Error error = checkReferenceMemory(bound))
+    fail(ErrorKind::Run, std::move(error));
   std::vector<RefBuffer> reference = makeReferenceBuffers(bound);
   ReferenceLauncher launcher(reference);
   if (llvm::Error error = executeHostFunction(func, bound, launcher))

@@ -31,6 +31,15 @@ struct RefBuffer {
 /// as doubles (empty entries for scalars).
 std::vector<RefBuffer> makeReferenceBuffers(llvm::ArrayRef<BoundArg> args);
 
+/// Checks that the host has the memory for makeReferenceBuffers(args) (8
+/// bytes per element of every buffer); the error is one line.
+llvm::Error checkReferenceMemory(llvm::ArrayRef<BoundArg> args);
+
+/// The most program instances the reference interpreter runs in one launch
+/// (2^31 - 1, what one dimension of a CUDA grid holds); a larger grid is an
+/// error before anything runs.
+constexpr uint64_t kMaxInterpretedPrograms = 0x7fffffff;
+
 /// Runs launches in the reference interpreter. Program instances of one
 /// launch run in parallel on the host's cores (ism.atomic_rmw serialises).
 class ReferenceLauncher : public LaunchHandler {
@@ -39,6 +48,12 @@ public:
   /// scalars).
   explicit ReferenceLauncher(std::vector<RefBuffer> &buffers)
       : buffers(buffers) {}
+
+  /// Bounds the time of each launch that follows: a launch still running
+  /// after `seconds` stops (between program instances, and at each
+  /// iteration of an scf loop) with the error "kernel 'X' did not finish
+  /// within N s". 0 (the default) means no limit.
+  void setTimeout(unsigned seconds) { timeoutSeconds = seconds; }
 
   llvm::Error launch(LaunchOp op, const unsigned grid[3],
                      llvm::ArrayRef<HostValue> args) override;
@@ -54,6 +69,7 @@ private:
   std::vector<RefBuffer> &buffers;
   std::mutex atomicMutex;
   std::atomic<uint64_t> numInstances{0};
+  unsigned timeoutSeconds = 0;
   SymbolTableCollection symbols;
 };
 
