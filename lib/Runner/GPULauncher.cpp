@@ -307,6 +307,12 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
   if (facts.fused->trace) {
     cuda::CUdeviceptr traceBuffer = 0;
     if (recordTraces && sum > 0) {
+      if (sum > UINT64_MAX / kTraceRecordBytes)
+        return llvm::createStringError(
+            llvm::formatv("fused kernel '{0}': a trace of {1} work items does "
+                          "not fit in 64-bit sizes",
+                          name, sum)
+                .str());
       size_t bytes = size_t(sum) * kTraceRecordBytes;
       llvm::Expected<cuda::DeviceBuffer> buffer = context.allocate(bytes);
       if (!buffer)
@@ -346,6 +352,10 @@ llvm::Expected<std::vector<FusedTrace>> GPULauncher::takeTraces() {
     return std::move(error);
   std::vector<FusedTrace> traces;
   for (PendingTrace &pending : pendingTraces) {
+    if (llvm::Error error = checkHostMemory(pending.buffer.size(),
+                                            "the trace of fused kernel '" +
+                                                pending.trace.kernel + "'"))
+      return std::move(error);
     FusedTrace trace = std::move(pending.trace);
     trace.words.resize(pending.buffer.size() / sizeof(uint64_t));
     if (llvm::Error error =
@@ -430,17 +440,25 @@ llvm::Error GPULauncher::launchGPUFunc(gpu::LaunchFuncOp op,
 
 llvm::Expected<DeviceBuffers>
 mlir::ism::runner::uploadArguments(cuda::Context &gpu,
-                                   llvm::ArrayRef<BoundArg> args) {
+                                   llvm::ArrayRef<BoundArg> args,
+                                   llvm::ArrayRef<std::string> names) {
   DeviceBuffers device;
   device.buffers.resize(args.size());
   device.args.resize(args.size());
   for (auto [i, arg] : llvm::enumerate(args)) {
     if (!arg.isBuffer)
       continue;
+    std::string name =
+        i < names.size() ? names[i] : llvm::formatv("argument {0}", i).str();
     llvm::Expected<cuda::DeviceBuffer> buffer =
         gpu.allocate(arg.buffer.getSizeInBytes());
     if (!buffer)
-      return buffer.takeError();
+      return llvm::createStringError(
+          llvm::formatv("{0}: a {1} buffer of {2} elements on the GPU: {3}",
+                        name, getDTypeName(arg.buffer.dtype),
+                        arg.buffer.getNumElements(),
+                        llvm::toString(buffer.takeError()))
+              .str());
     device.buffers[i] = std::move(*buffer);
     device.args[i] = {device.buffers[i].get(), arg.buffer.shape};
     if (llvm::Error error =

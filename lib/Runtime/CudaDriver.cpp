@@ -8,11 +8,41 @@
 
 #include "ism/Runtime/CudaDriver.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include <dlfcn.h>
 
 using namespace mlir::ism::cuda;
+
+/// Set once a wait timed out (Context::setTimeout).
+static std::atomic<bool> anyTimedOut{false};
+
+bool Driver::hasTimedOut() { return anyTimedOut; }
+
+/// The kernels remembered for a timeout message.
+static constexpr size_t kMaxPendingLaunches = 256;
+
+/// "80000000 bytes (76.3 MiB)".
+static std::string formatBytes(uint64_t bytes) {
+  const char *units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = double(bytes);
+  int unit = -1;
+  while (value >= 1024 && unit < 5) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit < 0)
+    return llvm::formatv("{0} bytes", bytes).str();
+  return llvm::formatv("{0} bytes ({1:F1} {2})", bytes, value, units[unit])
+      .str();
+}
 
 std::string DeviceInfo::chip() const {
   std::string chip = "sm_" + std::to_string(ccMajor * 10 + ccMinor);
@@ -108,6 +138,8 @@ llvm::Expected<Driver &> Driver::get() {
        resolve(library, "cuStreamDestroy_v2", driver.cuStreamDestroy)},
       {"cuStreamSynchronize",
        resolve(library, "cuStreamSynchronize", driver.cuStreamSynchronize)},
+      {"cuStreamQuery",
+       resolve(library, "cuStreamQuery", driver.cuStreamQuery)},
       {"cuStreamWaitEvent",
        resolve(library, "cuStreamWaitEvent", driver.cuStreamWaitEvent)},
       {"cuEventCreate",
@@ -118,6 +150,9 @@ llvm::Expected<Driver &> Driver::get() {
        resolve(library, "cuEventRecord", driver.cuEventRecord)},
       {"cuEventSynchronize",
        resolve(library, "cuEventSynchronize", driver.cuEventSynchronize)},
+      {"cuEventQuery", resolve(library, "cuEventQuery", driver.cuEventQuery)},
+      {"cuMemGetInfo_v2",
+       resolve(library, "cuMemGetInfo_v2", driver.cuMemGetInfo)},
       {"cuEventElapsedTime",
        resolve(library, "cuEventElapsedTime", driver.cuEventElapsedTime)},
   };
@@ -201,6 +236,13 @@ llvm::Expected<DeviceInfo> Driver::getDeviceInfo(int ordinal) {
       {&info.l2CacheBytes, kAttrL2CacheSize},
       {&info.sharedMemoryPerBlock, kAttrMaxSharedMemoryPerBlock},
       {&info.sharedMemoryPerBlockOptin, kAttrMaxSharedMemoryPerBlockOptin},
+      {&info.maxThreadsPerBlock, kAttrMaxThreadsPerBlock},
+      {&info.maxBlockDim[0], kAttrMaxBlockDimX},
+      {&info.maxBlockDim[1], kAttrMaxBlockDimX + 1},
+      {&info.maxBlockDim[2], kAttrMaxBlockDimX + 2},
+      {&info.maxGridDim[0], kAttrMaxGridDimX},
+      {&info.maxGridDim[1], kAttrMaxGridDimX + 1},
+      {&info.maxGridDim[2], kAttrMaxGridDimX + 2},
   };
   for (auto &attribute : attributes)
     if (llvm::Error error = check(
@@ -222,7 +264,7 @@ DeviceBuffer::DeviceBuffer(DeviceBuffer &&other) noexcept
 
 DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
   if (this != &other) {
-    if (ptr)
+    if (ptr && !anyTimedOut)
       driver->cuMemFree(ptr);
     driver = other.driver;
     ptr = other.ptr;
@@ -235,8 +277,9 @@ DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
 
 DeviceBuffer::~DeviceBuffer() {
   // A failure to free is not actionable at this point; the context's
-  // release reclaims the memory anyway.
-  if (ptr)
+  // release reclaims the memory anyway. After a timeout the kernel may still
+  // use it (and cuMemFree would wait for it).
+  if (ptr && !anyTimedOut)
     driver->cuMemFree(ptr);
 }
 
@@ -279,6 +322,10 @@ llvm::Expected<std::unique_ptr<Context>> Context::create(int ordinal) {
 }
 
 Context::~Context() {
+  // After a timeout a kernel may still run: unloading its module or
+  // releasing the context could wait for it for ever.
+  if (anyTimedOut)
+    return;
   for (CUmodule module : modules)
     driver.cuModuleUnload(module);
   if (context)
@@ -369,22 +416,69 @@ llvm::Expected<Kernel> Context::getKernel(llvm::StringRef name,
 llvm::Error Context::launch(const Kernel &kernel, const unsigned grid[3],
                             const unsigned block[3], CUstream stream,
                             llvm::ArrayRef<void *> params) {
-  return driver.check(driver.cuLaunchKernel(
-                          kernel.function, grid[0], grid[1], grid[2], block[0],
-                          block[1], block[2], kernel.sharedMemoryBytes, stream,
-                          const_cast<void **>(params.data()), nullptr),
-                      "cuLaunchKernel", kernel.name);
+  // The device's limits, checked here so that the error says which limit
+  // (cuLaunchKernel only says CUDA_ERROR_INVALID_VALUE).
+  for (unsigned d = 0; d < 3; ++d) {
+    const char *axis = d == 0 ? "x" : d == 1 ? "y" : "z";
+    if (info.maxGridDim[d] > 0 && grid[d] > unsigned(info.maxGridDim[d]))
+      return llvm::createStringError(
+          llvm::formatv("kernel '{0}': grid {1} is {2}, more than the {3} {4} "
+                        "allows (grid ({5}, {6}, {7}))",
+                        kernel.name, axis, grid[d], info.maxGridDim[d],
+                        info.name, grid[0], grid[1], grid[2])
+              .str());
+    if (info.maxBlockDim[d] > 0 && block[d] > unsigned(info.maxBlockDim[d]))
+      return llvm::createStringError(
+          llvm::formatv("kernel '{0}': block {1} is {2}, more than the {3} {4} "
+                        "allows",
+                        kernel.name, axis, block[d], info.maxBlockDim[d],
+                        info.name)
+              .str());
+  }
+  uint64_t threads = uint64_t(block[0]) * block[1] * block[2];
+  if (info.maxThreadsPerBlock > 0 &&
+      threads > uint64_t(info.maxThreadsPerBlock))
+    return llvm::createStringError(
+        llvm::formatv("kernel '{0}': a block of {1} threads is more than the "
+                      "{2} {3} allows",
+                      kernel.name, threads, info.maxThreadsPerBlock, info.name)
+            .str());
+  if (llvm::Error error =
+          driver.check(driver.cuLaunchKernel(
+                           kernel.function, grid[0], grid[1], grid[2], block[0],
+                           block[1], block[2], kernel.sharedMemoryBytes, stream,
+                           const_cast<void **>(params.data()), nullptr),
+                       "cuLaunchKernel", kernel.name))
+    return error;
+  if (timeoutSeconds > 0) {
+    pendingLaunches.push_back({++numLaunches, stream, kernel.name});
+    if (pendingLaunches.size() > kMaxPendingLaunches)
+      pendingLaunches.pop_front();
+  }
+  return llvm::Error::success();
 }
 
 llvm::Expected<DeviceBuffer> Context::allocate(size_t bytes) {
+  if (bytes > info.totalMemoryBytes && info.totalMemoryBytes > 0)
+    return llvm::createStringError(
+        "cannot allocate " + formatBytes(bytes) + ": " + info.name + " has " +
+        formatBytes(info.totalMemoryBytes) + " of memory");
   DeviceBuffer buffer;
   buffer.driver = &driver;
   buffer.bytes = bytes;
   // Zero-sized arguments still get a distinct, valid address.
-  if (llvm::Error error =
-          driver.check(driver.cuMemAlloc(&buffer.ptr, bytes ? bytes : 1),
-                       llvm::formatv("cuMemAlloc_v2({0} bytes)", bytes).str()))
-    return std::move(error);
+  CUresult result = driver.cuMemAlloc(&buffer.ptr, bytes ? bytes : 1);
+  if (result != kCudaSuccess) {
+    buffer.ptr = 0;
+    llvm::Error error = driver.check(
+        result, llvm::formatv("cuMemAlloc_v2({0} bytes)", bytes).str());
+    size_t free = 0, total = 0;
+    if (driver.cuMemGetInfo(&free, &total) != kCudaSuccess)
+      return error;
+    return llvm::createStringError(llvm::toString(std::move(error)) + "; " +
+                                   formatBytes(free) + " of " + info.name +
+                                   "'s memory are free");
+  }
   return std::move(buffer);
 }
 
@@ -411,7 +505,63 @@ llvm::Error Context::memset32(CUdeviceptr dst, uint32_t value, size_t count,
                       "cuMemsetD32Async");
 }
 
+llvm::Error Context::waitPolling(const std::function<CUresult()> &ready,
+                                 llvm::StringRef call) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point start = Clock::now();
+  auto limit = std::chrono::seconds(timeoutSeconds);
+  for (;;) {
+    CUresult result = ready();
+    if (result != kCudaErrorNotReady)
+      return driver.check(result, call);
+    auto waited = Clock::now() - start;
+    if (waited > limit)
+      return timedOut();
+    // Spin briefly (short kernels, --bench), then sleep: up to 1 ms per
+    // poll, 10 ms once the wait is long.
+    if (waited < std::chrono::milliseconds(1))
+      std::this_thread::yield();
+    else if (waited < std::chrono::seconds(1))
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+llvm::Error Context::timedOut() {
+  anyTimedOut = true;
+  // The kernels of the streams still busy, each name once, in launch order.
+  std::vector<std::string> names;
+  for (const PendingLaunch &launch : pendingLaunches)
+    if (driver.cuStreamQuery(launch.stream) == kCudaErrorNotReady &&
+        !llvm::is_contained(names, launch.kernel))
+      names.push_back(launch.kernel);
+  std::string what;
+  if (names.empty())
+    what = "the GPU's work";
+  else if (names.size() == 1)
+    what = "kernel '" + names.front() + "'";
+  else
+    what = "kernels '" + llvm::join(names, "', '") + "'";
+  return llvm::createStringError(
+      llvm::formatv("{0} did not finish within {1} s (--timeout={1}; "
+                    "--timeout=0 waits without limit)",
+                    what, timeoutSeconds)
+          .str());
+}
+
 llvm::Error Context::synchronize() {
+  if (timeoutSeconds == 0)
+    return driver.check(driver.cuCtxSynchronize(), "cuCtxSynchronize");
+  // Every stream of this context, then the legacy stream; the final
+  // cuCtxSynchronize returns at once and reports errors of the work.
+  std::vector<CUstream> all = streams;
+  all.push_back(nullptr);
+  for (CUstream stream : all)
+    if (llvm::Error error = waitPolling(
+            [&] { return driver.cuStreamQuery(stream); }, "cuStreamQuery"))
+      return error;
+  pendingLaunches.clear();
   return driver.check(driver.cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
@@ -420,10 +570,15 @@ llvm::Expected<CUstream> Context::createStream() {
   if (llvm::Error error = driver.check(
           driver.cuStreamCreate(&stream, kStreamNonBlocking), "cuStreamCreate"))
     return std::move(error);
+  streams.push_back(stream);
   return stream;
 }
 
 llvm::Error Context::destroyStream(CUstream stream) {
+  llvm::erase(streams, stream);
+  llvm::erase_if(pendingLaunches, [&](const PendingLaunch &launch) {
+    return launch.stream == stream;
+  });
   return driver.check(driver.cuStreamDestroy(stream), "cuStreamDestroy_v2");
 }
 
@@ -436,10 +591,13 @@ llvm::Expected<CUevent> Context::createEvent(unsigned flags) {
 }
 
 llvm::Error Context::destroyEvent(CUevent event) {
+  recordedEvents.erase(event);
   return driver.check(driver.cuEventDestroy(event), "cuEventDestroy_v2");
 }
 
 llvm::Error Context::record(CUevent event, CUstream stream) {
+  if (timeoutSeconds > 0)
+    recordedEvents[event] = {stream, numLaunches};
   return driver.check(driver.cuEventRecord(event, stream), "cuEventRecord");
 }
 
@@ -449,9 +607,22 @@ llvm::Error Context::waitEvent(CUstream stream, CUevent event) {
 }
 
 llvm::Expected<float> Context::elapsedMs(CUevent start, CUevent end) {
-  if (llvm::Error error =
-          driver.check(driver.cuEventSynchronize(end), "cuEventSynchronize"))
-    return std::move(error);
+  if (timeoutSeconds == 0) {
+    if (llvm::Error error =
+            driver.check(driver.cuEventSynchronize(end), "cuEventSynchronize"))
+      return std::move(error);
+  } else {
+    if (llvm::Error error = waitPolling(
+            [&] { return driver.cuEventQuery(end); }, "cuEventQuery"))
+      return std::move(error);
+    // What the event's stream ran before it has finished.
+    auto recorded = recordedEvents.find(end);
+    if (recorded != recordedEvents.end())
+      llvm::erase_if(pendingLaunches, [&](const PendingLaunch &launch) {
+        return launch.stream == recorded->second.first &&
+               launch.number <= recorded->second.second;
+      });
+  }
   float ms = 0;
   if (llvm::Error error = driver.check(
           driver.cuEventElapsedTime(&ms, start, end), "cuEventElapsedTime"))

@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::ism;
@@ -133,6 +134,13 @@ static cl::opt<std::string> traceFile(
 static cl::opt<std::string> emit("emit",
                                  cl::desc("Stop early and print: ptx or ir"),
                                  cl::cat(category));
+static cl::opt<unsigned> timeout(
+    "timeout",
+    cl::desc("Longest wait, in seconds, for the GPU to finish (each "
+             "synchronisation) and for one launch in the reference "
+             "interpreter; past it ism-run stops with an error naming the "
+             "kernel (default 600; 0 waits without limit)"),
+    cl::value_desc("seconds"), cl::init(600), cl::cat(category));
 
 /// Prints "ism-run: MESSAGE" and returns the exit code 1.
 static int fail(const llvm::Twine &message) {
@@ -367,13 +375,27 @@ static void describeFusedKernels(const CompiledModule &compiled,
     report["fused_kernels"] = std::move(kernels);
 }
 
+static int run();
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
       "ism-run: execute, check and time ism kernels on NVIDIA GPUs\n");
+  int status = run();
+  if (cuda::Driver::hasTimedOut()) {
+    // A kernel may still be running: the driver's exit handlers could wait
+    // for it for ever. The kernel driver reclaims the GPU when the process
+    // is gone.
+    llvm::outs().flush();
+    llvm::errs().flush();
+    std::_Exit(status);
+  }
+  return status;
+}
 
+static int run() {
   if (listDevices)
     return runListDevices();
   if (inputFile.empty())
@@ -434,6 +456,7 @@ int main(int argc, char **argv) {
     }
 
     // Arguments, and which buffers the kernels read and write.
+    uses = analyzeBufferUse(entry);
     std::vector<ArgSpec> specs;
     for (auto [i, text] : llvm::enumerate(argSpecs)) {
       llvm::Expected<ArgSpec> spec = parseArgSpec(text, i);
@@ -451,12 +474,18 @@ int main(int argc, char **argv) {
         return fail("--save '" + text + "': there is no argument " + index);
       saveRequests.push_back({i, path.str()});
     }
+    // The host memory of each buffer beyond its own bytes: the reference's
+    // float64 copy, and the copy of an output read back from the GPU.
+    std::vector<BufferOverhead> overheads(uses.size());
+    for (auto [overhead, use] : llvm::zip(overheads, uses)) {
+      overhead.reference = check || interpret;
+      overhead.copy = !interpret && use.written;
+    }
     llvm::Expected<std::vector<BoundArg>> bound =
-        bindArguments(entry, specs, seed);
+        bindArguments(entry, specs, seed, overheads);
     if (!bound)
       return fail(bound.takeError());
     args = std::move(*bound);
-    uses = analyzeBufferUse(entry);
     for (auto [arg, use] : llvm::zip(args, uses))
       if (arg.isBuffer && use.written && !use.read)
         arg.buffer.poison(); // unwritten output elements fail the check
@@ -480,6 +509,7 @@ int main(int argc, char **argv) {
       llvm::consumeError(created.takeError());
     } else {
       gpu = std::move(*created);
+      gpu->setTimeout(timeout);
     }
   }
   PTXOptions ptxOptions;
@@ -548,6 +578,7 @@ int main(int argc, char **argv) {
   if (check || interpret) {
     reference = makeReferenceBuffers(args);
     ReferenceLauncher launcher(reference);
+    launcher.setTimeout(timeout);
     if (llvm::Error error = executeHostFunction(entry, args, launcher))
       return fail(std::move(error));
     report["reference_instances"] =
@@ -606,7 +637,10 @@ int main(int argc, char **argv) {
   report["chip"] = ptxOptions.chip;
   if (numCoschedules > 0)
     report["coschedule_mode"] = getCoscheduleModeName(*mode);
-  llvm::Expected<DeviceBuffers> device = uploadArguments(*gpu, args);
+  std::vector<std::string> argNames;
+  for (auto [i, text] : llvm::enumerate(argSpecs))
+    argNames.push_back(llvm::formatv("--arg {0} ('{1}')", i, text).str());
+  llvm::Expected<DeviceBuffers> device = uploadArguments(*gpu, args, argNames);
   if (!device)
     return fail(device.takeError());
   const std::vector<DeviceArg> &deviceArgs = device->args;

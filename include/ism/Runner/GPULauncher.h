@@ -146,9 +146,12 @@ struct DeviceBuffers {
 };
 
 /// Allocates a device buffer for every buffer argument of `args` and copies
-/// the argument's bytes into it.
-llvm::Expected<DeviceBuffers> uploadArguments(cuda::Context &gpu,
-                                              llvm::ArrayRef<BoundArg> args);
+/// the argument's bytes into it. An allocation that fails is an error naming
+/// the argument as `names[i]` says ("argument i" where `names` is shorter)
+/// and its size.
+llvm::Expected<DeviceBuffers>
+uploadArguments(cuda::Context &gpu, llvm::ArrayRef<BoundArg> args,
+                llvm::ArrayRef<std::string> names = {});
 
 /// How to time a host function.
 struct TimingOptions {

@@ -19,6 +19,9 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +50,11 @@ struct DeviceInfo {
   /// Shared memory a block may use by default and after opting in.
   int sharedMemoryPerBlock = 0;
   int sharedMemoryPerBlockOptin = 0;
+  /// Launch limits: the largest grid and block dimensions and threads per
+  /// block.
+  int maxGridDim[3] = {0, 0, 0};
+  int maxBlockDim[3] = {0, 0, 0};
+  int maxThreadsPerBlock = 0;
   /// The chip name LLVM's NVPTX backend takes, e.g. "sm_90a".
   std::string chip() const;
 };
@@ -69,6 +77,13 @@ public:
   /// not empty). Success gives llvm::Error::success().
   llvm::Error check(CUresult result, llvm::StringRef call,
                     llvm::StringRef kernel = {}) const;
+
+  /// Whether a wait of this process timed out (Context::setTimeout): the GPU
+  /// may still be running the kernel, so nothing waits for it any more: the
+  /// contexts and buffers are left to the driver, which reclaims them when
+  /// the process ends (and a program should end without running the
+  /// driver's exit handlers, e.g. with std::_Exit).
+  static bool hasTimedOut();
 
   // The resolved entry points (the _v2 ABI where cuda.h maps to one).
   CUresult (*cuInit)(unsigned) = nullptr;
@@ -106,12 +121,15 @@ public:
   CUresult (*cuStreamCreate)(CUstream *, unsigned) = nullptr;
   CUresult (*cuStreamDestroy)(CUstream) = nullptr;
   CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
+  CUresult (*cuStreamQuery)(CUstream) = nullptr;
   CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned) = nullptr;
   CUresult (*cuEventCreate)(CUevent *, unsigned) = nullptr;
   CUresult (*cuEventDestroy)(CUevent) = nullptr;
   CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
   CUresult (*cuEventSynchronize)(CUevent) = nullptr;
+  CUresult (*cuEventQuery)(CUevent) = nullptr;
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent) = nullptr;
+  CUresult (*cuMemGetInfo)(size_t *, size_t *) = nullptr;
   /// Optional (CUDA 12+ drivers): null when the driver lacks it.
   CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
                                      const uint64_t *, const uint64_t *,
@@ -127,6 +145,10 @@ private:
 enum : int {
   kCudaSuccess = 0,
   kCudaErrorNoDevice = 100,
+  kCudaErrorNotReady = 600,
+  kAttrMaxThreadsPerBlock = 1,
+  kAttrMaxBlockDimX = 2,
+  kAttrMaxGridDimX = 5,
   kAttrMaxSharedMemoryPerBlock = 8,
   kAttrMultiprocessorCount = 16,
   kAttrL2CacheSize = 38,
@@ -202,11 +224,15 @@ public:
                                    unsigned sharedMemoryBytes,
                                    CUmodule module = nullptr);
   /// Launches `kernel` on `stream` with block (blockX, blockY, blockZ).
-  /// `params` holds one pointer per kernel parameter.
+  /// `params` holds one pointer per kernel parameter. A grid or block past
+  /// the device's limits (DeviceInfo::maxGridDim, ...) is an error naming
+  /// the kernel, before cuLaunchKernel.
   llvm::Error launch(const Kernel &kernel, const unsigned grid[3],
                      const unsigned block[3], CUstream stream,
                      llvm::ArrayRef<void *> params);
 
+  /// Allocates device memory. More than the device has in all is an error
+  /// saying so (cuMemAlloc's own error otherwise).
   llvm::Expected<DeviceBuffer> allocate(size_t bytes);
   llvm::Error copyToDevice(CUdeviceptr dst, const void *src, size_t bytes);
   llvm::Error copyToHost(void *dst, CUdeviceptr src, size_t bytes);
@@ -216,7 +242,16 @@ public:
   /// `stream` (cuMemsetD32Async).
   llvm::Error memset32(CUdeviceptr dst, uint32_t value, size_t count,
                        CUstream stream);
+  /// Waits for all work of the context (every stream created here and the
+  /// legacy stream).
   llvm::Error synchronize();
+
+  /// How long synchronize() and elapsedMs() wait, in seconds: 0 (the
+  /// default) waits as long as the GPU takes; otherwise they poll
+  /// (cuStreamQuery, cuEventQuery) and after `seconds` return the error
+  /// "kernel 'X' did not finish within N s", naming the kernels launched on
+  /// the streams still busy, and from then on Driver::hasTimedOut() is true.
+  void setTimeout(unsigned seconds) { timeoutSeconds = seconds; }
 
   llvm::Expected<CUstream> createStream();
   llvm::Error destroyStream(CUstream stream);
@@ -233,11 +268,33 @@ public:
 
 private:
   Context(Driver &driver) : driver(driver) {}
+  /// Polls `ready` (a cuStreamQuery or cuEventQuery) until it is not
+  /// CUDA_ERROR_NOT_READY or the timeout has passed; `call` names it.
+  llvm::Error waitPolling(const std::function<CUresult()> &ready,
+                          llvm::StringRef call);
+  /// The timeout error, naming the kernels launched since the last finished
+  /// wait on the streams still busy.
+  llvm::Error timedOut();
+
   Driver &driver;
   DeviceInfo info;
   CUdevice device = 0;
   CUcontext context = nullptr;
   std::vector<CUmodule> modules;
+  unsigned timeoutSeconds = 0;
+  /// With a timeout: the streams created here, and the kernels launched
+  /// since the last wait that saw them finish (launch number, stream, name;
+  /// the last kMaxPendingLaunches), and for each recorded event the stream
+  /// and the launch number it follows.
+  std::vector<CUstream> streams;
+  struct PendingLaunch {
+    uint64_t number;
+    CUstream stream;
+    std::string kernel;
+  };
+  std::deque<PendingLaunch> pendingLaunches;
+  std::map<CUevent, std::pair<CUstream, uint64_t>> recordedEvents;
+  uint64_t numLaunches = 0;
 };
 
 } // namespace mlir::ism::cuda
