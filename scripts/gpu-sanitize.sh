@@ -3,6 +3,7 @@
 # test/Runner/Inputs/sanitize-cases.txt with `ism-run --check` under
 # compute-sanitizer, once per tool.
 #   scripts/gpu-sanitize.sh ISM_RUN TOOLS [LOG_DIR]
+# ISM_SANITIZE_JOBS (default 4) runs run side by side on the GPU.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,8 +33,47 @@ sed 's/ism.coschedule warp_specialized/ism.coschedule block_interleaved/' \
 sed 's/ism.coschedule warp_specialized {/ism.coschedule warp_specialized attributes {fallback = false} {/' \
   "$root/examples/coschedule_rmsnorm_softmax.mlir" > "$scratch/nofallback.mlir"
 
-table=$scratch/table
-failures=0
+results=$scratch/results
+mkdir -p "$results"
+jobs=${ISM_SANITIZE_JOBS:-4}
+
+# One run: NAME TOOL CONTROL INDEX ARGS...; writes results/INDEX.
+run_case() {
+  local name=$1 tool=$2 control=$3 index=$4
+  shift 4
+  local log check=--check rc errors summary verdict
+  log=$log_dir/$index-$tool-$(echo "$name" | tr -c 'a-zA-Z0-9\n' '_').log
+  [ "$control" = 1 ] && check=
+  "$sanitizer" --tool "$tool" --print-limit 20 "$ism_run" "$@" $check \
+    > "$log" 2>&1
+  rc=$?
+  if [ "$tool" = racecheck ]; then
+    # "RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 warnings)"
+    errors=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors*, \([0-9]*\) warnings*).*/\1+\2/p' "$log" | tail -n 1)
+    summary=$(grep -c "RACECHECK SUMMARY" "$log")
+    errors=$(( ${errors:-0} ))
+  else
+    errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$log" | tail -n 1)
+    summary=$(grep -c "ERROR SUMMARY" "$log")
+    errors=${errors:-0}
+  fi
+  if [ "$control" = 1 ]; then
+    if [ "$errors" -gt 0 ]; then verdict="ok (reported, as it must be)"
+    else verdict="FAIL: the out-of-bounds store went unreported"; fi
+  elif [ "$summary" -eq 0 ]; then
+    verdict="FAIL: no summary from compute-sanitizer (exit $rc)"
+  elif [ "$errors" -ne 0 ]; then
+    verdict="FAIL: $errors errors/hazards"
+  elif [ "$rc" -ne 0 ] || ! grep -q "check: .*: ok" "$log" ||
+       grep -q "check: .*FAILED" "$log"; then
+    verdict="FAIL: ism-run exit $rc (check failed?)"
+  else
+    verdict=ok
+  fi
+  printf '%-10s %-44s %6s  %s\n' "$tool" "$name" "$errors" "$verdict" |
+    tee "$results/$index"
+}
+
 n=0
 while IFS='|' read -r name args; do
   name=$(echo "$name" | sed 's/ *$//')
@@ -44,41 +84,15 @@ while IFS='|' read -r name args; do
   for tool in "${tools[@]}"; do
     [ "$control" = 1 ] && [ "$tool" != memcheck ] && continue
     n=$((n + 1))
-    log=$log_dir/$(printf '%02d' "$n")-$tool-$(echo "$name" | tr -c 'a-zA-Z0-9\n' '_').log
-    check=--check
-    [ "$control" = 1 ] && check=
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
     # shellcheck disable=SC2086
-    "$sanitizer" --tool "$tool" --print-limit 20 "$ism_run" $args $check \
-      > "$log" 2>&1
-    rc=$?
-    if [ "$tool" = racecheck ]; then
-      # "RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 warnings)"
-      errors=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9]*\) errors*, \([0-9]*\) warnings*).*/\1+\2/p' "$log" | tail -n 1)
-      summary=$(grep -c "RACECHECK SUMMARY" "$log")
-      errors=$(( ${errors:-0} ))
-    else
-      errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$log" | tail -n 1)
-      summary=$(grep -c "ERROR SUMMARY" "$log")
-      errors=${errors:-0}
-    fi
-    if [ "$control" = 1 ]; then
-      if [ "$errors" -gt 0 ]; then verdict="ok (reported, as it must be)"
-      else verdict="FAIL: the out-of-bounds store went unreported"; fi
-    elif [ "$summary" -eq 0 ]; then
-      verdict="FAIL: no summary from compute-sanitizer (exit $rc)"
-    elif [ "$errors" -ne 0 ]; then
-      verdict="FAIL: $errors errors/hazards"
-    elif [ "$rc" -ne 0 ] || ! grep -q "check: .*: ok" "$log" ||
-         grep -q "check: .*FAILED" "$log"; then
-      verdict="FAIL: ism-run exit $rc (check failed?)"
-    else
-      verdict=ok
-    fi
-    case $verdict in FAIL*) failures=$((failures + 1)) ;; esac
-    printf '%-10s %-44s %6s  %s\n' "$tool" "$name" "$errors" "$verdict" |
-      tee -a "$table"
+    run_case "$name" "$tool" "$control" "$(printf '%03d' "$n")" $args &
   done
 done < "$root/test/Runner/Inputs/sanitize-cases.txt"
+wait
+failures=$(cat "$results"/* | grep -c "FAIL")
+table=$scratch/table
+cat "$results"/* | sort -s -k1,1 > "$table"
 
 echo
 echo "compute-sanitizer: $n runs, $failures failed (logs: $log_dir)"
