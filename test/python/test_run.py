@@ -142,6 +142,29 @@ func.func @main(%x: memref<?xf32>) {
         ism.interpret(m, "main", np.zeros(4, np.float32))
 
 
+def test_interpret_past_the_memory_available_raises(monkeypatch):
+    # The float64 copy of 3 x 1000 f32 elements (24000 bytes) does not fit in
+    # the 10000 bytes ISM_MEMORY_LIMIT says are available.
+    monkeypatch.setenv("ISM_MEMORY_LIMIT", "10000")
+    x = np.zeros(1000, np.float32)
+    with pytest.raises(ism.RunError, match=r"the float64 copy of the buffers "
+                       r"for the reference interpreter needs 24000 bytes "
+                       r"\(23.4 KiB\), more than the 10000 bytes \(9.8 KiB\) "
+                       r"of memory available"):
+        ism.interpret(vector_add(), "main", x, x.copy(), x.copy())
+
+
+def test_interpret_grid_past_cuda_limits_raises():
+    m = ism.Module.parse_file(
+        os.path.join(ROOT, "test", "Runner", "Inputs", "limits.mlir"))
+    x = np.zeros(8, np.float32)
+    with pytest.raises(ism.RunError, match="grid y is 65536, more than the "
+                       "65535 CUDA allows"):
+        ism.interpret(m, "grid_y", x, x.copy(), x.copy())
+    with pytest.raises(ism.RunError, match="1099511627264 program instances"):
+        ism.interpret(m, "programs_2_40", x, x.copy(), x.copy())
+
+
 def test_run_softmax_on_gpu():
     if gpu_error() is not None:
         pytest.skip(f"no GPU: {gpu_error()}")

@@ -1,0 +1,252 @@
+/* A stand-in for the CUDA driver (libcuda.so.1) with the entry points
+ * ism-run resolves, for testing the runner's GPU-side checks on machines
+ * without a GPU (test/Runner/fake-driver.test). One device, "Fake GPU",
+ * with FAKE_CUDA_MEMORY bytes of memory (default 1 GiB) and the launch
+ * limits of every NVIDIA GPU. Memory is host memory; kernels do not run:
+ * a launch of a kernel whose name starts with "spin" keeps its stream busy
+ * for ever (cuStreamQuery and cuEventQuery say CUDA_ERROR_NOT_READY, the
+ * synchronising calls never return), from the FAKE_CUDA_SPIN_FROM-th such
+ * launch on (default 1: the first); any other launch finishes at once.
+ * Launches past the grid limits fail as the real driver does.
+ *
+ * Build: cc -shared -fPIC fake_libcuda.c -o DIR/libcuda.so.1, then run
+ * with LD_LIBRARY_PATH=DIR. */
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef int CUresult;
+enum {
+  kSuccess = 0,
+  kInvalidValue = 1,
+  kOutOfMemory = 2,
+  kNotReady = 600,
+};
+
+/* A stream (or the legacy stream, 0) that ran a "spin" kernel. */
+static void *hungStreams[64];
+static int numHung;
+
+static int isHung(void *stream) {
+  for (int i = 0; i < numHung; ++i)
+    if (hungStreams[i] == stream)
+      return 1;
+  return 0;
+}
+
+static void hangForever(void) {
+  for (;;)
+    pause();
+}
+
+static uint64_t deviceMemory(void) {
+  const char *text = getenv("FAKE_CUDA_MEMORY");
+  return text ? strtoull(text, 0, 10) : (uint64_t)1 << 30;
+}
+
+static uint64_t allocated;
+
+CUresult cuInit(unsigned flags) { return kSuccess; }
+CUresult cuDriverGetVersion(int *version) {
+  *version = 13000;
+  return kSuccess;
+}
+CUresult cuGetErrorString(CUresult result, const char **text) {
+  *text = result == kOutOfMemory    ? "out of memory"
+          : result == kInvalidValue ? "invalid argument"
+                                    : "fake error";
+  return kSuccess;
+}
+CUresult cuGetErrorName(CUresult result, const char **name) {
+  *name = result == kOutOfMemory    ? "CUDA_ERROR_OUT_OF_MEMORY"
+          : result == kInvalidValue ? "CUDA_ERROR_INVALID_VALUE"
+                                    : "CUDA_ERROR_UNKNOWN";
+  return kSuccess;
+}
+CUresult cuDeviceGetCount(int *count) {
+  *count = 1;
+  return kSuccess;
+}
+CUresult cuDeviceGet(int *device, int ordinal) {
+  *device = ordinal;
+  return ordinal == 0 ? kSuccess : kInvalidValue;
+}
+CUresult cuDeviceGetName(char *name, int length, int device) {
+  strncpy(name, "Fake GPU", length);
+  return kSuccess;
+}
+CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
+  switch (attribute) {
+  case 1: /* max threads per block */
+  case 2: /* max block x */
+  case 3: /* max block y */
+    *value = 1024;
+    break;
+  case 4: /* max block z */
+    *value = 64;
+    break;
+  case 5: /* max grid x */
+    *value = 2147483647;
+    break;
+  case 6: /* max grid y */
+  case 7: /* max grid z */
+    *value = 65535;
+    break;
+  case 8: /* shared memory per block */
+    *value = 48 * 1024;
+    break;
+  case 16: /* SMs */
+    *value = 4;
+    break;
+  case 38: /* L2 */
+    *value = 1 << 20;
+    break;
+  case 75: /* compute capability */
+    *value = 9;
+    break;
+  case 76:
+    *value = 0;
+    break;
+  case 97: /* shared memory per block, opt-in */
+    *value = 227 * 1024;
+    break;
+  default:
+    *value = 0;
+  }
+  return kSuccess;
+}
+CUresult cuDeviceTotalMem_v2(size_t *bytes, int device) {
+  *bytes = deviceMemory();
+  return kSuccess;
+}
+CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
+  *total = deviceMemory();
+  *free = *total > allocated ? *total - allocated : 0;
+  return kSuccess;
+}
+CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
+  static int dummy;
+  *context = &dummy;
+  return kSuccess;
+}
+CUresult cuDevicePrimaryCtxRelease_v2(int device) { return kSuccess; }
+CUresult cuCtxSetCurrent(void *context) { return kSuccess; }
+CUresult cuCtxSynchronize(void) {
+  if (numHung)
+    hangForever();
+  return kSuccess;
+}
+CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n,
+                            int *options, void **values) {
+  static int dummy;
+  *module = &dummy;
+  return kSuccess;
+}
+CUresult cuModuleUnload(void *module) { return kSuccess; }
+CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
+  *function = strdup(name);
+  return kSuccess;
+}
+CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
+  return kSuccess;
+}
+CUresult cuFuncGetAttribute(int *value, int attribute, void *function) {
+  *value = 0;
+  return kSuccess;
+}
+CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
+                        unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                        void *stream, void **params, void **extra) {
+  if (gx == 0 || gy == 0 || gz == 0 || gx > 2147483647u || gy > 65535 ||
+      gz > 65535 || bx * by * bz > 1024)
+    return kInvalidValue;
+  static int spins;
+  const char *from = getenv("FAKE_CUDA_SPIN_FROM");
+  if (strncmp((const char *)function, "spin", 4) == 0 &&
+      ++spins >= (from ? atoi(from) : 1) && numHung < 64)
+    hungStreams[numHung++] = stream;
+  return kSuccess;
+}
+CUresult cuMemAlloc_v2(uint64_t *ptr, size_t bytes) {
+  if (allocated + bytes > deviceMemory())
+    return kOutOfMemory;
+  void *memory = calloc(1, bytes);
+  if (!memory)
+    return kOutOfMemory;
+  allocated += bytes;
+  *ptr = (uint64_t)(uintptr_t)memory;
+  return kSuccess;
+}
+CUresult cuMemFree_v2(uint64_t ptr) {
+  if (numHung)
+    hangForever(); /* as the real cuMemFree waits for the kernel */
+  free((void *)(uintptr_t)ptr);
+  return kSuccess;
+}
+CUresult cuMemcpyHtoD_v2(uint64_t dst, const void *src, size_t bytes) {
+  memcpy((void *)(uintptr_t)dst, src, bytes);
+  return kSuccess;
+}
+CUresult cuMemcpyDtoH_v2(void *dst, uint64_t src, size_t bytes) {
+  memcpy(dst, (const void *)(uintptr_t)src, bytes);
+  return kSuccess;
+}
+CUresult cuMemsetD8_v2(uint64_t dst, unsigned char value, size_t bytes) {
+  memset((void *)(uintptr_t)dst, value, bytes);
+  return kSuccess;
+}
+CUresult cuMemsetD8Async(uint64_t dst, unsigned char value, size_t bytes,
+                         void *stream) {
+  return cuMemsetD8_v2(dst, value, bytes);
+}
+CUresult cuMemsetD32Async(uint64_t dst, unsigned value, size_t count,
+                          void *stream) {
+  uint32_t *words = (uint32_t *)(uintptr_t)dst;
+  for (size_t i = 0; i < count; ++i)
+    words[i] = value;
+  return kSuccess;
+}
+CUresult cuStreamCreate(void **stream, unsigned flags) {
+  *stream = malloc(1);
+  return kSuccess;
+}
+CUresult cuStreamDestroy_v2(void *stream) { return kSuccess; }
+CUresult cuStreamSynchronize(void *stream) {
+  if (isHung(stream))
+    hangForever();
+  return kSuccess;
+}
+CUresult cuStreamQuery(void *stream) {
+  return isHung(stream) ? kNotReady : kSuccess;
+}
+CUresult cuStreamWaitEvent(void *stream, void *event, unsigned flags) {
+  return kSuccess;
+}
+
+/* An event remembers whether its stream was hung when it was recorded. */
+struct Event {
+  int hung;
+};
+CUresult cuEventCreate(void **event, unsigned flags) {
+  *event = calloc(1, sizeof(struct Event));
+  return kSuccess;
+}
+CUresult cuEventDestroy_v2(void *event) { return kSuccess; }
+CUresult cuEventRecord(void *event, void *stream) {
+  ((struct Event *)event)->hung = isHung(stream);
+  return kSuccess;
+}
+CUresult cuEventSynchronize(void *event) {
+  if (((struct Event *)event)->hung)
+    hangForever();
+  return kSuccess;
+}
+CUresult cuEventQuery(void *event) {
+  return ((struct Event *)event)->hung ? kNotReady : kSuccess;
+}
+CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
+  *ms = 0.001f;
+  return kSuccess;
+}
