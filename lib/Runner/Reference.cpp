@@ -243,9 +243,14 @@ struct Deadline {
 /// Interprets one program instance of a kernel.
 class Interpreter {
 public:
+  /// `work` counts the units of work of every instance (see
+  /// ReferenceLauncher::setWorkLimit); past `workLimit` (when non-zero) the
+  /// instance stops with an error.
   Interpreter(std::vector<RefBuffer> &buffers, std::mutex &atomicMutex,
-              const unsigned pid[3], const unsigned grid[3])
-      : buffers(buffers), atomicMutex(atomicMutex) {
+              const unsigned pid[3], const unsigned grid[3],
+              std::atomic<uint64_t> &work, uint64_t workLimit)
+      : buffers(buffers), atomicMutex(atomicMutex), work(work),
+        workLimit(workLimit) {
     for (int d = 0; d < 3; ++d) {
       programId[d] = pid[d];
       numPrograms[d] = grid[d];
@@ -285,8 +290,22 @@ private:
                                    "': " + why.str());
   }
 
+  /// Adds `units` to the work done; an error past the limit.
+  llvm::Error charge(Operation *op, uint64_t units) {
+    if (!workLimit)
+      return llvm::Error::success();
+    if (work.fetch_add(units, std::memory_order_relaxed) + units <= workLimit)
+      return llvm::Error::success();
+    return fail(op, llvm::formatv("the run went past the interpreter's work "
+                                  "limit of {0} operations",
+                                  workLimit)
+                        .str());
+  }
+
   std::vector<RefBuffer> &buffers;
   std::mutex &atomicMutex;
+  std::atomic<uint64_t> &work;
+  uint64_t workLimit;
   int64_t programId[3];
   int64_t numPrograms[3];
   llvm::DenseMap<Value, Val> env;
@@ -304,6 +323,8 @@ private:
 
 llvm::Error Interpreter::runBlock(Block &block, llvm::ArrayRef<Val> args,
                                   llvm::SmallVectorImpl<Val> &yielded) {
+  if (llvm::Error error = charge(block.getParentOp(), 1))
+    return error;
   for (auto [arg, val] : llvm::zip(block.getArguments(), args))
     set(arg, val);
   for (Operation &op : block) {
@@ -320,6 +341,15 @@ llvm::Error Interpreter::runBlock(Block &block, llvm::ArrayRef<Val> args,
 }
 
 llvm::Error Interpreter::execute(Operation *op) {
+  if (workLimit) {
+    uint64_t units = 1;
+    for (Type type : op->getResultTypes())
+      if (auto shaped = dyn_cast<ShapedType>(type);
+          shaped && shaped.hasStaticShape())
+        units += uint64_t(shaped.getNumElements());
+    if (llvm::Error error = charge(op, units))
+      return error;
+  }
   llvm::StringRef dialect = op->getName().getDialectNamespace();
   if (dialect == "arith")
     return executeArith(op);
@@ -1294,6 +1324,13 @@ llvm::Error ReferenceLauncher::launch(LaunchOp op, const unsigned grid[3],
   deadline.at =
       std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
   Deadline *limit = timeoutSeconds ? &deadline : nullptr;
+  if (workLimit && work + total > workLimit)
+    return llvm::createStringError(
+        llvm::formatv("reference interpreter: the {0} program instances of "
+                      "@{1} go past the interpreter's work limit of {2} "
+                      "operations",
+                      total, op.getKernel(), workLimit)
+            .str());
   // Program instances run in chunks in parallel; the first error wins.
   const uint64_t chunk = 64;
   std::mutex errorMutex;
@@ -1305,7 +1342,8 @@ llvm::Error ReferenceLauncher::launch(LaunchOp op, const unsigned grid[3],
       unsigned pid[3] = {unsigned(linear % grid[0]),
                          unsigned((linear / grid[0]) % grid[1]),
                          unsigned(linear / (uint64_t(grid[0]) * grid[1]))};
-      Interpreter interpreter(buffers, atomicMutex, pid, grid);
+      Interpreter interpreter(buffers, atomicMutex, pid, grid, work,
+                              workLimit);
       if (limit) {
         if (limit->check())
           return;

@@ -65,10 +65,20 @@ public:
   /// Program instances interpreted so far.
   uint64_t getNumInstances() const { return numInstances; }
 
+  /// Bounds the work of the launches that follow: a launch whose program
+  /// instances, counted with every op they execute (one unit per op and per
+  /// tile element it produces) and every block they enter, would go past
+  /// `limit` units in all fails with an error saying so. 0 (the default)
+  /// means no limit. The fuzz targets use it so that a kernel that loops
+  /// for ever is an error, not a hang.
+  void setWorkLimit(uint64_t limit) { workLimit = limit; }
+
 private:
   std::vector<RefBuffer> &buffers;
   std::mutex atomicMutex;
   std::atomic<uint64_t> numInstances{0};
+  uint64_t workLimit = 0;
+  std::atomic<uint64_t> work{0};
   unsigned timeoutSeconds = 0;
   SymbolTableCollection symbols;
 };

@@ -159,10 +159,24 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
       [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
          function_interface_impl::VariadicFlag,
          std::string &) { return builder.getFunctionType(argTypes, results); };
-  return function_interface_impl::parseFunctionOp(
-      parser, result, /*allowVariadic=*/false,
-      getFunctionTypeAttrName(result.name), buildFuncType,
-      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+  SMLoc loc = parser.getCurrentLocation();
+  if (function_interface_impl::parseFunctionOp(
+          parser, result, /*allowVariadic=*/false,
+          getFunctionTypeAttrName(result.name), buildFuncType,
+          getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name)))
+    return failure();
+  // An inherent attribute of the wrong kind would be dropped when the op's
+  // properties are built from the attribute dictionary (found by fuzzing:
+  // `num_warps = @k` crashed the verifier), so it is rejected here.
+  if (Attribute numWarps =
+          result.attributes.get(getNumWarpsAttrName(result.name))) {
+    auto integer = dyn_cast<IntegerAttr>(numWarps);
+    if (!integer || !integer.getType().isSignlessInteger(32))
+      return parser.emitError(loc) << "'num_warps' must be a 32-bit integer (e.g. num_warps = 4 : "
+                "i32), got "
+             << numWarps;
+  }
+  return success();
 }
 
 void KernelOp::print(OpAsmPrinter &p) {
@@ -175,6 +189,8 @@ LogicalResult KernelOp::verify() {
   if (!getResultTypes().empty())
     return emitOpError("must not return values; write results through memref "
                        "arguments");
+  if (!getNumWarpsAttr())
+    return emitOpError("requires 'num_warps', a 32-bit integer");
   int32_t numWarps = getNumWarps();
   // A kernel of partitions (ism.warp_specialize) has as many warps as its
   // partitions together.
