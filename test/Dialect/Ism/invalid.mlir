@@ -118,6 +118,15 @@ ism.kernel @range_overflow() {
 
 // -----
 
+// An i0 range (found by ism-interpret-fuzzer: the verifier shifted by -1).
+ism.kernel @range_i0() {
+  // expected-error @+1 {{end - 1 (255) does not fit in 'i0'}}
+  %r = ism.range 0 to 256 : tensor<256xi0>
+  ism.return
+}
+
+// -----
+
 ism.kernel @splat_type(%s: f16) {
   // expected-error @+1 {{result element type is the scalar's type}}
   %t = "ism.splat"(%s) : (f16) -> tensor<4xf32>

@@ -256,8 +256,11 @@ LogicalResult RangeOp::verify() {
     return emitOpError("range ")
            << start << " to " << end << " has " << end - start
            << " elements but the result tile has " << type.getDimSize(0);
+  // The largest value of the (signed) element type; an i0 holds only 0
+  // (found by ism-interpret-fuzzer: the shift by width - 1 overflowed).
   unsigned width = type.getElementType().getIntOrFloatBitWidth();
-  if (width < 32 && end - 1 > (int64_t(1) << (width - 1)) - 1)
+  int64_t largest = width == 0 ? 0 : (int64_t(1) << (width - 1)) - 1;
+  if (width < 32 && end - 1 > largest)
     return emitOpError("end - 1 (")
            << end - 1 << ") does not fit in " << type.getElementType();
   return success();
