@@ -76,7 +76,7 @@ if [ "$sanitizers" = 1 ]; then
       -DISM_SANITIZE="address;undefined" \
       -DISM_ENABLE_FUZZERS=ON
   fi
-  cmake --build "$build" --target ism-opt ism-run _ism ism-fuzzers
+  cmake --build "$build" --target ism-opt ism-run _ism ism-fuzzers mlir-doc
   exit 0
 fi
 

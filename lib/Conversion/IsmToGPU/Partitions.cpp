@@ -450,15 +450,18 @@ LogicalResult mlir::ism::lowerPartitions(
     PartitionAttr p = ws.getPartition(i);
     Value lo = indexConstant(b, loc, 32 * p.getWarpBase());
     Value hi = indexConstant(b, loc, 32 * (p.getWarpBase() + p.getNumWarps()));
-    Value cond = arith::AndIOp::create(
-        b, loc, cmp(b, loc, arith::CmpIPredicate::uge, tid, lo),
-        cmp(b, loc, arith::CmpIPredicate::ult, tid, hi));
+    // One statement per op: the order of function arguments is unspecified,
+    // and the IR must not depend on the compiler that built ism.
+    Value aboveLo = cmp(b, loc, arith::CmpIPredicate::uge, tid, lo);
+    Value belowHi = cmp(b, loc, arith::CmpIPredicate::ult, tid, hi);
+    Value cond = arith::AndIOp::create(b, loc, aboveLo, belowHi);
     Value first = bid;
     if (!shared) {
-      Value inRange = arith::AndIOp::create(
-          b, loc, cmp(b, loc, arith::CmpIPredicate::uge, bid, starts[i]),
-          cmp(b, loc, arith::CmpIPredicate::ult, bid,
-              arith::AddIOp::create(b, loc, starts[i], totals[i])));
+      Value end = arith::AddIOp::create(b, loc, starts[i], totals[i]);
+      Value afterStart =
+          cmp(b, loc, arith::CmpIPredicate::uge, bid, starts[i]);
+      Value beforeEnd = cmp(b, loc, arith::CmpIPredicate::ult, bid, end);
+      Value inRange = arith::AndIOp::create(b, loc, afterStart, beforeEnd);
       cond = arith::AndIOp::create(b, loc, cond, inRange);
       first = arith::SubIOp::create(b, loc, bid, starts[i]);
     }

@@ -31,8 +31,8 @@
 // CHECK: nvvm.barrier id = %c3_i32 number_of_threads = %c128_i32
 // CHECK: nvvm.setmaxregister increase 144
 // CHECK: nvvm.wgmma.mma_async
-// CHECK: arith.cmpi ult, %[[TID]], %c512
 // CHECK: arith.cmpi uge, %[[TID]], %c384
+// CHECK: arith.cmpi ult, %[[TID]], %c512
 // CHECK: nvvm.setmaxregister decrease 72
 // CHECK: arith.addi %[[COUNTERS]], %c0_i64
 // CHECK: memref.view %{{.*}}[%c132160][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2xi32, #gpu.address_space<workgroup>>
@@ -45,8 +45,8 @@
 // CHECK: llvm.atomicrmw add
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: nvvm.cp.async.wait.group 3
-// CHECK: arith.cmpi ult, %[[TID]], %c640
 // CHECK: arith.cmpi uge, %[[TID]], %c512
+// CHECK: arith.cmpi ult, %[[TID]], %c640
 // CHECK: nvvm.setmaxregister decrease 72
 // CHECK: memref.view %{{.*}}[%c181328][]
 // CHECK: nvvm.barrier id = %c5_i32{{.*}} number_of_threads = %c128_i32

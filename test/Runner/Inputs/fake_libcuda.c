@@ -145,8 +145,21 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n,
   return kSuccess;
 }
 CUresult cuModuleUnload(void *module) { return kSuccess; }
+/* A function handle is its name, kept in a table that lives as long as the
+   process (CUDA's functions belong to their modules; nothing frees them, and
+   LeakSanitizer in the sanitizer build must not see a leak). */
+static char functionNames[64][128];
+static int numFunctions;
 CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
-  *function = strdup(name);
+  for (int i = 0; i < numFunctions; ++i)
+    if (strcmp(functionNames[i], name) == 0) {
+      *function = functionNames[i];
+      return kSuccess;
+    }
+  if (numFunctions == 64 || strlen(name) >= 128)
+    return kInvalidValue;
+  strcpy(functionNames[numFunctions], name);
+  *function = functionNames[numFunctions++];
   return kSuccess;
 }
 CUresult cuFuncSetAttribute(void *function, int attribute, int value) {
@@ -212,7 +225,12 @@ CUresult cuStreamCreate(void **stream, unsigned flags) {
   *stream = malloc(1);
   return kSuccess;
 }
-CUresult cuStreamDestroy_v2(void *stream) { return kSuccess; }
+CUresult cuStreamDestroy_v2(void *stream) {
+  /* A hung stream stays: the kernel on it never finishes. */
+  if (!isHung(stream))
+    free(stream);
+  return kSuccess;
+}
 CUresult cuStreamSynchronize(void *stream) {
   if (isHung(stream))
     hangForever();
@@ -233,7 +251,10 @@ CUresult cuEventCreate(void **event, unsigned flags) {
   *event = calloc(1, sizeof(struct Event));
   return kSuccess;
 }
-CUresult cuEventDestroy_v2(void *event) { return kSuccess; }
+CUresult cuEventDestroy_v2(void *event) {
+  free(event);
+  return kSuccess;
+}
 CUresult cuEventRecord(void *event, void *stream) {
   ((struct Event *)event)->hung = isHung(stream);
   return kSuccess;

@@ -259,8 +259,8 @@ LogicalResult RangeOp::verify() {
   // The largest value of the (signed) element type; an i0 holds only 0
   // (found by ism-interpret-fuzzer: the shift by width - 1 overflowed).
   unsigned width = type.getElementType().getIntOrFloatBitWidth();
-  int64_t largest = width == 0 ? 0 : (int64_t(1) << (width - 1)) - 1;
-  if (width < 32 && end - 1 > largest)
+  if (width < 32 &&
+      end - 1 > (width == 0 ? 0 : (int64_t(1) << (width - 1)) - 1))
     return emitOpError("end - 1 (")
            << end - 1 << ") does not fit in " << type.getElementType();
   return success();
