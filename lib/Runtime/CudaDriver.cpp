@@ -326,6 +326,10 @@ Context::~Context() {
   // releasing the context could wait for it for ever.
   if (anyTimedOut)
     return;
+  // Streams the caller did not destroy (an early error return) go with the
+  // context.
+  for (CUstream stream : streams)
+    driver.cuStreamDestroy(stream);
   for (CUmodule module : modules)
     driver.cuModuleUnload(module);
   if (context)
