@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs ism's libFuzzer targets (tools/fuzz; built by
-# scripts/setup.sh --sanitizers into build-asan/bin) with AddressSanitizer +
+# scripts/setup.sh --sanitizers into build-asan/bin, or ISM_FUZZ_BIN: the
+# static ones of scripts/pack-fuzzers.sh) with AddressSanitizer +
 # UndefinedBehaviorSanitizer, from a seed corpus made of examples/ and
 # test/ and an MLIR-aware dictionary.
 #   scripts/fuzz.sh [--time SECONDS | --runs N] [--jobs J] [TARGET...]
@@ -78,7 +79,7 @@ PY
 
 status=0
 for target in "${targets[@]}"; do
-  bin=$build/bin/ism-$target-fuzzer
+  bin=${ISM_FUZZ_BIN:-$build/bin}/ism-$target-fuzzer
   if [ ! -x "$bin" ]; then
     echo "fuzz.sh: no $bin (build it: scripts/setup.sh --sanitizers)" >&2
     exit 1
