@@ -104,8 +104,11 @@ for target in "${targets[@]}"; do
       "${parallel[@]}" "${limit[@]}" \
       "$work/corpus" "$seeds") > "$log" 2>&1
   rc=$?
-  if [ "$jobs" -gt 1 ]; then cat "$work"/fuzz-*.log >> "$log" 2>/dev/null; fi
-  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" |
+  stats=("$log")
+  # With jobs, each job's log has its own final stats (and the main log
+  # repeats them).
+  if [ "$jobs" -gt 1 ]; then stats=("$work"/fuzz-*.log); fi
+  runs=$(cat "${stats[@]}" | sed -n 's/^stat::number_of_executed_units: *//p' |
          awk '{s += $1} END {print s + 0}')
   findings=$(ls "$work" | grep -cE '^(crash|timeout|leak|oom|slow-unit)-')
   echo "fuzz $target: $runs executions, $findings findings, exit $rc (log: $log)"
