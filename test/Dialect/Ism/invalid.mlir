@@ -11,7 +11,7 @@ ism.kernel @returns_value() -> i32 {
 
 // A num_warps that is not an integer (found by ism-pipeline-fuzzer: it
 // crashed the verifier).
-// expected-error @+1 {{'num_warps' must be a 32-bit integer (e.g. num_warps = 4 : i32), got @k}}
+// expected-error @+1 {{attribute 'num_warps' failed to satisfy constraint: 32-bit signless integer attribute}}
 ism.kernel @symbol_warps() attributes {num_warps = @k} {
   ism.return
 }
