@@ -270,20 +270,6 @@ uint64_t mlir::ism::runner::getAvailableHostMemory() {
   return available;
 }
 
-std::string mlir::ism::runner::formatBytes(uint64_t bytes) {
-  const char *units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double value = double(bytes);
-  int unit = -1;
-  while (value >= 1024 && unit < 5) {
-    value /= 1024;
-    ++unit;
-  }
-  if (unit < 0)
-    return llvm::formatv("{0} bytes", bytes).str();
-  return llvm::formatv("{0} bytes ({1:F1} {2})", bytes, value, units[unit])
-      .str();
-}
-
 llvm::Expected<int64_t>
 mlir::ism::runner::getCheckedNumElements(llvm::ArrayRef<int64_t> shape) {
   int64_t n = 1;

@@ -29,8 +29,7 @@ bool Driver::hasTimedOut() { return anyTimedOut; }
 /// The kernels remembered for a timeout message.
 static constexpr size_t kMaxPendingLaunches = 256;
 
-/// "80000000 bytes (76.3 MiB)".
-static std::string formatBytes(uint64_t bytes) {
+std::string mlir::ism::cuda::formatBytes(uint64_t bytes) {
   const char *units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double value = double(bytes);
   int unit = -1;

@@ -9,6 +9,8 @@
 #ifndef ISM_RUNNER_BUFFER_H
 #define ISM_RUNNER_BUFFER_H
 
+#include "ism/Runtime/CudaDriver.h"
+
 #include "mlir/IR/Types.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -49,8 +51,9 @@ double roundToDType(double value, DType dtype);
 /// variable (bytes) when it is set. Read afresh on every call.
 uint64_t getAvailableHostMemory();
 
-/// `bytes` for messages: "400000000000 bytes (372.5 GiB)".
-std::string formatBytes(uint64_t bytes);
+/// `bytes` for messages (the runtime's, which names device memory the same
+/// way).
+using cuda::formatBytes;
 
 /// The number of elements of `shape`; an error when a size is negative or
 /// the product does not fit in int64.

@@ -28,6 +28,9 @@
 
 namespace mlir::ism::cuda {
 
+/// `bytes` for messages: "400000000000 bytes (372.5 GiB)".
+std::string formatBytes(uint64_t bytes);
+
 /// Driver handle types (opaque pointers and integers, as in cuda.h).
 using CUresult = int;
 using CUdevice = int;
