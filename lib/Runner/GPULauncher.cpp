@@ -125,13 +125,11 @@ llvm::Error GPULauncher::launchOn(LaunchOp op, const unsigned grid[3],
   unsigned block[3] = {info->second.numThreads, 1, 1};
   llvm::SmallVector<Type> types(op.getArgs().getTypes());
   const CompiledKernel &facts = info->second;
-  std::vector<uint64_t> hidden;
-  for (const CompiledKernel::TmaOperand &operand : facts.tma) {
-    llvm::Expected<uint64_t> map = getTensorMap(operand, types, args);
-    if (!map)
-      return map.takeError();
-    hidden.push_back(*map);
-  }
+  llvm::Expected<std::vector<uint64_t>> maps =
+      getTensorMaps(facts, types, args);
+  if (!maps)
+    return maps.takeError();
+  std::vector<uint64_t> hidden = std::move(*maps);
   if (!facts.persistent)
     return run(**kernel, grid, block, types, args, hidden, onStream);
   // A persistent kernel walks the logical grid itself: one CTA per SM.
@@ -282,13 +280,11 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
     return kernel.takeError();
 
   // The hidden parameters: TMA descriptors, then the work counters.
-  std::vector<uint64_t> hidden;
-  for (const CompiledKernel::TmaOperand &operand : facts.tma) {
-    llvm::Expected<uint64_t> map = getTensorMap(operand, types, values);
-    if (!map)
-      return map.takeError();
-    hidden.push_back(*map);
-  }
+  llvm::Expected<std::vector<uint64_t>> maps =
+      getTensorMaps(facts, types, values);
+  if (!maps)
+    return maps.takeError();
+  std::vector<uint64_t> hidden = std::move(*maps);
   cuda::CUdeviceptr counters = 0;
   if (unsigned numCounters = facts.fused->workCounters) {
     auto it = workCounters.find(name);
@@ -366,6 +362,20 @@ llvm::Expected<std::vector<FusedTrace>> GPULauncher::takeTraces() {
   }
   pendingTraces.clear();
   return std::move(traces);
+}
+
+llvm::Expected<std::vector<uint64_t>>
+GPULauncher::getTensorMaps(const CompiledKernel &facts,
+                           llvm::ArrayRef<Type> types,
+                           llvm::ArrayRef<HostValue> args) {
+  std::vector<uint64_t> maps;
+  for (const CompiledKernel::TmaOperand &operand : facts.tma) {
+    llvm::Expected<uint64_t> map = getTensorMap(operand, types, args);
+    if (!map)
+      return map.takeError();
+    maps.push_back(*map);
+  }
+  return maps;
 }
 
 llvm::Expected<uint64_t>

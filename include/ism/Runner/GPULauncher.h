@@ -112,6 +112,11 @@ private:
   llvm::Expected<uint64_t>
   getTensorMap(const CompiledKernel::TmaOperand &operand,
                llvm::ArrayRef<Type> types, llvm::ArrayRef<HostValue> args);
+  /// getTensorMap for each TMA operand of `facts`, in order: the first
+  /// hidden parameters of its launches.
+  llvm::Expected<std::vector<uint64_t>>
+  getTensorMaps(const CompiledKernel &facts, llvm::ArrayRef<Type> types,
+                llvm::ArrayRef<HostValue> args);
 
   cuda::Context &context;
   const CompiledModule &compiled;
