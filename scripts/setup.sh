@@ -58,35 +58,27 @@ if ! "$python" -c "import nanobind, pytest, numpy" 2>/dev/null; then
     "$python" -m pip install -q --break-system-packages nanobind pytest numpy
 fi
 
+configure=(-G Ninja -S "$root" -B "$build"
+           -DCMAKE_BUILD_TYPE=Release
+           -DMLIR_DIR="$llvm/lib/cmake/mlir"
+           -DLLVM_EXTERNAL_LIT="$llvm/bin/lit"
+           -DPython_EXECUTABLE="$(command -v "$python")"
+           -DISM_ENABLE_PYTHON=ON)
+targets=(ism-opt ism-run _ism)
+marker=_ism # a target the configured build must have
 if [ "$sanitizers" = 1 ]; then
-  if [ ! -f "$build/build.ninja" ] ||
-     ! grep -q "ism-parse-fuzzer" "$build/build.ninja"; then
-    # -O1 keeps the build and the sanitized runs fast; line tables give
-    # the sanitizers' reports file:line.
-    cmake -G Ninja -S "$root" -B "$build" \
-      -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_C_COMPILER="$llvm/bin/clang" \
-      -DCMAKE_CXX_COMPILER="$llvm/bin/clang++" \
-      -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG" \
-      -DCMAKE_C_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG" \
-      -DMLIR_DIR="$llvm/lib/cmake/mlir" \
-      -DLLVM_EXTERNAL_LIT="$llvm/bin/lit" \
-      -DPython_EXECUTABLE="$(command -v "$python")" \
-      -DISM_ENABLE_PYTHON=ON \
-      -DISM_SANITIZE="address;undefined" \
-      -DISM_ENABLE_FUZZERS=ON
-  fi
-  cmake --build "$build" --target ism-opt ism-run _ism ism-fuzzers mlir-doc
-  exit 0
+  # -O1 keeps the build and the sanitized runs fast; line tables give the
+  # sanitizers' reports file:line.
+  configure+=(-DCMAKE_C_COMPILER="$llvm/bin/clang"
+              -DCMAKE_CXX_COMPILER="$llvm/bin/clang++"
+              -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG"
+              -DCMAKE_C_FLAGS_RELEASE="-O1 -gline-tables-only -DNDEBUG"
+              -DISM_SANITIZE="address;undefined"
+              -DISM_ENABLE_FUZZERS=ON)
+  targets+=(ism-fuzzers mlir-doc)
+  marker=ism-parse-fuzzer
 fi
-
-if [ ! -f "$build/build.ninja" ] ||
-   ! grep -q "_ism" "$build/build.ninja"; then
-  cmake -G Ninja -S "$root" -B "$build" \
-    -DCMAKE_BUILD_TYPE=Release \
-    -DMLIR_DIR="$llvm/lib/cmake/mlir" \
-    -DLLVM_EXTERNAL_LIT="$llvm/bin/lit" \
-    -DPython_EXECUTABLE="$(command -v "$python")" \
-    -DISM_ENABLE_PYTHON=ON
+if [ ! -f "$build/build.ninja" ] || ! grep -q "$marker" "$build/build.ninja"; then
+  cmake "${configure[@]}"
 fi
-cmake --build "$build" --target ism-opt ism-run _ism
+cmake --build "$build" --target "${targets[@]}"
