@@ -26,17 +26,9 @@ export ASAN_SYMBOLIZER_PATH=$llvm/bin/llvm-symbolizer
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+source "$root/scripts/test-counts.sh"
 "$llvm/bin/lit" -sv "$build/test" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
-count() {
-  local n
-  n=$(sed -n "s/^ *$1 *: *\([0-9][0-9]*\).*/\1/p" "$log" | tail -n 1)
-  echo "${n:-0}"
-}
-passed=$(( $(count Passed) + $(count 'Expectedly Failed') ))
-failed=$(( $(count Failed) + $(count 'Unexpectedly Passed') ))
-skipped=$(count Unsupported)
-[ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
+add_lit_counts "$log" "${PIPESTATUS[0]}"
 
 # Python does not leak-check cleanly (interned objects live until exit), so
 # LeakSanitizer is off for it; the extension uses the preloaded runtime.
@@ -46,17 +38,7 @@ ISM_BUILD_DIR="$build" LD_PRELOAD="$asan_runtime" \
   ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
   "$python" -m pytest -q -rs -p no:cacheprovider "$root/test/python" 2>&1 |
   tee "$log"
-pystatus=${PIPESTATUS[0]}
-pycount() {
-  local n
-  n=$(tail -n 1 "$log" | grep -o "[0-9][0-9]* $1" | grep -o "^[0-9]*")
-  echo "${n:-0}"
-}
-passed=$(( passed + $(pycount passed) ))
-pyfailed=$(( $(pycount failed) + $(pycount error) + $(pycount errors) ))
-[ "$pystatus" -ne 0 ] && [ "$pyfailed" -eq 0 ] && pyfailed=1
-failed=$(( failed + pyfailed ))
-skipped=$(( skipped + $(pycount skipped) ))
+add_pytest_counts "$log" "${PIPESTATUS[0]}"
 
 # Each fuzz target, briefly: a crash, hang or report fails the run.
 if bash "$root/scripts/fuzz.sh" --time "${ISM_FUZZ_SECONDS:-30}"; then
