@@ -34,7 +34,9 @@ add_lit_counts "$log" "${PIPESTATUS[0]}"
 # LeakSanitizer is off for it; the extension uses the preloaded runtime.
 asan_runtime=$("$llvm/bin/clang" -print-file-name=libclang_rt.asan-x86_64.so)
 python=${PYTHON:-python3}
-ISM_BUILD_DIR="$build" LD_PRELOAD="$asan_runtime" \
+rm -rf "$build/test/ism-cache-python"
+ISM_BUILD_DIR="$build" ISM_CACHE_DIR="$build/test/ism-cache-python" \
+  LD_PRELOAD="$asan_runtime" \
   ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0" \
   "$python" -m pytest -q -rs -p no:cacheprovider "$root/test/python" 2>&1 |
   tee "$log"

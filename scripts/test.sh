@@ -14,9 +14,13 @@ log=$(mktemp)
 cmake --build "$build" --target check-ism 2>&1 | tee "$log"
 add_lit_counts "$log" "${PIPESTATUS[0]}"
 
-# The Python suite, against the package in the build tree.
+# The Python suite, against the package in the build tree; its compile
+# cache is in the build tree too (docs/runner.md, "Compile cache"), emptied
+# first, as lit's.
 python=${PYTHON:-python3}
-ISM_BUILD_DIR="$build" "$python" -m pytest -q -rs -p no:cacheprovider \
+rm -rf "$build/test/ism-cache-python"
+ISM_BUILD_DIR="$build" ISM_CACHE_DIR="$build/test/ism-cache-python" \
+  "$python" -m pytest -q -rs -p no:cacheprovider \
   "$root/test/python" 2>&1 | tee "$log"
 add_pytest_counts "$log" "${PIPESTATUS[0]}"
 rm -f "$log"

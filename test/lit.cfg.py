@@ -32,6 +32,15 @@ llvm_config.use_default_substitutions()
 # FileCheck, not, count and split-file come from the LLVM tools directory.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
+# ism-run (and the Python package) cache compiled modules on disk
+# (docs/runner.md, "Compile cache"): the suite's cache is a directory of the
+# test tree, emptied when the suite starts, never the user's ~/.cache/ism.
+# scripts/gpu-tests.sh points config.ism_obj_root at its own temporary tree.
+ism_cache_dir = os.path.join(config.test_exec_root, "ism-cache")
+shutil.rmtree(ism_cache_dir, ignore_errors=True)
+config.environment["ISM_CACHE_DIR"] = ism_cache_dir
+config.substitutions.append(("%ism_cache_dir", ism_cache_dir))
+
 tool_dirs = [config.ism_tools_dir, config.llvm_tools_dir]
 # scripts/gpu-tests.sh runs the GPU subset with only ism-run at hand.
 gpu_subset = lit_config.params.get("gpu_subset") == "1"
@@ -78,6 +87,8 @@ def ism_run_succeeds(*args):
     try:
         return subprocess.run([ism_run, *args], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL,
+                              env={**os.environ,
+                                   "ISM_CACHE_DIR": ism_cache_dir},
                               timeout=120).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False

@@ -74,23 +74,52 @@ static llvm::Error checkTraced(ModuleOp module,
   return llvm::Error::success();
 }
 
-llvm::Expected<CompiledModule>
-mlir::ism::runner::compileModule(ModuleOp module, const PTXOptions &options,
-                                 CoscheduleMode coschedule, bool trace) {
-  bool fuse = coschedule == CoscheduleMode::Fused;
-  if (trace && !fuse)
+IsmToPTXOptions mlir::ism::runner::getCompileOptions(const PTXOptions &options,
+                                                     CoscheduleMode coschedule,
+                                                     bool trace) {
+  IsmToPTXOptions tileOptions;
+  static_cast<PTXOptions &>(tileOptions) = options;
+  tileOptions.fuseCoschedules = coschedule == CoscheduleMode::Fused;
+  tileOptions.trace = trace;
+  return tileOptions;
+}
+
+llvm::Error mlir::ism::runner::checkCompileRequest(ModuleOp module,
+                                                   CoscheduleMode coschedule,
+                                                   bool trace) {
+  if (trace && coschedule != CoscheduleMode::Fused)
     return llvm::createStringError(
         "--trace records fused kernels; use --coschedule=fused");
   if (trace && !hasTileKernels(module))
     return llvm::createStringError(
         "--trace needs tile-level kernels (ism.kernel): only the fused "
         "kernels the ism lowering makes can record a trace");
+  return llvm::Error::success();
+}
+
+llvm::Error
+mlir::ism::runner::checkCompiledModule(ModuleOp module,
+                                       const CompiledModule &compiled,
+                                       CoscheduleMode coschedule, bool trace) {
+  if (coschedule != CoscheduleMode::Fused)
+    return llvm::Error::success();
+  if (llvm::Error error = checkFused(module, compiled))
+    return error;
+  if (trace)
+    if (llvm::Error error = checkTraced(module, compiled))
+      return error;
+  return llvm::Error::success();
+}
+
+llvm::Expected<CompiledModule>
+mlir::ism::runner::compileModule(ModuleOp module, const PTXOptions &options,
+                                 CoscheduleMode coschedule, bool trace) {
+  if (llvm::Error error = checkCompileRequest(module, coschedule, trace))
+    return std::move(error);
+  bool fuse = coschedule == CoscheduleMode::Fused;
   std::optional<llvm::Expected<CompiledModule>> result;
   if (hasTileKernels(module)) {
-    IsmToPTXOptions tileOptions;
-    static_cast<PTXOptions &>(tileOptions) = options;
-    tileOptions.fuseCoschedules = fuse;
-    tileOptions.trace = trace;
+    IsmToPTXOptions tileOptions = getCompileOptions(options, coschedule, trace);
     if (fuse) {
       // ism-coschedule fuses each region into one kernel; compileToPTX
       // compiles a copy.
@@ -112,12 +141,10 @@ mlir::ism::runner::compileModule(ModuleOp module, const PTXOptions &options,
   } else {
     result.emplace(compileGPUModuleToPTX(module, options));
   }
-  if (!*result || !fuse)
+  if (!*result)
     return std::move(*result);
-  if (llvm::Error error = checkFused(module, **result))
+  if (llvm::Error error =
+          checkCompiledModule(module, **result, coschedule, trace))
     return std::move(error);
-  if (trace)
-    if (llvm::Error error = checkTraced(module, **result))
-      return std::move(error);
   return std::move(*result);
 }

@@ -12,6 +12,7 @@
 #include "ism/Runner/ArgSpec.h"
 #include "ism/Runner/Check.h"
 #include "ism/Runner/Compile.h"
+#include "ism/Runner/CompileCache.h"
 #include "ism/Runner/GPULauncher.h"
 #include "ism/Runner/HostExecutor.h"
 #include "ism/Runner/Reference.h"
@@ -122,7 +123,17 @@ static cl::opt<std::string> coscheduleMode(
     cl::cat(category));
 static cl::opt<bool> verbose("verbose",
                              cl::desc("Print the launch facts of each fused "
-                                      "(co-scheduled) kernel"),
+                                      "(co-scheduled) kernel, and the compile "
+                                      "cache's hits, misses and warnings"),
+                             cl::cat(category));
+static cl::opt<std::string> cacheDir(
+    "cache-dir",
+    cl::desc("Directory of the compile cache (default: $ISM_CACHE_DIR, else "
+             "$XDG_CACHE_HOME/ism, else ~/.cache/ism)"),
+    cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<bool> noCache("no-cache",
+                             cl::desc("Compile without the compile cache "
+                                      "(neither read nor written)"),
                              cl::cat(category));
 static cl::opt<std::string> traceFile(
     "trace",
@@ -375,6 +386,48 @@ static void describeFusedKernels(const CompiledModule &compiled,
     report["fused_kernels"] = std::move(kernels);
 }
 
+/// The compile cache ism-run uses: none with --no-cache, --cache-dir, none
+/// with ISM_DISABLE_CACHE, or the default directory.
+static std::optional<CompileCache> openCompileCache() {
+  if (noCache)
+    return std::nullopt;
+  if (!cacheDir.empty())
+    return CompileCache(cacheDir);
+  if (isCacheDisabledByEnvironment())
+    return std::nullopt;
+  std::string directory = getDefaultCacheDirectory();
+  if (directory.empty()) {
+    if (verbose)
+      llvm::errs() << "ism-run: warning: compiling without the compile "
+                      "cache: none of ISM_CACHE_DIR, XDG_CACHE_HOME and HOME "
+                      "is set\n";
+    return std::nullopt;
+  }
+  return CompileCache(std::move(directory));
+}
+
+/// compileModule through `cache` (or without it when null); with --verbose,
+/// one line says whether it was a hit or a miss, and one line each warning
+/// (a corrupt entry, an entry that could not be stored).
+static llvm::Expected<CompiledModule> compile(ModuleOp module,
+                                              const PTXOptions &options,
+                                              CoscheduleMode mode, bool trace,
+                                              const CompileCache *cache) {
+  bool hit = false;
+  std::vector<std::string> warnings;
+  std::string key;
+  llvm::Expected<CompiledModule> compiled = compileModuleCached(
+      module, options, mode, trace, cache, &hit, &warnings, &key);
+  if (verbose) {
+    if (!key.empty())
+      llvm::errs() << "ism-run: compile cache " << (hit ? "hit " : "miss ")
+                   << key << "\n";
+    for (const std::string &warning : warnings)
+      llvm::errs() << "ism-run: warning: " << warning << "\n";
+  }
+  return compiled;
+}
+
 static int run();
 
 int main(int argc, char **argv) {
@@ -402,6 +455,8 @@ static int run() {
     return fail("no input file (usage: ism-run FILE.mlir [options])");
   if (!emit.empty() && emit != "ptx" && emit != "ir")
     return fail("--emit takes ptx or ir, not '" + emit + "'");
+  if (cacheDir.getNumOccurrences() && cacheDir.empty())
+    return fail("--cache-dir takes a directory: --cache-dir=DIR");
   if (interpret && bench)
     return fail("--interpret runs on the CPU; it cannot be combined with "
                 "--bench");
@@ -532,14 +587,16 @@ static int run() {
   bool traceOnly = tracing && ((!check && !bench) || emit == "ptx");
   std::optional<CompiledModule> compiled, otherCompiled, tracedCompiled;
   if (needGPU) {
+    std::optional<CompileCache> cache = openCompileCache();
+    const CompileCache *cachePtr = cache ? &*cache : nullptr;
     llvm::Expected<CompiledModule> result =
-        compileModule(*module, ptxOptions, *mode, traceOnly);
+        compile(*module, ptxOptions, *mode, traceOnly, cachePtr);
     if (!result)
       return fail(result.takeError());
     compiled = std::move(*result);
     if (tracing && !traceOnly) {
       llvm::Expected<CompiledModule> traced =
-          compileModule(*module, ptxOptions, CoscheduleMode::Fused, true);
+          compile(*module, ptxOptions, CoscheduleMode::Fused, true, cachePtr);
       if (!traced)
         return fail(traced.takeError());
       tracedCompiled = std::move(*traced);
@@ -549,7 +606,7 @@ static int run() {
                                  ? CoscheduleMode::Sequential
                                  : CoscheduleMode::Fused;
       llvm::Expected<CompiledModule> second =
-          compileModule(*module, ptxOptions, other);
+          compile(*module, ptxOptions, other, false, cachePtr);
       if (!second)
         return fail(
             "--bench compiles the module " +

@@ -39,6 +39,26 @@ compileModule(ModuleOp module, const PTXOptions &options,
               CoscheduleMode coschedule = CoscheduleMode::Sequential,
               bool trace = false);
 
+/// The options compileModule compiles a tile-level module with: `options`,
+/// IsmToPTXOptions::fuseCoschedules for CoscheduleMode::Fused, and `trace`
+/// (GPU-level modules compile with `options` alone). With the module's text,
+/// they determine the result (CompileCache::computeKey hashes them).
+IsmToPTXOptions getCompileOptions(const PTXOptions &options,
+                                  CoscheduleMode coschedule, bool trace);
+
+/// What compileModule checks before compiling: `trace` needs
+/// CoscheduleMode::Fused and tile-level kernels.
+llvm::Error checkCompileRequest(ModuleOp module, CoscheduleMode coschedule,
+                                bool trace);
+
+/// What compileModule checks of its result: with CoscheduleMode::Fused,
+/// a fused kernel with CompiledKernel::fused facts for every ism.coschedule
+/// of `module` (or the region listed in CompiledModule::unfused); with
+/// `trace`, every fused kernel compiled for tracing. compileModuleCached
+/// applies the same checks to what it reads from the cache.
+llvm::Error checkCompiledModule(ModuleOp module, const CompiledModule &compiled,
+                                CoscheduleMode coschedule, bool trace);
+
 } // namespace mlir::ism::runner
 
 #endif // ISM_RUNNER_COMPILE_H
