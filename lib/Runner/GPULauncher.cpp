@@ -126,7 +126,7 @@ llvm::Error GPULauncher::launchOn(LaunchOp op, const unsigned grid[3],
   llvm::SmallVector<Type> types(op.getArgs().getTypes());
   const CompiledKernel &facts = info->second;
   llvm::Expected<std::vector<uint64_t>> maps =
-      getTensorMaps(facts, types, args);
+      getTensorMaps(facts, types, args, onStream);
   if (!maps)
     return maps.takeError();
   std::vector<uint64_t> hidden = std::move(*maps);
@@ -281,19 +281,23 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
 
   // The hidden parameters: TMA descriptors, then the work counters.
   llvm::Expected<std::vector<uint64_t>> maps =
-      getTensorMaps(facts, types, values);
+      getTensorMaps(facts, types, values, stream);
   if (!maps)
     return maps.takeError();
   std::vector<uint64_t> hidden = std::move(*maps);
   cuda::CUdeviceptr counters = 0;
   if (unsigned numCounters = facts.fused->workCounters) {
-    auto it = workCounters.find(name);
+    // One set per stream: launches of this kernel on two streams may run
+    // at the same time.
+    std::string counterKey =
+        llvm::formatv("{0}@{1}", name, static_cast<void *>(stream)).str();
+    auto it = workCounters.find(counterKey);
     if (it == workCounters.end()) {
       llvm::Expected<cuda::DeviceBuffer> buffer =
           context.allocate(size_t(numCounters) * sizeof(uint32_t));
       if (!buffer)
         return buffer.takeError();
-      it = workCounters.try_emplace(name, std::move(*buffer)).first;
+      it = workCounters.try_emplace(counterKey, std::move(*buffer)).first;
     }
     counters = it->second.get();
     hidden.push_back(counters);
@@ -364,13 +368,12 @@ llvm::Expected<std::vector<FusedTrace>> GPULauncher::takeTraces() {
   return std::move(traces);
 }
 
-llvm::Expected<std::vector<uint64_t>>
-GPULauncher::getTensorMaps(const CompiledKernel &facts,
-                           llvm::ArrayRef<Type> types,
-                           llvm::ArrayRef<HostValue> args) {
+llvm::Expected<std::vector<uint64_t>> GPULauncher::getTensorMaps(
+    const CompiledKernel &facts, llvm::ArrayRef<Type> types,
+    llvm::ArrayRef<HostValue> args, cuda::CUstream onStream) {
   std::vector<uint64_t> maps;
   for (const CompiledKernel::TmaOperand &operand : facts.tma) {
-    llvm::Expected<uint64_t> map = getTensorMap(operand, types, args);
+    llvm::Expected<uint64_t> map = getTensorMap(operand, types, args, onStream);
     if (!map)
       return map.takeError();
     maps.push_back(*map);
@@ -378,10 +381,9 @@ GPULauncher::getTensorMaps(const CompiledKernel &facts,
   return maps;
 }
 
-llvm::Expected<uint64_t>
-GPULauncher::getTensorMap(const CompiledKernel::TmaOperand &operand,
-                          llvm::ArrayRef<Type> types,
-                          llvm::ArrayRef<HostValue> args) {
+llvm::Expected<uint64_t> GPULauncher::getTensorMap(
+    const CompiledKernel::TmaOperand &operand, llvm::ArrayRef<Type> types,
+    llvm::ArrayRef<HostValue> args, cuda::CUstream onStream) {
   if (operand.arg < 0 || size_t(operand.arg) >= args.size() ||
       args[operand.arg].kind != HostValue::Kind::Buffer)
     return 0;
@@ -405,10 +407,25 @@ GPULauncher::getTensorMap(const CompiledKernel::TmaOperand &operand,
   std::vector<uint64_t> key = {
       buffer.ptr,      rows,           cols, uint64_t(dtype),
       operand.boxRows, operand.boxCols};
+  constexpr size_t kMapBytes = 128;
+  if (!tensorMapSlab.get()) {
+    llvm::Expected<cuda::DeviceBuffer> slab =
+        context.allocate(kTensorMapSlots * kMapBytes);
+    if (!slab)
+      return slab.takeError();
+    tensorMapSlab = std::move(*slab);
+  }
   auto it = tensorMaps.find(key);
-  if (it != tensorMaps.end())
-    return it->second.get();
-  alignas(64) unsigned char map[128] = {};
+  if (it == tensorMaps.end() && tensorMaps.size() == kTensorMapSlots) {
+    // Every slot is taken: once the kernels queued so far (which may read
+    // any of them) have finished, the slab starts over.
+    if (llvm::Error error = context.synchronize())
+      return std::move(error);
+    tensorMaps.clear();
+  }
+  if (it != tensorMaps.end() && it->second.stream == onStream)
+    return tensorMapSlab.get() + it->second.index * kMapBytes;
+  alignas(64) unsigned char map[kMapBytes] = {};
   uint64_t dims[2] = {cols, rows};
   uint64_t strides[1] = {rowBytes};
   uint32_t box[2] = {operand.boxCols, operand.boxRows};
@@ -421,17 +438,14 @@ GPULauncher::getTensorMap(const CompiledKernel::TmaOperand &operand,
               /*oobFill=*/0),
           "cuTensorMapEncodeTiled"))
     return std::move(error);
-  llvm::Expected<cuda::DeviceBuffer> device = context.allocate(sizeof(map));
-  if (!device)
-    return device.takeError();
-  if (llvm::Error error = context.copyToDevice(device->get(), map, sizeof(map)))
+  // A descriptor first used on another stream is copied again on this one
+  // (the same bytes), so that the copy is ordered before this launch.
+  size_t index = it != tensorMaps.end() ? it->second.index : tensorMaps.size();
+  uint64_t address = tensorMapSlab.get() + index * kMapBytes;
+  if (llvm::Error error =
+          context.copyToDeviceAsync(address, map, kMapBytes, onStream))
     return std::move(error);
-  // The copy is on the legacy stream, which the runner's non-blocking
-  // streams do not wait for: finish it before a kernel can read it.
-  if (llvm::Error error = context.synchronize())
-    return std::move(error);
-  uint64_t address = device->get();
-  tensorMaps.emplace(key, std::move(*device));
+  tensorMaps[key] = {index, onStream};
   return address;
 }
 

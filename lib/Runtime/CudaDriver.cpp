@@ -124,6 +124,8 @@ llvm::Expected<Driver &> Driver::get() {
       {"cuMemFree_v2", resolve(library, "cuMemFree_v2", driver.cuMemFree)},
       {"cuMemcpyHtoD_v2",
        resolve(library, "cuMemcpyHtoD_v2", driver.cuMemcpyHtoD)},
+      {"cuMemcpyHtoDAsync_v2",
+       resolve(library, "cuMemcpyHtoDAsync_v2", driver.cuMemcpyHtoDAsync)},
       {"cuMemcpyDtoH_v2",
        resolve(library, "cuMemcpyDtoH_v2", driver.cuMemcpyDtoH)},
       {"cuMemsetD8_v2", resolve(library, "cuMemsetD8_v2", driver.cuMemsetD8)},
@@ -488,6 +490,16 @@ llvm::Expected<DeviceBuffer> Context::allocate(size_t bytes) {
 llvm::Error Context::copyToDevice(CUdeviceptr dst, const void *src,
                                   size_t bytes) {
   return driver.check(driver.cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD_v2");
+}
+
+llvm::Error Context::makeCurrent() {
+  return driver.check(driver.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+}
+
+llvm::Error Context::copyToDeviceAsync(CUdeviceptr dst, const void *src,
+                                       size_t bytes, CUstream stream) {
+  return driver.check(driver.cuMemcpyHtoDAsync(dst, src, bytes, stream),
+                      "cuMemcpyHtoDAsync_v2");
 }
 
 llvm::Error Context::copyToHost(void *dst, CUdeviceptr src, size_t bytes) {

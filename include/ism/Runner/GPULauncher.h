@@ -86,6 +86,16 @@ public:
   /// Kernels launched so far (a fused kernel counts once).
   unsigned getNumLaunches() const { return numLaunches; }
 
+  /// Makes later launches go on `newStream` and read the buffers of
+  /// `newBuffers` (which must outlive them, as the constructor's), so that
+  /// one launcher, with its kernels, descriptors and counters, serves many
+  /// calls of a host function on different tensors and streams (the Python
+  /// package's compiled kernels).
+  void rebind(llvm::ArrayRef<DeviceArg> newBuffers, cuda::CUstream newStream) {
+    buffers = newBuffers;
+    stream = newStream;
+  }
+
   /// Whether the traced fused kernels launched from now on record their
   /// work items (off: they get a null trace buffer and record nothing).
   void setTraceRecording(bool record) { recordTraces = record; }
@@ -107,16 +117,21 @@ private:
   /// Creates auxiliary streams (and their events) until there are `count`.
   llvm::Error ensureAuxiliaryStreams(size_t count);
   /// The device address of a CUtensorMap for operand `operand` of a launch
-  /// with `types`/`args`, or 0 when TMA cannot describe it (the kernel then
-  /// copies the operand itself). Descriptors are made once per buffer.
+  /// with `types`/`args` on `onStream`, or 0 when TMA cannot describe it
+  /// (the kernel then copies the operand itself). Descriptors are made once
+  /// per buffer, shape and box, in a slab of device memory, and copied to it
+  /// asynchronously on the stream of the launch that first needs them (again
+  /// on another stream that uses them later), so that no launch waits for
+  /// the GPU; a full slab is reused after one synchronisation.
   llvm::Expected<uint64_t>
   getTensorMap(const CompiledKernel::TmaOperand &operand,
-               llvm::ArrayRef<Type> types, llvm::ArrayRef<HostValue> args);
+               llvm::ArrayRef<Type> types, llvm::ArrayRef<HostValue> args,
+               cuda::CUstream onStream);
   /// getTensorMap for each TMA operand of `facts`, in order: the first
   /// hidden parameters of its launches.
   llvm::Expected<std::vector<uint64_t>>
   getTensorMaps(const CompiledKernel &facts, llvm::ArrayRef<Type> types,
-                llvm::ArrayRef<HostValue> args);
+                llvm::ArrayRef<HostValue> args, cuda::CUstream onStream);
 
   cuda::Context &context;
   const CompiledModule &compiled;
@@ -131,7 +146,15 @@ private:
   cuda::CUevent forkEvent = nullptr;
   /// launchFused: each fused kernel's work counters.
   llvm::StringMap<cuda::DeviceBuffer> workCounters;
-  std::map<std::vector<uint64_t>, cuda::DeviceBuffer> tensorMaps;
+  /// The descriptor slab: kTensorMapSlots CUtensorMaps of 128 bytes; each
+  /// key's slot and the stream its bytes were last copied on.
+  static constexpr size_t kTensorMapSlots = 1024;
+  struct TensorMapSlot {
+    size_t index;
+    cuda::CUstream stream;
+  };
+  cuda::DeviceBuffer tensorMapSlab;
+  std::map<std::vector<uint64_t>, TensorMapSlot> tensorMaps;
   unsigned numLaunches = 0;
   /// Trace recording: the buffer of each recorded fused launch.
   struct PendingTrace {

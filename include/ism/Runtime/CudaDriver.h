@@ -115,6 +115,8 @@ public:
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t) = nullptr;
   CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t) = nullptr;
+  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t,
+                                CUstream) = nullptr;
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t) = nullptr;
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t,
@@ -211,6 +213,8 @@ public:
 
   const DeviceInfo &getDeviceInfo() const { return info; }
   Driver &getDriver() { return driver; }
+  /// Makes this context current on the calling thread (cuCtxSetCurrent).
+  llvm::Error makeCurrent();
 
   /// Loads PTX (the driver JIT-compiles it for this GPU). A JIT failure
   /// returns the driver's error log.
@@ -239,6 +243,12 @@ public:
   llvm::Expected<DeviceBuffer> allocate(size_t bytes);
   llvm::Error copyToDevice(CUdeviceptr dst, const void *src, size_t bytes);
   llvm::Error copyToHost(void *dst, CUdeviceptr src, size_t bytes);
+  /// Copies `bytes` from host memory to `dst` in order on `stream`
+  /// (cuMemcpyHtoDAsync). `src` is pageable memory: the driver has taken
+  /// its bytes when the call returns, and the host does not wait for the
+  /// GPU.
+  llvm::Error copyToDeviceAsync(CUdeviceptr dst, const void *src, size_t bytes,
+                                CUstream stream);
   llvm::Error memset(CUdeviceptr dst, uint8_t value, size_t bytes,
                      CUstream stream = nullptr);
   /// Sets `count` 32-bit words at `dst` to `value`, asynchronously on

@@ -202,6 +202,10 @@ CUresult cuMemcpyHtoD_v2(uint64_t dst, const void *src, size_t bytes) {
   memcpy((void *)(uintptr_t)dst, src, bytes);
   return kSuccess;
 }
+CUresult cuMemcpyHtoDAsync_v2(uint64_t dst, const void *src, size_t bytes,
+                              void *stream) {
+  return cuMemcpyHtoD_v2(dst, src, bytes);
+}
 CUresult cuMemcpyDtoH_v2(void *dst, uint64_t src, size_t bytes) {
   memcpy(dst, (const void *)(uintptr_t)src, bytes);
   return kSuccess;
