@@ -123,5 +123,73 @@ def rope_torch(x, cos, sin, out):
     out[..., half:] = x2 * c + x1 * s
 
 
+@triton.jit
+def _rope_inplace_kernel(t_ptr, cos_ptr, sin_ptr, stride_s, stride_b,
+                         stride_h, cos_stride, heads,
+                         HALF: tl.constexpr, BLOCK_H: tl.constexpr,
+                         BLOCK_D: tl.constexpr, BACKWARD: tl.constexpr):
+    """TritonRoPE-style RoPE (rotate-half), in place on t (seq, batch,
+    heads, head_dim): one program per (token, batch) reads the x1 and x2
+    halves of all its heads (heads padded to BLOCK_H and masked) and the
+    token's cos/sin row; BACKWARD rotates by -theta (sin negated)."""
+    s = tl.program_id(0)
+    b = tl.program_id(1)
+    h = tl.arange(0, BLOCK_H)[:, None]
+    d = tl.arange(0, BLOCK_D)[None, :]
+    mask = (h < heads) & (d < HALF)
+    ptr = t_ptr + s * stride_s + b * stride_b + h * stride_h + d
+    x1 = tl.load(ptr, mask=mask).to(tl.float32)
+    x2 = tl.load(ptr + HALF, mask=mask).to(tl.float32)
+    c = tl.load(cos_ptr + s * cos_stride + d, mask=d < HALF)
+    sn = tl.load(sin_ptr + s * cos_stride + d, mask=d < HALF)
+    if BACKWARD:
+        sn = -sn
+    ty = t_ptr.dtype.element_ty
+    tl.store(ptr, (x1 * c - x2 * sn).to(ty), mask=mask)
+    tl.store(ptr + HALF, (x2 * c + x1 * sn).to(ty), mask=mask)
+
+
+def rope_inplace_triton(t, cos, sin, backward=False, num_warps=4):
+    """Rotates t (seq, batch, heads, head_dim; last dim contiguous) in
+    place by cos/sin (max_seq, rot_dim/2) fp32 (or (max_seq, 1, 1,
+    rot_dim/2)); the channels past rot_dim are left alone."""
+    seq, batch, heads, dim = t.shape
+    cos = cos.reshape(cos.shape[0], -1)
+    sin = sin.reshape(sin.shape[0], -1)
+    half = cos.shape[1]
+    assert t.stride(3) == 1 and cos.stride(1) == 1 and sin.stride(1) == 1
+    assert cos.stride(0) == sin.stride(0) and 2 * half <= dim
+    assert cos.shape[0] >= seq
+    if t.numel() == 0:
+        return t
+    _rope_inplace_kernel[(seq, batch)](
+        t, cos, sin, t.stride(0), t.stride(1), t.stride(2), cos.stride(0),
+        heads, HALF=half, BLOCK_H=triton.next_power_of_2(heads),
+        BLOCK_D=triton.next_power_of_2(half), BACKWARD=backward,
+        num_warps=num_warps)
+    return t
+
+
+class TritonRoPE(torch.autograd.Function):
+    """RoPE with the Triton kernel, in place: forward rotates t and returns
+    it; backward rotates the incoming gradient by -theta in place."""
+
+    @staticmethod
+    def forward(ctx, t, cos, sin):
+        rope_inplace_triton(t, cos, sin)
+        ctx.mark_dirty(t)
+        ctx.save_for_backward(cos, sin)
+        return t
+
+    @staticmethod
+    def backward(ctx, grad):
+        cos, sin = ctx.saved_tensors
+        if not grad.is_contiguous():   # e.g. the expanded grad of a sum
+            grad = grad.contiguous()
+        rope_inplace_triton(grad, cos, sin, backward=True)
+        return grad, None, None
+
+
 __all__ = ["run_vector_add", "run_softmax", "run_layernorm", "run_rmsnorm",
-           "run_rope", "rope_torch", "torch"]
+           "run_rope", "rope_torch", "rope_inplace_triton", "TritonRoPE",
+           "torch"]

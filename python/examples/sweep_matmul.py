@@ -81,7 +81,7 @@ def main():
                     smem_text = str(smem)
                 status = "ptx"
             else:
-                ism.compile(module, ism.DEFAULT_PIPELINE)
+                ism.apply_pipeline(module, ism.DEFAULT_PIPELINE)
                 status = "tile"
         except ism.IsmError as err:
             status = "error"

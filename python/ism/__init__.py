@@ -4,25 +4,31 @@ The package binds ism's C++ API (the LLVM packages ship no MLIR Python
 bindings): :class:`Module` holds IR, :class:`KernelBuilder` and
 :class:`HostBuilder` build it, :func:`compile`, :func:`stages` and
 :func:`to_ptx` run pass pipelines, :func:`run` executes a host function on
-the GPU and :func:`interpret` in the reference interpreter on the CPU. See
-docs/python.md.
+the GPU and :func:`interpret` in the reference interpreter on the CPU;
+:func:`compile` and :func:`jit` make programs callable on torch CUDA tensors
+(on the current stream, no copies). See docs/python.md.
 """
 
 from . import _loader  # noqa: F401  (loads libMLIR.so first)
 from ._ism import (CompileError, IsmError, ParseError, RunError,
                    RuntimeUnavailable, VerificationError)
 from .builder import HostBuilder, KernelBuilder, Value
-from .compiler import (DEFAULT_PIPELINE, PTX_PIPELINE, CompiledPTX, compile,
-                       compile_ptx, has_pass, stages, to_ptx)
+from .compiler import (DEFAULT_PIPELINE, PTX_PIPELINE, CompiledPTX,
+                       apply_pipeline, compile_ptx, has_pass, stages, to_ptx)
+from .launch import (CompiledProgram, JITFunction, KernelLauncher, cache_dir,
+                     compile, jit)
 from .ir import (Context, DTypeError, Module, ShapeError, blocked,
                  default_context, dtype, memref, scalar, tensor, tile)
+from .profiling import nvtx_range
 from .runtime import RunResult, interpret, run, runtime_available
 
 __all__ = [
-    "CompileError", "CompiledPTX", "Context", "DEFAULT_PIPELINE", "DTypeError",
-    "HostBuilder", "IsmError", "KernelBuilder", "Module", "PTX_PIPELINE",
+    "CompileError", "CompiledPTX", "CompiledProgram", "Context",
+    "DEFAULT_PIPELINE", "DTypeError", "HostBuilder", "IsmError",
+    "JITFunction", "KernelBuilder", "KernelLauncher", "Module", "PTX_PIPELINE",
     "ParseError", "RunError", "RunResult", "RuntimeUnavailable", "ShapeError",
-    "Value", "VerificationError", "blocked", "compile", "compile_ptx",
-    "default_context", "dtype", "has_pass", "interpret", "memref", "run",
-    "runtime_available", "scalar", "stages", "tensor", "tile", "to_ptx",
+    "Value", "VerificationError", "apply_pipeline", "blocked", "cache_dir",
+    "compile", "compile_ptx", "default_context", "dtype", "has_pass",
+    "interpret", "jit", "memref", "nvtx_range", "run", "runtime_available",
+    "scalar", "stages", "tensor", "tile", "to_ptx",
 ]

@@ -6,6 +6,10 @@ inside an inline template. The extension carries copies of some of them
 MLIR stops recognising, e.g., ``ism.yield`` as a terminator. The dynamic
 linker binds them to libMLIR.so's only when libMLIR.so is in the global
 scope before the extension loads, so it is loaded here with RTLD_GLOBAL.
+
+The wheels' extension (scripts/build-wheel.sh, CMake's ISM_PYTHON_STATIC)
+carries LLVM and MLIR inside itself, hidden; its ``_config.MLIR_DYLIB`` is
+empty and nothing is preloaded.
 """
 
 import ctypes

@@ -1,6 +1,6 @@
 """Running pass pipelines and getting PTX.
 
-    ism.compile(module, "ism-combine,canonicalize,cse")   # a new Module
+    ism.apply_pipeline(module, "ism-combine,canonicalize,cse")   # a new Module
     ism.stages(module, "canonicalize,cse")   # [(pass, IR after it), ...]
     ism.to_ptx(module, chip="sm_90a")        # PTX text
 
@@ -18,8 +18,8 @@ from . import _ism
 from ._ism import CompileError
 from .ir import Module
 
-__all__ = ["CompiledPTX", "DEFAULT_PIPELINE", "PTX_PIPELINE", "compile",
-           "compile_ptx", "has_pass", "stages", "to_ptx"]
+__all__ = ["CompiledPTX", "DEFAULT_PIPELINE", "PTX_PIPELINE",
+           "apply_pipeline", "compile_ptx", "has_pass", "stages", "to_ptx"]
 
 #: The tile-level clean-up `scripts/run-example.sh` runs.
 DEFAULT_PIPELINE = "ism-combine,canonicalize,cse"
@@ -33,7 +33,7 @@ def has_pass(name: str) -> bool:
     return _ism.has_pass(name)
 
 
-def compile(module: Module, pipeline: str = DEFAULT_PIPELINE) -> Module:
+def apply_pipeline(module: Module, pipeline: str = DEFAULT_PIPELINE) -> Module:
     """Runs the textual pass ``pipeline`` on a copy of ``module`` and
     returns the copy; raises :class:`ism.CompileError` with MLIR's
     diagnostics when the pipeline does not parse or a pass fails."""
@@ -89,7 +89,7 @@ def compile_ptx(module: Module, chip: str = "sm_90a", features: str = "+ptx80",
             f"this build has no '{PTX_PIPELINE}' pipeline (the tile-to-GPU "
             "lowering), so a tile-level module cannot be compiled to PTX yet; "
             "GPU-level modules (gpu.module) can")
-    lowered = compile(module, f"{PTX_PIPELINE}{{chip={chip}}}")
+    lowered = apply_pipeline(module, f"{PTX_PIPELINE}{{chip={chip}}}")
     names = _top_level_names(lowered)
     if "gpu.binary" in names:
         return CompiledPTX(_ism.extract_ptx(lowered._m))

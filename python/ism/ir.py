@@ -263,10 +263,16 @@ class Module:
         from .builder import HostBuilder
         return HostBuilder(self, name, arg_types)
 
-    # Compilation (see ism.compiler).
-    def compile(self, pipeline: str) -> "Module":
-        from .compiler import compile as _compile
-        return _compile(self, pipeline)
+    # Compilation (see ism.compiler and ism.launch).
+    def apply_pipeline(self, pipeline: str) -> "Module":
+        from .compiler import apply_pipeline as _apply
+        return _apply(self, pipeline)
+
+    def compile(self, **kwargs):
+        """``ism.compile(self, **kwargs)``: a program callable on CUDA
+        tensors."""
+        from .launch import compile as _compile
+        return _compile(self, **kwargs)
 
     def stages(self, pipeline: str):
         from .compiler import stages as _stages

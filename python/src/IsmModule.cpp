@@ -729,4 +729,5 @@ NB_MODULE(_ism, m) {
   m.def("interpret", &interpretEntry, nb::arg("module"), nb::arg("entry"),
         nb::arg("arguments"),
         "Runs a host function in the runner's float64 reference interpreter.");
+  registerProgramBindings(m);
 }

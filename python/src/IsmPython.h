@@ -16,6 +16,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 
+#include <nanobind/nanobind.h>
+
 #include <cstdint>
 #include <exception>
 #include <string>
@@ -120,6 +122,10 @@ RunResult runHostFunction(mlir::ModuleOp module, const std::string &entry,
 /// (rounded to its element type). Throws IsmError (Run) on failure.
 void interpretHostFunction(mlir::ModuleOp module, const std::string &entry,
                            std::vector<HostArgument> &args);
+
+/// Adds `Program` (Launch.cpp): a module compiled once and launched on
+/// device memory (torch tensors, CuPy arrays) on the caller's stream.
+void registerProgramBindings(nanobind::module_ &m);
 
 } // namespace mlir::ism::python
 

@@ -28,15 +28,15 @@ def softmax():
 def test_compile_runs_a_pipeline_on_a_copy():
     m = softmax()
     before = str(m)
-    out = ism.compile(m, "builtin.module(ism-combine,canonicalize,cse)")
+    out = ism.apply_pipeline(m, "builtin.module(ism-combine,canonicalize,cse)")
     assert str(m) == before
     assert "ism.kernel @softmax" in str(out)
-    assert str(m.compile("canonicalize")) == str(ism.compile(m, "canonicalize"))
+    assert str(m.apply_pipeline("canonicalize")) == str(ism.apply_pipeline(m, "canonicalize"))
 
 
 def test_bad_pipelines():
     with pytest.raises(ism.CompileError, match="does not refer to a registered pass"):
-        ism.compile(softmax(), "no-such-pass")
+        ism.apply_pipeline(softmax(), "no-such-pass")
     assert ism.has_pass("canonicalize") and ism.has_pass("ism-combine")
     assert not ism.has_pass("no-such-pass")
 
@@ -55,7 +55,7 @@ def test_gpu_module_to_ptx():
     assert compiled.kernels["fill"].num_threads == 128
     assert ".entry" in m.to_ptx(chip="sm_80")
     # A module that already holds gpu.binary ops gives their PTX back.
-    binary = ism.compile(m, "nvvm-attach-target{chip=sm_90a},"
+    binary = ism.apply_pipeline(m, "nvvm-attach-target{chip=sm_90a},"
                             "gpu.module(convert-gpu-to-nvvm,reconcile-unrealized-casts),"
                             "gpu-module-to-binary{format=isa}")
     assert ".entry fill" in ism.to_ptx(binary)

@@ -41,7 +41,7 @@ def test_options_become_attributes():
 
 def test_compile_fuses_the_region_into_one_kernel():
     m = pair(fallback=False)
-    lowered = str(ism.compile(m, "builtin.module(ism-to-gpu)"))
+    lowered = str(ism.apply_pipeline(m, "builtin.module(ism-to-gpu)"))
     assert "gpu.func @first__second" in lowered
     assert "gpu.func @first(" not in lowered
     assert "ism.coschedule warp_specialized" not in lowered
@@ -52,14 +52,14 @@ def test_compile_fuses_the_region_into_one_kernel():
 
 
 def test_fallback_without_tensor_cores():
-    lowered = str(ism.compile(pair(), "builtin.module(ism-to-gpu)"))
+    lowered = str(ism.apply_pipeline(pair(), "builtin.module(ism-to-gpu)"))
     assert "ism.unfused_coschedules = array<i32: 0>" in lowered
     assert lowered.count("gpu.launch_func") == 2
     assert "first__second" not in lowered
 
 
 def test_block_interleaved_policy_fuses():
-    lowered = str(ism.compile(pair("block_interleaved"),
+    lowered = str(ism.apply_pipeline(pair("block_interleaved"),
                               "builtin.module(ism-to-gpu)"))
     assert 'policy = "block_interleaved"' in lowered
     assert lowered.count("gpu.launch_func") == 1
@@ -79,7 +79,7 @@ def test_bad_options(options, message):
 def test_resource_errors_name_the_resource():
     m = pair(fallback=False, replicas=[1, 9])
     with pytest.raises(ism.CompileError, match="replicas"):
-        ism.compile(m, "builtin.module(ism-to-gpu)")
+        ism.apply_pipeline(m, "builtin.module(ism-to-gpu)")
 
 
 def test_run_rejects_an_unknown_mode():

@@ -20,8 +20,8 @@ EXAMPLES = [("softmax", softmax.build_softmax), ("matmul", matmul.build_matmul)]
 @pytest.mark.parametrize("name,build", EXAMPLES)
 def test_matches_mlir_example(name, build):
     ref = ism.Module.parse_file(os.path.join(ROOT, "examples", f"{name}.mlir"))
-    assert str(ism.compile(build(), "canonicalize")) == \
-        str(ism.compile(ref, "canonicalize"))
+    assert str(ism.apply_pipeline(build(), "canonicalize")) == \
+        str(ism.apply_pipeline(ref, "canonicalize"))
 
 
 def ism_opt():

@@ -1,0 +1,210 @@
+"""ism.compile / ism.jit on the CPU: compiling without a GPU, the compile
+cache (hit, miss, corrupt entry), argument checking for CUDA tensors
+(through stand-ins with __cuda_array_interface__ and DLPack), direct kernel
+launches and their grids. The launches themselves run in
+test_launch_gpu.py."""
+
+import glob
+import os
+
+import numpy as np
+import pytest
+
+import ism
+from ism import launch as launch_module
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def read(name):
+    with open(os.path.join(ROOT, "examples", name)) as f:
+        return f.read()
+
+
+class FakeCudaArray:
+    """A stand-in for a CuPy array: only __cuda_array_interface__."""
+
+    def __init__(self, shape, typestr="<f2", strides=None, ptr=0x7f0000000000):
+        self.__cuda_array_interface__ = {
+            "shape": tuple(shape), "typestr": typestr, "strides": strides,
+            "data": (ptr, False), "version": 3}
+
+
+@pytest.fixture
+def cache(tmp_path):
+    launch_module._compiled.clear()
+    yield str(tmp_path / "cache")
+    launch_module._compiled.clear()
+
+
+def compile_softmax(cache, **kw):
+    return ism.compile(read("softmax.mlir"), chip="sm_90a", cache=cache, **kw)
+
+
+def test_compile_without_gpu_gives_ptx_and_kernels(cache):
+    k = compile_softmax(cache)
+    assert k.chip == "sm_90a"
+    assert ".visible .entry softmax(" in k.ptx
+    assert set(k.kernels) == {"softmax"}
+    info = k.kernel_info()["softmax"]
+    assert info["threads"] > 0
+    assert k.signature == ["memref<?x?xf16>", "memref<?x?xf16>"]
+
+
+def test_disk_cache_miss_then_hit(cache):
+    first = compile_softmax(cache)
+    assert not first.cache_hit
+    assert glob.glob(os.path.join(cache, "**", "*.json"), recursive=True)
+    launch_module._compiled.clear()  # a new process, as far as the cache knows
+    second = compile_softmax(cache)
+    assert second is not first
+    assert second.cache_hit
+    assert second.ptx == first.ptx
+    assert second.cache_key == first.cache_key
+    # Another chip is another entry.
+    other = ism.compile(read("softmax.mlir"), chip="sm_80", cache=cache)
+    assert not other.cache_hit and other.cache_key != first.cache_key
+
+
+def test_same_module_is_compiled_once_per_process(cache):
+    assert compile_softmax(cache) is compile_softmax(cache)
+
+
+def test_corrupt_cache_entry_is_ignored_with_a_warning(cache):
+    first = compile_softmax(cache)
+    for path in glob.glob(os.path.join(cache, "**", "*.json"), recursive=True):
+        with open(path, "w") as f:
+            f.write("{ not json")
+    launch_module._compiled.clear()
+    again = compile_softmax(cache)
+    assert not again.cache_hit
+    assert again.ptx == first.ptx
+    assert any("corrupt" in w for w in again.warnings), again.warnings
+
+
+def test_no_cache_writes_nothing(cache):
+    k = compile_softmax(False)
+    assert not k.cache_hit
+    assert not os.path.exists(cache)
+
+
+def test_compile_with_a_pipeline_string_points_to_apply_pipeline():
+    with pytest.raises(TypeError, match="apply_pipeline"):
+        ism.compile(ism.Module.parse(read("softmax.mlir")), "canonicalize")
+
+
+def test_bad_module_and_options(cache):
+    with pytest.raises(ism.ParseError):
+        ism.compile("ism.kernel @k(", chip="sm_90a", cache=cache)
+    with pytest.raises(ValueError, match="coschedule"):
+        compile_softmax(cache, coschedule="parallel")
+    with pytest.raises(ism.RunError, match="no host function @nope"):
+        compile_softmax(cache, entry="nope")
+
+
+def test_argument_checks(cache):
+    k = compile_softmax(cache)
+    x = FakeCudaArray((4, 64))
+    with pytest.raises(TypeError, match=r"takes 2 argument\(s\)"):
+        k(x)
+    with pytest.raises(TypeError, match="holds <f4 elements"):
+        k(x, FakeCudaArray((4, 64), "<f4"))
+    with pytest.raises(ValueError, match="takes 2 dimension"):
+        k(x, FakeCudaArray((4, 8, 8)))
+    with pytest.raises(ValueError, match="not contiguous"):
+        k(x, FakeCudaArray((4, 64), strides=(2, 256)))
+    with pytest.raises(TypeError, match="host arrays run with ism.run"):
+        k(x, np.zeros((4, 64), np.float16))
+    with pytest.raises(TypeError, match="must be a CUDA tensor"):
+        k(x, [1, 2])
+    with pytest.raises(TypeError, match="stream must be"):
+        k(x, x, stream="default")
+
+
+def test_contiguity_rule_ignores_unit_dimensions():
+    assert launch_module._is_contiguous((4, 1, 8), (8, 123, 1))
+    assert launch_module._is_contiguous((3, 5), (5, 1))
+    assert not launch_module._is_contiguous((3, 5), (1, 3))
+    assert not launch_module._is_contiguous((3, 5), (10, 2))
+
+
+def test_static_sizes_are_checked(cache):
+    text = read("softmax.mlir").replace("memref<?x?xf16>", "memref<?x64xf16>")
+    k = ism.compile(text, chip="sm_90a", cache=cache)
+    with pytest.raises(ValueError, match="dimension 1 is 32, not 64"):
+        k(FakeCudaArray((4, 32)), FakeCudaArray((4, 32)))
+
+
+SCALARS = """
+ism.kernel @scale(%x: memref<?xf32>, %n: index, %v: f32)
+    attributes {num_warps = 4 : i32} {
+  ism.return
+}
+"""
+
+
+def test_scalar_checks(cache):
+    k = ism.compile(SCALARS, entry=None, chip="sm_90a", cache=cache)
+    x = FakeCudaArray((100,), "<f4")
+    assert k.scale.signature == ["memref<?xf32>", "index", "f32"]
+    with pytest.raises(TypeError, match="must be an integer"):
+        k.scale[(1,)](x, 2.5, 1.0)
+    with pytest.raises(TypeError, match="must be a number"):
+        k.scale[(1,)](x, True, 1.0)
+    with pytest.raises(TypeError, match="must be a number"):
+        k.scale[(1,)](x, 3, "1.0")
+    with pytest.raises(TypeError, match="no host function"):
+        k(x, 3, 1.0)
+
+
+def test_dlpack_description_of_a_host_array():
+    a = np.zeros((3, 8), np.float16)[:, ::2]
+    ptr, shape, strides, dtype, device = ism._dlpack.describe(a)
+    assert ptr == a.__array_interface__["data"][0]
+    assert shape == (3, 4) and strides == (8, 2)
+    assert dtype == (2, 16) and device[0] == 1  # kDLCPU
+
+
+def test_direct_launch_grid_and_names(cache):
+    k = compile_softmax(cache)
+    assert k.softmax is k.kernels["softmax"]
+    with pytest.raises(AttributeError, match="its kernels: softmax"):
+        k.rmsnorm
+    with pytest.raises(TypeError, match="tuple of 1 to 3 ints"):
+        k.softmax[(1, 2, 3, 4)]
+    with pytest.raises(TypeError, match="tuple of 1 to 3 ints"):
+        k.softmax[1.5]
+    with pytest.raises(ValueError, match="negative"):
+        k.softmax[(-1,)]
+    with pytest.raises(TypeError, match=r"takes 2 argument\(s\)"):
+        k.softmax[4](FakeCudaArray((4, 64)))
+
+
+def test_launch_without_a_gpu_says_so(cache):
+    if ism.runtime_available() and os.path.exists("/dev/nvidia0"):
+        pytest.skip("this machine has a GPU")
+    k = compile_softmax(cache)
+    x = FakeCudaArray((4, 64))
+    with pytest.raises(ism.RuntimeUnavailable):
+        k(x, x)
+
+
+def test_jit_compiles_once_per_constexpr_set(cache):
+    calls = []
+
+    @ism.jit(chip="sm_90a", cache=cache)
+    def softmax(WARPS=4):
+        calls.append(WARPS)
+        return read("softmax.mlir").replace("num_warps = 4", f"num_warps = "
+                                            f"{WARPS}")
+
+    a = softmax.compile(WARPS=4)
+    assert softmax.compile(WARPS=4) is a
+    b = softmax.compile(WARPS=8)
+    assert b is not a and calls == [4, 8]
+    assert softmax.__name__ == "softmax"
+
+
+def test_nvtx_range_is_a_context_manager():
+    with ism.nvtx_range("test"):
+        pass

@@ -1,0 +1,129 @@
+"""ism.compile on torch CUDA tensors (skipped without torch or a GPU):
+softmax, GEMM (TMA descriptors) and a fused co-schedule against PyTorch,
+on the current stream and inside torch.cuda.Stream blocks, direct kernel
+launches, and the errors for tensors torch has but ism cannot take."""
+
+import os
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():  # pragma: no cover - CPU-only machines
+    pytest.skip("no CUDA GPU", allow_module_level=True)
+
+import ism  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def read(name):
+    with open(os.path.join(ROOT, "examples", name)) as f:
+        return f.read()
+
+
+def poisoned(*shape, dtype=torch.float16):
+    return torch.full(shape, float("nan"), dtype=dtype, device="cuda")
+
+
+@pytest.fixture(scope="module")
+def softmax():
+    return ism.compile(read("softmax.mlir"))
+
+
+def test_softmax_on_tensors_matches_torch(softmax):
+    for rows, cols in [(1000, 4096), (3, 100), (4097, 1000)]:
+        x = torch.randn(rows, cols, dtype=torch.float16, device="cuda")
+        y = poisoned(rows, cols)
+        softmax(x, y)
+        ref = torch.softmax(x.double(), dim=1).half()
+        torch.testing.assert_close(y, ref, atol=2e-3, rtol=2e-2)
+
+
+def test_softmax_inside_a_torch_stream(softmax):
+    s = torch.cuda.Stream()
+    x = torch.randn(2048, 4096, dtype=torch.float16, device="cuda")
+    y = poisoned(2048, 4096)
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        # Queue work ahead of the kernel on s, so a launch on the wrong
+        # stream would read x before it is doubled.
+        x2 = x * 2
+        softmax(x2, y)
+        ref = torch.softmax(x2.double(), dim=1).half()
+    s.synchronize()
+    torch.testing.assert_close(y, ref, atol=2e-3, rtol=2e-2)
+
+
+def test_explicit_stream_argument(softmax):
+    s = torch.cuda.Stream()
+    x = torch.randn(512, 4096, dtype=torch.float16, device="cuda")
+    y = poisoned(512, 4096)
+    s.wait_stream(torch.cuda.current_stream())
+    softmax(x, y, stream=s)
+    s.synchronize()
+    torch.testing.assert_close(y, torch.softmax(x.float(), 1).half(),
+                               atol=2e-3, rtol=2e-2)
+
+
+def test_direct_kernel_launch(softmax):
+    x = torch.randn(64, 4096, dtype=torch.float16, device="cuda")
+    y = poisoned(64, 4096)
+    softmax.softmax[(32,)](x, y)  # only the first 32 rows
+    torch.testing.assert_close(y[:32], torch.softmax(x[:32].float(), 1).half(),
+                               atol=2e-3, rtol=2e-2)
+    assert torch.isnan(y[32:]).all()
+
+
+def test_gemm_with_tma_on_several_tensor_sets():
+    k = ism.compile(read("matmul.mlir"))
+    assert k.kernel_info()["matmul"]["tma_operands"] > 0
+    s = torch.cuda.Stream()
+    for i, (m, n, kk) in enumerate([(512, 1024, 4096), (1000, 384, 1000),
+                                    (512, 1024, 4096)]):
+        a = torch.randn(m, kk, dtype=torch.bfloat16, device="cuda")
+        b = torch.randn(kk, n, dtype=torch.bfloat16, device="cuda")
+        c = poisoned(m, n, dtype=torch.bfloat16)
+        if i == 2:  # the same shapes again, on another stream
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                k(a, b, c)
+            torch.cuda.current_stream().wait_stream(s)
+        else:
+            k(a, b, c)
+        ref = (a.double() @ b.double())
+        torch.testing.assert_close(c.double(), ref, atol=0.5, rtol=2e-2)
+
+
+def test_fused_coschedule_on_tensors():
+    k = ism.compile(read("coschedule_matmul_rmsnorm.mlir"))
+    a = torch.randn(1024, 2048, dtype=torch.bfloat16, device="cuda")
+    b = torch.randn(2048, 1024, dtype=torch.bfloat16, device="cuda")
+    c = poisoned(1024, 1024, dtype=torch.bfloat16)
+    x = torch.randn(3000, 4096, dtype=torch.bfloat16, device="cuda")
+    w = torch.randn(4096, dtype=torch.bfloat16, device="cuda")
+    y = poisoned(3000, 4096, dtype=torch.bfloat16)
+    for _ in range(2):  # the work counters start at zero on every launch
+        c.fill_(float("nan"))
+        y.fill_(float("nan"))
+        k(a, b, c, x, w, y, 1e-6)
+        torch.testing.assert_close(c.double(), a.double() @ b.double(),
+                                   atol=0.5, rtol=2e-2)
+        xd = x.double()
+        ref = xd * torch.rsqrt(xd.pow(2).mean(1, keepdim=True) + 1e-6) \
+            * w.double()
+        torch.testing.assert_close(y.double(), ref, atol=3e-2, rtol=2e-2)
+
+
+def test_errors_for_tensors_ism_cannot_take(softmax):
+    x = torch.randn(8, 64, dtype=torch.float16, device="cuda")
+    with pytest.raises(ValueError, match="on the CPU"):
+        softmax(x, torch.empty(8, 64, dtype=torch.float16))
+    with pytest.raises(TypeError, match="torch.float16"):
+        softmax(x, torch.empty(8, 64, dtype=torch.float32, device="cuda"))
+    with pytest.raises(ValueError, match="not contiguous"):
+        softmax(x, torch.empty(64, 8, dtype=torch.float16, device="cuda").t())
+
+
+def test_rope_autograd_example():
+    import rope_autograd
+    rope_autograd.check(device="cuda")

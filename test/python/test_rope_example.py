@@ -1,0 +1,174 @@
+"""The RoPE kernels of python/examples/rope_autograd.py, on the CPU: forward
+and backward in ism's float64 reference interpreter against a NumPy float64
+reference (written as complex multiplication, independently of the
+kernels' formula), the forward-then-backward round trip, bf16 through
+uint16 bit patterns, and that the module lowers to PTX with 16-byte vector
+accesses. No torch, no GPU. The GPU half (the autograd Function against
+PyTorch, and the benchmark) is rope_autograd.check() / bench()."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ism
+from conftest import ROOT
+
+import rope_autograd as rope
+
+# (seq, batch, heads, head_dim, rot_dim, block_s; None: the default):
+# one token per program; heads that are not a power of two (5 = 4 + 1) with
+# a sequence that is not a multiple of the token block; partial rotary (rot
+# 8 of 16); a half-dim that is not a power of two (12 = 8 + 4); Llama's
+# 32 x 128 with its default (one token per program) and with two.
+CASES = [
+    (4, 2, 4, 16, 16, 1),
+    (5, 2, 5, 16, 16, 2),
+    (3, 3, 2, 16, 8, None),
+    (7, 1, 3, 24, 24, 4),
+    (3, 2, 32, 128, 128, None),
+    (3, 2, 32, 128, 128, 2),
+]
+
+
+def tables(seq, rot):
+    # Two rows more than the sequence: rows past it must not be read.
+    return rope.rope_tables(seq + 2, rot)
+
+
+def run(module, entry, t, cos, sin):
+    out = t.copy()
+    ism.interpret(module, entry, out, cos, sin)
+    return out
+
+
+@pytest.mark.parametrize("seq,batch,heads,dim,rot,block_s", CASES)
+def test_f32_forward_backward_roundtrip(seq, batch, heads, dim, rot, block_s):
+    rng = np.random.default_rng(seq * 100 + heads)
+    m = rope.build_module("f32", heads, rot // 2, block_s)
+    x = rng.standard_normal((seq, batch, heads, dim)).astype(np.float32)
+    cos, sin = tables(seq, rot)
+
+    y = run(m, "main", x, cos, sin)
+    np.testing.assert_allclose(y, rope.rope_reference_np(x, cos, sin),
+                               rtol=1e-6, atol=1e-6)
+    if rot < dim:  # the channels past rot_dim pass through untouched
+        np.testing.assert_array_equal(y[..., rot:], x[..., rot:])
+
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    dg = run(m, "backward", g, cos, sin)
+    np.testing.assert_allclose(
+        dg, rope.rope_reference_np(g, cos, sin, backward=True),
+        rtol=1e-6, atol=1e-6)
+
+    # Rotation by +theta then -theta is the identity.
+    np.testing.assert_allclose(run(m, "backward", y, cos, sin), x,
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_backward_is_the_transposed_jacobian():
+    # <J x, g> == <x, J^T g>: the backward kernel is the adjoint of the
+    # forward one (what autograd needs), not merely its inverse.
+    rng = np.random.default_rng(7)
+    seq, batch, heads, dim = 5, 2, 3, 16
+    m = rope.build_module("f32", heads, dim // 2, block_s=1)
+    x = rng.standard_normal((seq, batch, heads, dim)).astype(np.float32)
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    cos, sin = tables(seq, dim)
+    jx = run(m, "main", x, cos, sin).astype(np.float64)
+    jtg = run(m, "backward", g, cos, sin).astype(np.float64)
+    assert np.isclose((jx * g).sum(), (x * jtg).sum(), rtol=1e-5)
+
+
+def to_bf16_bits(a):
+    """float32 -> bf16 bit patterns (uint16), rounded to nearest even."""
+    u = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return u.astype(np.uint16)
+
+
+def from_bf16_bits(b):
+    return (b.astype(np.uint32) << 16).view(np.float32)
+
+
+@pytest.mark.parametrize("backward", [False, True])
+def test_bf16(backward):
+    rng = np.random.default_rng(3)
+    seq, batch, heads, dim = 5, 2, 6, 32          # 6 heads = 4 + 2
+    m = rope.build_module("bf16", heads, dim // 2, block_s=2)
+    xb = to_bf16_bits(rng.standard_normal((seq, batch, heads, dim)))
+    cos, sin = tables(seq, dim)
+    out = run(m, "backward" if backward else "main", xb, cos, sin)
+    ref = to_bf16_bits(rope.rope_reference_np(from_bf16_bits(xb), cos, sin,
+                                              backward=backward))
+    # The kernel rounds its fp32 (here float64) result to bf16 once: the
+    # same bits as the rounded reference, give or take one ulp.
+    diff = np.abs(out.astype(np.int32) - ref.astype(np.int32))
+    assert diff.max() <= 1, f"{(diff > 1).sum()} elements off by > 1 ulp"
+    assert (diff == 0).mean() > 0.99
+
+
+def test_f16_forward():
+    rng = np.random.default_rng(4)
+    seq, batch, heads, dim = 3, 2, 4, 16
+    m = rope.build_module("f16", heads, dim // 2, block_s=1)
+    x = rng.standard_normal((seq, batch, heads, dim)).astype(np.float16)
+    cos, sin = tables(seq, dim)
+    y = run(m, "main", x, cos, sin)
+    ref = rope.rope_reference_np(x, cos, sin).astype(np.float16)
+    np.testing.assert_allclose(y.astype(np.float32), ref.astype(np.float32),
+                               rtol=1e-3, atol=1e-3)
+
+
+def test_pow2_chunks_and_config():
+    assert rope.pow2_chunks(40) == [(0, 32), (32, 8)]
+    assert rope.pow2_chunks(64) == [(0, 64)]
+    assert rope.pow2_chunks(7) == [(0, 4), (4, 2), (6, 1)]
+    assert rope.default_config(32, 64) == (1, 4)
+    bs, nw = rope.default_config(8, 32)
+    assert bs * 2 * 8 * 32 >= 2048 and 1 <= nw <= 8
+
+
+def test_lowers_to_ptx_with_vector_accesses():
+    if not ism.has_pass(ism.PTX_PIPELINE):
+        pytest.skip("this build has no ism-to-ptx pipeline")
+    ptx = rope.build_module("bf16", 32, 64).to_ptx(chip="sm_90a")
+    assert ".entry rope_fwd" in ptx and ".entry rope_bwd" in ptx
+    # The in-bounds fast path moves 16 bytes per thread and access.
+    assert "ld.global.v4.b32" in ptx and "st.global.v4.b32" in ptx
+    assert ".extern .func" not in ptx     # no libdevice calls
+
+
+def test_imports_without_torch():
+    # The example's kernels must be importable where torch and triton are
+    # not (CI): block both and build the module text.
+    code = ("import sys; sys.modules['torch'] = None; "
+            "sys.modules['triton'] = None; import rope_autograd as r; "
+            "t = r.module_text('bf16', 32, 64); "
+            "assert '@rope_fwd' in t and '@backward' in t")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.join(ROOT, "python", "examples")] + sys.path))
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+# The torch side, where torch is installed (CI has none: skipped there).
+SMALL_SHAPES = ((2, 4, 16, 16), (1, 3, 24, 16))
+
+
+def test_autograd_function_on_cpu():
+    # RoPE.apply on CPU tensors runs the same module in the interpreter:
+    # the autograd wiring (in-place forward, in-place backward) against
+    # PyTorch's fp32 eager reference.
+    pytest.importorskip("torch")
+    assert rope.check(device="cpu", seqs=(1, 5), dtypes=("bf16", "f32"),
+                      shapes=SMALL_SHAPES, verbose=False) == 16
+
+
+def test_autograd_function_on_gpu():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU")
+    # ism only (the --check command line compares Triton's too).
+    assert rope.check(device="cuda", seqs=(1, 77, 1000), triton=False) > 0
