@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The Python package on a GPU machine, from its wheel, in a fresh virtual
-# environment (the machine's own torch, Triton and NumPy come in through
-# --system-site-packages; nothing is downloaded):
+# environment (the machine's own torch, Triton, NumPy and pytest come in
+# through --system-site-packages and a .pth naming the site-packages of the
+# python3 on PATH, which may itself be a venv, e.g. /opt/torch/.venv;
+# nothing is downloaded):
 #   scripts/gpu-python.sh dist/ism-*-abi3-*.whl [OUT_DIR]
 # 1. installs the wheel into a new venv and checks that it imports without
 #    any LLVM/MLIR on the machine;
@@ -24,6 +26,9 @@ step() { echo; echo "== $*"; }
 
 step "venv + wheel: $wheel"
 python3 -m venv --system-site-packages "$venv" || exit 1
+base_site=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+venv_site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+[ "$base_site" = "$venv_site" ] || echo "$base_site" > "$venv_site/_base_site.pth"
 "$venv/bin/pip" install -q --no-index --no-deps "$wheel" || exit 1
 py="$venv/bin/python"
 export ISM_CACHE_DIR="$out/ism-cache"

@@ -151,6 +151,11 @@ class _Param:
                type(arg).__name__ == "ndarray" else ""))
 
     def _scalar(self, arg):
+        t = type(arg)
+        if t is int:  # the common cases first, without ABC checks
+            return float(arg) if self.type in _FLOAT_SCALARS else arg
+        if t is float and self.type in _FLOAT_SCALARS:
+            return arg
         if isinstance(arg, bool) or not isinstance(arg, numbers.Real):
             raise TypeError(f"{self._where()} must be a number, got "
                             f"{type(arg).__name__}")
@@ -250,14 +255,18 @@ class _Function:
         self.params = [_Param(name, i, kind, ty, shape)
                        for i, (kind, ty, shape) in enumerate(params)]
 
-    def __call__(self, args: Sequence[Any], stream=None) -> None:
+    def __call__(self, args: Sequence[Any], stream=None,
+                 tail: Tuple[int, ...] = ()) -> None:
+        """Runs the function with ``args`` followed by ``tail`` (values the
+        caller has already checked: a direct launch's grid)."""
         params = self.params
-        if len(args) != len(params):
+        if len(args) + len(tail) != len(params):
             raise TypeError(
                 f"@{self.name} takes {len(params)} argument(s) "
                 f"({', '.join(p.text for p in params)}), got {len(args)}")
         device = self.device
-        converted = tuple([p.convert(a, device) for p, a in zip(params, args)])
+        converted = tuple([p.convert(a, device)
+                           for p, a in zip(params, args)]) + tail
         self.program.launch(self.index, converted,
                             _stream_handle(stream, device))
 
@@ -289,13 +298,14 @@ class KernelLauncher:
         full = tuple(grid) + (1,) * (3 - len(grid))
         function = self._function
 
+        n = len(function.params) - 3
+
         def launch(*args, stream=None):
-            n = len(function.params) - 3
             if len(args) != n:
                 raise TypeError(f"kernel {self.name} takes {n} argument(s) "
                                 f"({', '.join(self.signature)}), got "
                                 f"{len(args)}")
-            function(tuple(args) + full, stream)
+            function(args, stream, full)
         return launch
 
     def __repr__(self) -> str:

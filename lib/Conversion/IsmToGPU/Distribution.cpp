@@ -210,6 +210,33 @@ SmallVector<Value> Distribution::getThreadCoord(OpBuilder &b, Location loc,
   return coord;
 }
 
+Value Distribution::getOwnerCondition(OpBuilder &b, Location loc, Value lane,
+                                      Value warp) const {
+  if (mma)
+    return {};
+  Type t = lane.getType();
+  Value owner;
+  for (unsigned d = 0; d < getRank(); ++d) {
+    if (footprint(d) <= type.getDimSize(d))
+      continue;
+    // The coordinate before getThreadCoord wraps it: the first copy is the
+    // one that did not wrap.
+    int64_t spt = layout.getSizePerThread()[d];
+    int64_t threads = layout.getThreadsPerWarp()[d];
+    Value c = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, getLaneCoord(b, loc, lane, d),
+                              intConstant(b, loc, t, spt)),
+        arith::MulIOp::create(b, loc, getWarpCoord(b, loc, warp, d),
+                              intConstant(b, loc, t, spt * threads)));
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, c,
+                              intConstant(b, loc, t, type.getDimSize(d)));
+    owner = owner ? arith::AndIOp::create(b, loc, owner, first) : first;
+  }
+  return owner;
+}
+
 int64_t Distribution::getDistinctLanes(unsigned dim) const {
   if (mma)
     return dim == 0 ? 8 : 4;

@@ -54,6 +54,15 @@ public:
   /// `lane` and `warp` are index values.
   SmallVector<Value> getThreadCoord(OpBuilder &b, Location loc, Value lane,
                                     Value warp, Type type = {}) const;
+  /// Whether the thread (index values `lane`, `warp`) holds the first copy
+  /// of its elements. A blocked layout whose footprint exceeds the tile
+  /// along a dimension wraps around it, so several threads hold (and would
+  /// store) the same elements; stores and atomics take this predicate so
+  /// that each element is written once (an in-place update could otherwise
+  /// have one copy store before another copy has loaded). Null when no
+  /// element is held twice.
+  Value getOwnerCondition(OpBuilder &b, Location loc, Value lane,
+                          Value warp) const;
   /// The full coordinates of register `reg` of a concrete thread.
   SmallVector<int64_t> getCoord(int64_t reg, int64_t lane, int64_t warp) const;
 

@@ -531,6 +531,12 @@ struct StoreOpLowering : IsmConversionPattern<StoreOp> {
     // With a mask, every element is stored under its own predicate.
     unsigned vec = mask ? 1 : access.vectorWidth();
     int64_t numRegs = dist.getNumRegs();
+    // Only the first copy of a replicated element is stored.
+    OpBuilder::InsertionGuard guard(rewriter);
+    if (Value owner = dist.getOwnerCondition(rewriter, loc, lane, warp)) {
+      auto ifOwner = scf::IfOp::create(rewriter, loc, owner);
+      rewriter.setInsertionPointToStart(&ifOwner.getThenRegion().front());
+    }
 
     scf::IfOp::create(
         rewriter, loc, access.fastPathCondition(rewriter, loc, vec),
@@ -637,9 +643,14 @@ struct ScatterOpLowering : IsmConversionPattern<ScatterOp> {
     Location loc = op.getLoc();
     const Distribution &dist = tileAccess->dist;
     const GlobalView &view = tileAccess->view;
+    Value owner = dist.getOwnerCondition(
+        rewriter, loc, context.getLaneId(rewriter, loc),
+        context.getWarpId(rewriter, loc));
     for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
       auto [address, pred] = indexedElement(
           rewriter, loc, view, adaptor.getIndices(), adaptor.getMask(), r);
+      if (owner)
+        pred = arith::AndIOp::create(rewriter, loc, pred, owner);
       predicatedStore(rewriter, loc, pred,
                       extractReg(rewriter, loc, adaptor.getValue(), r), address,
                       view.elementBytes);
@@ -694,10 +705,17 @@ struct AtomicRMWOpLowering : IsmConversionPattern<AtomicRMWOp> {
     Value zero = arith::ConstantOp::create(rewriter, loc,
                                            rewriter.getZeroAttr(elementType));
     LLVM::AtomicBinOp binOp = atomicBinOp(op.getKind(), elementType);
+    // Each element's update is applied once, by its first copy; the other
+    // copies get the padding value (zero) as their old value.
+    Value owner = dist.getOwnerCondition(
+        rewriter, loc, context.getLaneId(rewriter, loc),
+        context.getWarpId(rewriter, loc));
     SmallVector<Value> elements;
     for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
       auto [address, pred] = indexedElement(
           rewriter, loc, view, adaptor.getIndices(), adaptor.getMask(), r);
+      if (owner)
+        pred = arith::AndIOp::create(rewriter, loc, pred, owner);
       Value value = extractReg(rewriter, loc, adaptor.getValue(), r);
       auto ifOp = scf::IfOp::create(
           rewriter, loc, pred,
