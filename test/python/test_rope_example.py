@@ -126,7 +126,7 @@ def test_pow2_chunks_and_config():
     assert rope.pow2_chunks(40) == [(0, 32), (32, 8)]
     assert rope.pow2_chunks(64) == [(0, 64)]
     assert rope.pow2_chunks(7) == [(0, 4), (4, 2), (6, 1)]
-    assert rope.default_config(32, 64) == (1, 4)
+    assert rope.default_config(32, 64) == (1, 8)
     bs, nw = rope.default_config(8, 32)
     assert bs * 2 * 8 * 32 >= 2048 and 1 <= nw <= 8
 

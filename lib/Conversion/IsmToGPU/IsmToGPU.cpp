@@ -182,6 +182,9 @@ struct ConvertIsmToGPUPass
     if (partition.warpBase == 0)
       func.setKnownBlockSizeAttr(
           b.getDenseI32ArrayAttr({int32_t(numThreads), 1, 1}));
+    // Occupancy request: PTX .minnctapersm (ptxas caps the registers).
+    if (std::optional<int32_t> minCtas = kernel.getMinCtasPerSm())
+      func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(*minCtas));
     func.getBody().getBlocks().clear();
     func.getBody().takeBody(kernel.getBody());
     for (Block &block : func.getBody()) {

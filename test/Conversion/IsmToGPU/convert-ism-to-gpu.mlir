@@ -277,3 +277,25 @@ ism.kernel @broadcast_row(%c: memref<?x?xf32>, %y: memref<?x?x?xf32>) {
   ism.store %b, %y[%c0, %c0, %c0] : tensor<1x32x64xf32> -> memref<?x?x?xf32>
   ism.return
 }
+
+// -----
+
+// min_ctas_per_sm becomes NVVM's minctasm (PTX .minnctapersm, ptxas caps
+// the registers); a kernel without it gets no such attribute.
+// CHECK-LABEL: gpu.func @occupancy
+// CHECK-SAME: nvvm.minctasm = 10 : i32
+// CHECK-LABEL: gpu.func @no_occupancy
+// CHECK-NOT: nvvm.minctasm
+// CHECK: gpu.return
+ism.kernel @occupancy(%x: memref<?xf32>) attributes {num_warps = 4 : i32, min_ctas_per_sm = 10 : i32} {
+  %c0 = arith.constant 0 : index
+  %t = ism.load %x[%c0] : memref<?xf32> -> tensor<512xf32>
+  ism.store %t, %x[%c0] : tensor<512xf32> -> memref<?xf32>
+  ism.return
+}
+ism.kernel @no_occupancy(%x: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %t = ism.load %x[%c0] : memref<?xf32> -> tensor<512xf32>
+  ism.store %t, %x[%c0] : tensor<512xf32> -> memref<?xf32>
+  ism.return
+}

@@ -32,6 +32,27 @@ ism.kernel @too_many_warps() attributes {num_warps = 64 : i32} {
 
 // -----
 
+// expected-error @+1 {{min_ctas_per_sm must be from 1 to 32 (an SM holds at most 32 CTAs), got 0}}
+ism.kernel @no_ctas() attributes {num_warps = 4 : i32, min_ctas_per_sm = 0 : i32} {
+  ism.return
+}
+
+// -----
+
+// expected-error @+1 {{min_ctas_per_sm must be from 1 to 32 (an SM holds at most 32 CTAs), got 33}}
+ism.kernel @too_many_ctas() attributes {num_warps = 1 : i32, min_ctas_per_sm = 33 : i32} {
+  ism.return
+}
+
+// -----
+
+// expected-error @+1 {{min_ctas_per_sm = 5 with 16 warps asks for 2560 threads on one SM; an SM holds at most 2048}}
+ism.kernel @too_many_threads() attributes {num_warps = 16 : i32, min_ctas_per_sm = 5 : i32} {
+  ism.return
+}
+
+// -----
+
 // expected-error @+1 {{argument #0 has type 'tensor<4xf32>'; kernel arguments must be memrefs (global memory) or scalars (integer, index or float)}}
 ism.kernel @tensor_arg(%t: tensor<4xf32>) {
   ism.return

@@ -195,6 +195,18 @@ LogicalResult KernelOp::verify() {
       (!partitioned && !llvm::isPowerOf2_32(numWarps)))
     return emitOpError("num_warps must be a power of two from 1 to 32, got ")
            << numWarps;
+  if (std::optional<int32_t> minCtas = getMinCtasPerSm()) {
+    // An SM holds at most 32 CTAs and 2048 threads (sm_80 and sm_90).
+    if (*minCtas < 1 || *minCtas > 32)
+      return emitOpError("min_ctas_per_sm must be from 1 to 32 (an SM holds "
+                         "at most 32 CTAs), got ")
+             << *minCtas;
+    if (int64_t(*minCtas) * 32 * numWarps > 2048)
+      return emitOpError("min_ctas_per_sm = ")
+             << *minCtas << " with " << numWarps << " warps asks for "
+             << int64_t(*minCtas) * 32 * numWarps
+             << " threads on one SM; an SM holds at most 2048";
+  }
   for (auto [i, type] : llvm::enumerate(getArgumentTypes())) {
     if (isa<MemRefType, IntegerType, IndexType, FloatType>(type))
       continue;

@@ -692,7 +692,8 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
   std::string name = llvm::join(names, "__");
   auto kernel =
       KernelOp::create(b, loc, StringRef(name), b.getFunctionType(types, {}),
-                       ArrayAttr(), ArrayAttr(), uint32_t(numWarps));
+                       ArrayAttr(), ArrayAttr(), uint32_t(numWarps),
+                       /*min_ctas_per_sm=*/IntegerAttr());
   symbols.insert(kernel);
   Block *entry = b.createBlock(&kernel.getBody());
   for (Type type : types)

@@ -46,6 +46,15 @@ def Ism_KernelOp : Ism_Op<"kernel", [
     returns nothing and writes its results through memrefs. `num_warps`
     (default 4, a power of two up to 32) is how many warps a program has.
 
+    `min_ctas_per_sm` (optional, CUDA's `__launch_bounds__` second
+    argument, PTX `.minnctapersm`) asks ptxas to fit at least that many
+    programs on one SM at once, capping each thread's registers at
+    65536 / (32 * num_warps * min_ctas_per_sm) (rounded down to a multiple
+    of 8). A memory-bound kernel whose occupancy is limited by registers
+    can gain from it; if the cap is below what the code needs, ptxas
+    spills. A kernel fused into an `ism.coschedule` takes the fused
+    kernel's resource split instead.
+
     ```mlir
     ism.kernel @scale(%x: memref<?xf32>, %s: f32) attributes {num_warps = 4 : i32} {
       %pid = ism.program_id x : index
@@ -63,7 +72,8 @@ def Ism_KernelOp : Ism_Op<"kernel", [
                        TypeAttrOf<FunctionType>:$function_type,
                        OptionalAttr<DictArrayAttr>:$arg_attrs,
                        OptionalAttr<DictArrayAttr>:$res_attrs,
-                       DefaultValuedAttr<I32Attr, "4">:$num_warps);
+                       DefaultValuedAttr<I32Attr, "4">:$num_warps,
+                       OptionalAttr<I32Attr>:$min_ctas_per_sm);
   let regions = (region AnyRegion:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
