@@ -491,18 +491,20 @@ class KernelBuilder(_Builder):
     ``ism.return`` and verifies the whole kernel."""
 
     def __init__(self, module: Module, name: str, arg_types: Sequence,
-                 num_warps: int = 4) -> None:
+                 num_warps: int = 4,
+                 min_ctas_per_sm: Optional[int] = None) -> None:
         super().__init__(module)
         self.name = name
         types = [t if isinstance(t, _ism.Type) else scalar(t, module.context)
                  for t in arg_types]
         sig = "(" + ", ".join(str(t) for t in types) + ") -> ()"
         self._blocks.append(module._m.body)
-        self._op = self._create(
-            "ism.kernel", [], [],
-            {"sym_name": _string_attr(name), "function_type": sig,
-             "num_warps": f"{int(num_warps)} : i32"},
-            regions=1, verify=False)
+        attrs = {"sym_name": _string_attr(name), "function_type": sig,
+                 "num_warps": f"{int(num_warps)} : i32"}
+        if min_ctas_per_sm is not None:
+            attrs["min_ctas_per_sm"] = f"{int(min_ctas_per_sm)} : i32"
+        self._op = self._create("ism.kernel", [], [], attrs, regions=1,
+                                verify=False)
         self._blocks.pop()
         entry = self._region_block(self._op, 0, types)
         self._blocks.append(entry)

@@ -252,10 +252,12 @@ class Module:
         return self._m.body.operations
 
     # Builders (see ism.builder).
-    def kernel(self, name: str, arg_types: Sequence, num_warps: int = 4):
+    def kernel(self, name: str, arg_types: Sequence, num_warps: int = 4,
+               min_ctas_per_sm: Optional[int] = None):
         """Starts an ``ism.kernel``; see :class:`ism.KernelBuilder`."""
         from .builder import KernelBuilder
-        return KernelBuilder(self, name, arg_types, num_warps)
+        return KernelBuilder(self, name, arg_types, num_warps,
+                             min_ctas_per_sm)
 
     def host(self, name: str, arg_types: Sequence):
         """Starts a host function (``func.func``); see

@@ -133,3 +133,21 @@ def test_separate_contexts():
         k.store(k.zeros((16,), "f32"), k.args[0], [0])
     m.verify()
     assert "ism.kernel @k" in str(m.clone())
+
+
+def test_kernel_min_ctas_per_sm():
+    m = ism.Module()
+    with m.kernel("k", [f32_buf()], num_warps=8, min_ctas_per_sm=8) as k:
+        k.store(k.zeros((256,), "f32"), k.args[0], [0])
+    assert "min_ctas_per_sm = 8 : i32" in str(m)
+    plain = ism.Module()
+    with plain.kernel("k", [f32_buf()]) as k:
+        k.store(k.zeros((256,), "f32"), k.args[0], [0])
+    assert "min_ctas_per_sm" not in str(plain)
+    # 8 warps x 9 CTAs = 2304 threads: more than an SM holds.
+    bad = ism.Module()
+    with pytest.raises(ism.VerificationError,
+                       match="min_ctas_per_sm = 9 with 8 warps asks for 2304"):
+        with bad.kernel("k", [f32_buf()], num_warps=8,
+                        min_ctas_per_sm=9) as k:
+            k.store(k.zeros((256,), "f32"), k.args[0], [0])
