@@ -201,11 +201,11 @@ LogicalResult KernelOp::verify() {
       return emitOpError("min_ctas_per_sm must be from 1 to 32 (an SM holds "
                          "at most 32 CTAs), got ")
              << *minCtas;
-    if (int64_t(*minCtas) * 32 * numWarps > 2048)
+    int64_t threads = int64_t(*minCtas) * 32 * numWarps;
+    if (threads > 2048)
       return emitOpError("min_ctas_per_sm = ")
              << *minCtas << " with " << numWarps << " warps asks for "
-             << int64_t(*minCtas) * 32 * numWarps
-             << " threads on one SM; an SM holds at most 2048";
+             << threads << " threads on one SM; an SM holds at most 2048";
   }
   for (auto [i, type] : llvm::enumerate(getArgumentTypes())) {
     if (isa<MemRefType, IntegerType, IndexType, FloatType>(type))
