@@ -44,10 +44,16 @@ def run(module, entry, t, cos, sin):
     return out
 
 
+@pytest.mark.parametrize("specialized", [False, True],
+                         ids=["dynamic", "specialized"])
 @pytest.mark.parametrize("seq,batch,heads,dim,rot,block_s", CASES)
-def test_f32_forward_backward_roundtrip(seq, batch, heads, dim, rot, block_s):
+def test_f32_forward_backward_roundtrip(seq, batch, heads, dim, rot, block_s,
+                                        specialized):
+    # Both forms of the module: every size dynamic, and specialized to the
+    # head count and head_dim (static inner sizes, what rope_ism_ runs).
     rng = np.random.default_rng(seq * 100 + heads)
-    m = rope.build_module("f32", heads, rot // 2, block_s)
+    m = rope.build_module("f32", heads, rot // 2, block_s,
+                          head_dim=dim if specialized else None)
     x = rng.standard_normal((seq, batch, heads, dim)).astype(np.float32)
     cos, sin = tables(seq, rot)
 
@@ -131,14 +137,37 @@ def test_pow2_chunks_and_config():
     assert bs * 2 * 8 * 32 >= 2048 and 1 <= nw <= 8
 
 
+def test_specialized_types_and_shape_checks():
+    # The specialized module fixes heads, head_dim and the tables' width
+    # in the types; the sequence and batch stay dynamic.
+    mem, tab = rope.memref_types("bf16", 32, 64, head_dim=128)
+    assert mem == "memref<?x?x32x128xbf16>" and tab == "memref<?x64xf32>"
+    assert rope.memref_types("f32", 5, 8) == ("memref<?x?x?x?xf32>",
+                                              "memref<?x?xf32>")
+    with pytest.raises(ValueError, match="head_dim 64 is smaller than "
+                                         "rot_dim 128"):
+        rope.memref_types("bf16", 32, 64, head_dim=64)
+    # A tensor of another head count is rejected, not misread.
+    m = rope.build_module("f32", 4, 8, head_dim=16)
+    cos, sin = tables(3, 16)
+    with pytest.raises(Exception, match="dimension 2 is 5 but the function "
+                       r"takes memref<\?x\?x4x16xf32>"):
+        ism.interpret(m, "main", np.ones((3, 2, 5, 16), np.float32), cos,
+                      sin)
+    assert rope.config_key("bf16", 32, 64, head_dim=128) == (
+        "bf16", 32, 64, 1, 8, 128)
+
+
 def test_lowers_to_ptx_with_vector_accesses():
     if not ism.has_pass(ism.PTX_PIPELINE):
         pytest.skip("this build has no ism-to-ptx pipeline")
-    ptx = rope.build_module("bf16", 32, 64).to_ptx(chip="sm_90a")
-    assert ".entry rope_fwd" in ptx and ".entry rope_bwd" in ptx
-    # The in-bounds fast path moves 16 bytes per thread and access.
-    assert "ld.global.v4.b32" in ptx and "st.global.v4.b32" in ptx
-    assert ".extern .func" not in ptx     # no libdevice calls
+    for head_dim in (None, 128):
+        ptx = rope.build_module("bf16", 32, 64,
+                                head_dim=head_dim).to_ptx(chip="sm_90a")
+        assert ".entry rope_fwd" in ptx and ".entry rope_bwd" in ptx
+        # The in-bounds fast path moves 16 bytes per thread and access.
+        assert "ld.global.v4.b32" in ptx and "st.global.v4.b32" in ptx
+        assert ".extern .func" not in ptx     # no libdevice calls
 
 
 def test_imports_without_torch():
