@@ -64,9 +64,9 @@ every access stays on the vector fast path; a sequence that is not a
 multiple of ``block_s`` leaves only the last program on the predicated
 (element-wise, bounds-checked) path. All loads of a program are issued
 before its first store (in place, the compiler could not move a load above
-a store to the same buffer). The module used on tensors is specialized to
-their head count and head_dim (static inner sizes, ``memref_types``), as a
-Triton kernel is to its constexprs; the sequence and batch stay dynamic.
+a store to the same buffer). Every size is dynamic; ``head_dim=`` makes
+a module specialized to the head count and head_dim instead (static inner
+sizes, ``memref_types``), which measured slower (docs/benchmarks.md).
 The same module holds ``@rope_fwd`` (launched by host function ``@main``)
 and ``@rope_bwd`` (host function ``@backward``).
 
@@ -136,8 +136,11 @@ def memref_types(dtype: str, heads: int, half: int,
     Triton's constexpr and 16-divisibility specialization. The launcher
     checks the static sizes. Without it every size is dynamic: one module
     for any head count and head_dim (t: memref<?x?x?x?>, tables
-    memref<?x?> with >= half columns), at the cost of a longer prologue
-    (bounds and alignment tests on all four dimensions)."""
+    memref<?x?> with >= half columns), with a longer prologue (bounds and
+    alignment tests on all four dimensions: first global load at SASS
+    instruction 61 against 37 specialized) -- and yet, on the H200, 0.1-2%
+    faster than the specialized module (bench/experiments/
+    rope_variants.py), so the example runs the dynamic one."""
     if head_dim is None:
         return f"memref<?x?x?x?x{dtype}>", "memref<?x?xf32>"
     if head_dim < 2 * half:
@@ -450,9 +453,10 @@ def rope_ism_(t, cos, sin, backward: bool = False,
                          f"{cos.device}/{sin.device}")
     if t.numel() == 0:
         return t
-    # Specialized to this head count and head_dim (static inner sizes: a
-    # shorter prologue, 1-3% on the H200 at short sequences).
-    key = config_key(_dtype_name(t), heads, half, block_s, num_warps, dim)
+    # Every size dynamic: the module specialized to the head count and
+    # head_dim (head_dim=dim) has a shorter prologue but ran 0.1-2% slower
+    # on the H200 (bench/experiments/rope_variants.py, docs/benchmarks.md).
+    key = config_key(_dtype_name(t), heads, half, block_s, num_warps)
     work = t if t.is_contiguous() else t.contiguous()
     entry = "backward" if backward else "main"
     if t.device.type == "cpu":
@@ -743,8 +747,7 @@ def bench(seqs: Sequence[int] = BENCH_SEQS, batch: int = 4, heads: int = 32,
     copy_gbps = 2 * src.numel() * 4 / copy_ms / 1e6
     src = dst = None
     dev = torch.cuda.get_device_name(device) if cuda else "cpu"
-    key = config_key(dtype, heads, head_dim // 2, block_s, num_warps,
-                     head_dim)
+    key = config_key(dtype, heads, head_dim // 2, block_s, num_warps)
     if cuda:
         ism_kernels(key)               # compile before timing
     print(f"device: {dev}; device-to-device copy {copy_gbps:.0f} GB/s "
@@ -929,7 +932,7 @@ def main(argv=None):
         p.error("give --check, --bench, --tune or --print-mlir")
     if a.print_mlir:
         print(module_text(a.dtype, a.heads, a.head_dim // 2, a.block_s,
-                          a.num_warps, a.head_dim), end="")
+                          a.num_warps), end="")
     if a.check:
         check(triton=not a.no_triton)
     if a.tune:

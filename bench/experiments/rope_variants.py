@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""RoPE variants on the GPU, forward and backward: ism configurations
+(tokens per program x warps, every size dynamic or, with a trailing "s",
+the module specialized to the head count and head_dim: static inner sizes)
+and Triton's kernel with 4 and 8 warps, in interleaved rounds (each a
+median of --reps calls, L2 flushed, GPU time), so that drift between rounds
+shows. Prints one table per sequence length and direction; ratio = Triton
+(4 warps, the TritonRoPE kernel as written) time / variant time, above 1 is
+faster than Triton.
+
+    python3 bench/experiments/rope_variants.py [--seqs 512,1024,...]
+        [--configs 1x8,1x8s,1x4] [--fwd-only]
+"""
+import argparse
+import os
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "python", "examples"))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+import torch  # noqa: E402
+import ism  # noqa: E402
+import rope_autograd as R  # noqa: E402
+import triton_kernels as tk  # noqa: E402
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seqs", default="512,1024,2048,4096,8192")
+    p.add_argument("--batch", type=int, default=4)
+    p.add_argument("--heads", type=int, default=32)
+    p.add_argument("--head-dim", type=int, default=128)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--reps", type=int, default=200)
+    p.add_argument("--configs", default="1x8s,1x8",
+                   help="BLOCK_SxWARPS[s], comma-separated")
+    p.add_argument("--fwd-only", action="store_true")
+    a = p.parse_args()
+    heads, dim, half = a.heads, a.head_dim, a.head_dim // 2
+    mods = {}
+    for c in a.configs.split(","):
+        spec = c.endswith("s")
+        bs, nw = map(int, c.rstrip("s").split("x"))
+        mods[f"ism {bs}x{nw} " + ("specialized" if spec else "dynamic")] = \
+            R.module_text("bf16", heads, half, bs, nw,
+                          head_dim=dim if spec else None)
+    kern = {(n, e): ism.compile(ism.Module.parse(t), entry=e)
+            for n, t in mods.items() for e in ("main", "backward")}
+    timer = R.Timer(20, a.reps)
+    print(f"device: {torch.cuda.get_device_name()}; bf16 (seq, {a.batch}, "
+          f"{heads}, {dim}); us per round (median of {a.reps} calls each)")
+    for seq in map(int, a.seqs.split(",")):
+        c_np, s_np = R.rope_tables(seq, dim)
+        cos, sin = torch.from_numpy(c_np).cuda(), torch.from_numpy(s_np).cuda()
+        t = torch.randn(seq, a.batch, heads, dim, device="cuda").bfloat16()
+        for direction in ("fwd",) if a.fwd_only else ("fwd", "bwd"):
+            bwd = direction == "bwd"
+            res = {}
+            for _ in range(a.rounds):
+                for n in mods:
+                    k = kern[(n, "backward" if bwd else "main")]
+                    res.setdefault(n, []).append(
+                        timer(lambda: k(t, cos, sin)))
+                for nw in (4, 8):
+                    res.setdefault(f"triton {nw} warps", []).append(
+                        timer(lambda: tk.rope_inplace_triton(
+                            t, cos, sin, backward=bwd, num_warps=nw)))
+            base = statistics.median(res["triton 4 warps"])
+            print(f"seq {seq} {direction}:")
+            for n, v in res.items():
+                med = statistics.median(v)
+                print(f"  {n:22s} " + " ".join(f"{x * 1e3:7.2f}" for x in v)
+                      + f"   median {med * 1e3:7.2f}  x triton "
+                        f"{base / med:.3f}")
+
+
+if __name__ == "__main__":
+    main()
