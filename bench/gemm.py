@@ -11,6 +11,9 @@ and run by ism-run. Two modes:
     python3 bench/gemm.py bench --ism-run ISM_RUN [--out DIR] [--quick]
         TFLOP/s of ism, torch.matmul and Triton's tutorial matmul
         (autotuned) on the same inputs, CUDA events, L2 flushed, medians
+    python3 bench/gemm.py tune [--out DIR] [--quick]
+        the same through ism.autotune on torch tensors (the ism wheel):
+        chosen configuration, tuning time, warm-cache lookup per shape
 
 `program` also writes the .mlir files: `python3 bench/gemm.py emit DIR`.
 """
@@ -485,9 +488,107 @@ def bench(args):
     return 0
 
 
+def tune_configs():
+    """ism.autotune's candidates for program(): block shapes, warps,
+    pipeline stages (0: the compiler's choice) and the L2 group size."""
+    import ism
+    out = []
+    for bm, bn, warps in ((128, 256, 8), (128, 128, 8), (128, 128, 4),
+                          (64, 128, 4), (64, 256, 8)):
+        for stages in (0, 3, 4):
+            for group in (8, 16):
+                out.append(ism.Config(bm=bm, bn=bn, warps=warps,
+                                      stages=stages, group=group))
+    return out
+
+
+def tune(args):
+    """ism through ism.autotune on torch tensors (the Python path: the
+    candidates compile in parallel, the winner is cached on disk) against
+    torch.matmul and Triton's autotuned tutorial matmul. Prints per shape
+    the chosen configuration, the tuning time and the time a warm cache
+    takes to answer (a new tuner reading the disk cache: no timing)."""
+    import time
+    import torch
+    import ism
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench import Timer
+    import triton_matmul
+
+    timer = Timer(args.warmup, args.reps)
+    shapes = [(4096, 4096, 4096), (8192, 8192, 8192), (128, 4096, 4096)]
+    if not args.quick:
+        shapes = [(s, s, s) for s in (1024, 2048, 4096, 6144, 8192)] + [
+            (8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336),
+            (8192, 11008, 4096), (16, 4096, 4096), (128, 4096, 4096),
+            (64, 8192, 8192)]
+    dtypes = args.dtypes.split(",") if args.dtypes else ["bf16"]
+    cache = os.path.join(args.out, "autotune-cache")
+
+    def make():
+        return ism.autotune(configs=tune_configs(), cache=cache,
+                            reps=max(5, args.reps // 5))(
+            lambda bm, bn, warps, stages, group: program(
+                dtype=dtype, bm=bm, bn=bn, warps=warps, stages=stages,
+                group=group))
+
+    rows = []
+    for dtype in dtypes:
+        tdt = torch.bfloat16 if dtype == "bf16" else torch.float16
+        tuned = make()
+        for (m, n, k) in shapes:
+            flops = 2.0 * m * n * k
+            a = torch.randn(m, k, dtype=tdt, device="cuda")
+            b = torch.randn(k, n, dtype=tdt, device="cuda")
+            c = torch.full((m, n), float("nan"), dtype=tdt, device="cuda")
+            r = tuned.tune(a, b, c)
+            tuned(a, b, c)
+            ref = (a.double() @ b.double())
+            err = ((c.double() - ref).abs().max() /
+                   ref.abs().max().clamp_min(1e-30)).item()
+            t0 = time.perf_counter()
+            warm = make().tune(a, b, c)
+            lookup_s = time.perf_counter() - t0
+            t_ism = timer(lambda: tuned(a, b, c))
+            t_torch = timer(lambda: torch.matmul(a, b))
+            t_triton = timer(triton_matmul.matmul_fn(a, b))
+            tf = lambda ms: flops / ms / 1e9
+            best = r.best.kwargs
+            row = dict(dtype=dtype, shape=f"{m}x{n}x{k}", ism=tf(t_ism),
+                       torch=tf(t_torch), triton=tf(t_triton),
+                       config=f"{best['bm']}x{best['bn']} w{best['warps']} "
+                              f"s{best['stages'] or 'auto'} g{best['group']}",
+                       tuning_s=r.tuning_s, timed=len(r.timings_ms),
+                       pruned=len(r.pruned), warm_hit=warm.from_cache,
+                       lookup_ms=lookup_s * 1e3, rel_err=err)
+            rows.append(row)
+            print(f"{dtype} {row['shape']}: ism {row['ism']:.0f} TFLOP/s "
+                  f"({row['config']}, tuned in {r.tuning_s:.1f} s, "
+                  f"{row['timed']} timed, {row['pruned']} pruned; warm cache "
+                  f"hit {warm.from_cache} in {row['lookup_ms']:.1f} ms), "
+                  f"cuBLAS {row['torch']:.0f}, Triton {row['triton']:.0f}, "
+                  f"max rel err {err:.1e}", flush=True)
+            assert err < 2e-2, f"ism result wrong on {m}x{n}x{k}: {err}"
+    with open(os.path.join(args.out, "gemm-tune.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    print()
+    print("| dtype | M x N x K | ism autotuned TFLOP/s | cuBLAS | Triton | "
+          "x cuBLAS | x Triton | ism config | tuning s (timed/pruned) | "
+          "warm cache |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        print(f"| {r['dtype']} | {r['shape']} | {r['ism']:.0f} | "
+              f"{r['torch']:.0f} | {r['triton']:.0f} | "
+              f"{r['ism'] / r['torch']:.2f} | {r['ism'] / r['triton']:.2f} | "
+              f"{r['config']} | {r['tuning_s']:.1f} ({r['timed']}/"
+              f"{r['pruned']}) | {'hit' if r['warm_hit'] else 'MISS'} "
+              f"{r['lookup_ms']:.0f} ms |")
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["check", "bench", "emit"])
+    parser.add_argument("mode", choices=["check", "bench", "tune", "emit"])
     parser.add_argument("dir", nargs="?", help="emit: where to write")
     parser.add_argument("--ism-run", default="build/bin/ism-run")
     parser.add_argument("--out", default="gemm-out")
@@ -503,6 +604,8 @@ def main():
         for name, text, _ in extra_checks():
             write(args.dir or args.out, name, text)
         return 0
+    if args.mode == "tune":
+        return tune(args)
     return check(args) if args.mode == "check" else bench(args)
 
 

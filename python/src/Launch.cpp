@@ -421,12 +421,19 @@ void mlir::ism::python::registerProgramBindings(nb::module_ &m) {
       },
       "The compile cache's directory, or '' when the environment disables "
       "it.");
+  m.def("compiler_version", &getCompilerVersion,
+        "The compiler's identity (version, commit, and the build of its "
+        "binary), as the compile cache keys entries by it.");
+  // Compiling touches no Python object: the GIL is released so that
+  // threads (ism.autotune's) compile candidates in parallel, each in its
+  // own MLIRContext.
   nb::class_<Program>(m, "Program")
       .def(nb::init<const std::string &, const std::string &,
                     const std::string &, const std::string &,
                     const std::string &, int>(),
            nb::arg("text"), nb::arg("entry"), nb::arg("chip"),
            nb::arg("coschedule"), nb::arg("cache_dir"), nb::arg("device"),
+           nb::call_guard<nb::gil_scoped_release>(),
            "Parses and compiles a module (through the compile cache when "
            "cache_dir is not empty) for launches on device memory.")
       .def("functions", &Program::getFunctions,

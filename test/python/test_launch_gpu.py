@@ -127,3 +127,37 @@ def test_errors_for_tensors_ism_cannot_take(softmax):
 def test_rope_autograd_example():
     import rope_autograd
     rope_autograd.check(device="cuda")
+
+
+def test_autotune_on_tensors(tmp_path):
+    # Real timing (CUDA events) of three candidates on torch tensors; the
+    # tuned call computes the right sum; a second tuner (a new process)
+    # takes the winner from the disk cache and times nothing.
+    from test_autotune import CONFIGS, vector_add
+    x = torch.randn(1 << 20, device="cuda")
+    y = torch.randn(1 << 20, device="cuda")
+    z = torch.full_like(x, float("nan"))
+    tuned = ism.autotune(configs=CONFIGS, cache=str(tmp_path), reps=5)(
+        vector_add)
+    tuned(x, y, z)
+    torch.testing.assert_close(z, x + y)
+    r = tuned.tune(x, y, z)
+    assert not r.from_cache and set(r.timings_ms) == set(CONFIGS)
+    assert all(ms > 0 for ms in r.timings_ms.values())
+    again = ism.autotune(configs=CONFIGS, cache=str(tmp_path))(vector_add)
+    z2 = torch.full_like(x, float("nan"))
+    again(x, y, z2)
+    assert again.tune(x, y, z2).from_cache
+    torch.testing.assert_close(z2, x + y)
+
+
+def test_autotune_restores_in_place_outputs(tmp_path):
+    # z = x + z in place: without restore the tuning runs would add x to z
+    # several times over.
+    from test_autotune import CONFIGS, vector_add
+    x = torch.randn(4096, device="cuda")
+    z = torch.randn(4096, device="cuda")
+    expected = x + z
+    ism.autotune(configs=CONFIGS, cache=str(tmp_path), reps=3,
+                 restore=[2])(vector_add)(x, z, z)
+    torch.testing.assert_close(z, expected)
