@@ -204,6 +204,9 @@ class Autotuner:
         self._content: Optional[str] = None
         self._programs: Dict[Config, CompiledProgram] = {}
         self._results: Dict[str, TuningResult] = {}
+        # Calls already decided: (argument description) -> program, so that
+        # a call costs a dict lookup, not a key digest and a compile.
+        self._dispatch: Dict[Any, CompiledProgram] = {}
         self._lock = threading.Lock()
 
     # -- the key ------------------------------------------------------------
@@ -498,13 +501,36 @@ class Autotuner:
         if config not in self.configs:
             raise ValueError(f"{config} is not a candidate of "
                              f"{self.__name__}")
+        with self._lock:
+            known = self._programs.get(config)
+        if known is not None:
+            return known
         programs, failed = self._compile_all([config])
         if failed:
             raise ValueError(f"{config}: {failed[0][1]}")
         return programs[config]
 
+    def _fast_key(self, args: tuple):
+        if self.key_fn is not None:
+            return ("key", self.key_fn(*args))
+        out = []
+        for a in args:
+            shape = getattr(a, "shape", None)
+            if shape is not None:
+                out.append((tuple(_bucket(n) for n in shape), str(a.dtype)))
+            elif isinstance(a, int) and not isinstance(a, bool):
+                out.append(_bucket(abs(a)))
+            else:
+                out.append(type(a))
+        return tuple(out)
+
     def __call__(self, *args, stream=None) -> None:
-        self.program(self.tune(*args).best)(*args, stream=stream)
+        fast = self._fast_key(args)
+        program = self._dispatch.get(fast)
+        if program is None:
+            program = self.program(self.tune(*args).best)
+            self._dispatch[fast] = program
+        program(*args, stream=stream)
 
     def __repr__(self) -> str:
         return (f"<ism.autotune {self.__name__}: {len(self.configs)} "

@@ -225,3 +225,17 @@ def test_parallel_compiles_share_nothing(cache):
         assert ".entry vector_add" in ptx
         assert f".maxntid {32 * c.kwargs['warps']}, 1, 1" in ptx
     assert len({id(t.program(c)) for c in configs}) == 12
+
+
+def test_decided_calls_skip_the_key(cache, monkeypatch):
+    # Once a shape bucket is decided, a call is a dict lookup: no digest,
+    # no compile (the per-call cost is the launch).
+    t = tuner(cache, Timer())
+    args = arrays(100)
+    program = t.program(t.tune(*args).best)
+    t._dispatch[t._fast_key(args)] = program
+    monkeypatch.setattr(t, "key", lambda *a: pytest.fail("key computed"))
+    monkeypatch.setattr(t, "_compile_all",
+                        lambda *a: pytest.fail("compiled again"))
+    assert t._dispatch.get(t._fast_key(arrays(120))) is program
+    assert t.program(CONFIGS[1]) is not None   # compiled while tuning
