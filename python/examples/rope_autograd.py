@@ -263,8 +263,8 @@ def kernel_text(name: str, dtype: str, heads: int, half: int,
     return "\n".join(lines)
 
 
-def host_text(entry: str, kernel: str, dtype: str, block_s: int,
-              mem: str, tab: str) -> str:
+def host_text(entry: str, kernel: str, block_s: int, mem: str,
+              tab: str) -> str:
     """Host function ``@entry(t, cos, sin)`` launching ``@kernel`` on grid
     (ceil(seq / block_s), batch); ``mem``/``tab``: the types of t and of
     the tables (``memref_types``)."""
@@ -304,8 +304,8 @@ def module_text(dtype: str, heads: int, half: int,
                     head_dim=head_dim),
         kernel_text("rope_bwd", dtype, heads, half, block_s, num_warps,
                     backward=True, head_dim=head_dim),
-        host_text("main", "rope_fwd", dtype, block_s, mem, tab),
-        host_text("backward", "rope_bwd", dtype, block_s, mem, tab)]) + "\n"
+        host_text("main", "rope_fwd", block_s, mem, tab),
+        host_text("backward", "rope_bwd", block_s, mem, tab)]) + "\n"
 
 
 def build_module(dtype: str, heads: int, half: int,

@@ -114,19 +114,20 @@ def _bucket(n: int) -> int:
     return 1 << (int(n) - 1).bit_length() if n > 1 else int(n)
 
 
-def _describe_arg(arg) -> Any:
+def _describe_arg(arg) -> tuple:
     """The part of an argument that selects a configuration: shape (bucketed)
     and dtype of an array, the bucket of an int, the type of other
-    scalars."""
+    scalars. Hashable (the dispatch table's key) and JSON-able (the tuning
+    key's and the cache entry's)."""
     shape = getattr(arg, "shape", None)
     if shape is not None and hasattr(arg, "dtype"):
-        return ["array", [_bucket(s) for s in shape],
-                str(arg.dtype).replace("torch.", "")]
+        return ("array", tuple(_bucket(s) for s in shape),
+                str(arg.dtype).replace("torch.", ""))
     if isinstance(arg, bool):
-        return ["bool", arg]
+        return ("bool", arg)
     if isinstance(arg, int):
-        return ["int", _bucket(abs(arg))]
-    return [type(arg).__name__]
+        return ("int", _bucket(abs(arg)))
+    return (type(arg).__name__,)
 
 
 def _reason(error: Exception) -> str:
@@ -511,18 +512,11 @@ class Autotuner:
         return programs[config]
 
     def _fast_key(self, args: tuple):
+        """What selects the program of a call, without the digest: the
+        arguments' part of ``key``."""
         if self.key_fn is not None:
             return ("key", self.key_fn(*args))
-        out = []
-        for a in args:
-            shape = getattr(a, "shape", None)
-            if shape is not None:
-                out.append((tuple(_bucket(n) for n in shape), str(a.dtype)))
-            elif isinstance(a, int) and not isinstance(a, bool):
-                out.append(_bucket(abs(a)))
-            else:
-                out.append(type(a))
-        return tuple(out)
+        return tuple(_describe_arg(a) for a in args)
 
     def __call__(self, *args, stream=None) -> None:
         fast = self._fast_key(args)

@@ -238,4 +238,7 @@ def test_decided_calls_skip_the_key(cache, monkeypatch):
     monkeypatch.setattr(t, "_compile_all",
                         lambda *a: pytest.fail("compiled again"))
     assert t._dispatch.get(t._fast_key(arrays(120))) is program
+    # Scalars the tuning key tells apart are told apart here too.
+    assert t._fast_key((1, True)) != t._fast_key((1, False))
+    assert t._fast_key((3,)) == t._fast_key((4,)) != t._fast_key((5,))
     assert t.program(CONFIGS[1]) is not None   # compiled while tuning
