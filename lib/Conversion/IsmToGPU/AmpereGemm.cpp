@@ -352,6 +352,110 @@ void copyTileByElements(OpBuilder &b, Location loc, const OperandTile &t,
       });
 }
 
+/// The mma.sync instructions of one [BM, BK] x [BK, BN] product whose A
+/// and B tiles lie in shared memory as `tileA` and `tileB` (see the file
+/// comment) and whose accumulator has the #ism.mma version-2 layout `mma`:
+/// the per-thread parts of the fragment addresses are computed once, then
+/// accumulate() issues the ldmatrix and mma.sync of one product.
+struct MmaSyncProduct {
+  OperandTile tileA, tileB;
+  int64_t warpsM, warpsN, warpN, reps;
+  Type inType;
+  Value ring;
+  OperandTile::Lane laneA, laneB;
+  Value warpRow, warpCol;
+
+  MmaSyncProduct(OpBuilder &b, Location loc, const OperandTile &tileA,
+                 const OperandTile &tileB, MmaEncodingAttr mma, Type inType,
+                 Value ring, Value warp, Value lane)
+      : tileA(tileA), tileB(tileB), warpsM(mma.getWarpsPerCTA()[0]),
+        warpsN(mma.getWarpsPerCTA()[1]), warpN(tileB.cols / warpsN),
+        reps(tileA.rows / (16 * warpsM)), inType(inType), ring(ring) {
+    Ints i(i32s(b, loc));
+    laneA = tileA.laneParts(b, loc, lane);
+    laneB = tileB.laneParts(b, loc, lane);
+    warpRow = i.mul(i.rem(warp, warpsM), 16);
+    warpCol = i.mul(i.rem(i.div(warp, warpsM), warpsN), warpN);
+  }
+
+  /// Whether `mma` with `numWarps` warps tiles a [blockM, blockK] x
+  /// [blockK, blockN] product into m16n8k16 instructions (each warp taking
+  /// whole 16-row stripes and 16-column blocks).
+  static bool fits(int64_t blockM, int64_t blockN, int64_t blockK,
+                   MmaEncodingAttr mma, int64_t numWarps) {
+    int64_t warpsM = mma.getWarpsPerCTA()[0], warpsN = mma.getWarpsPerCTA()[1];
+    return blockK % 16 == 0 && blockM % (16 * warpsM) == 0 &&
+           blockN % warpsN == 0 && (blockN / warpsN) % 16 == 0 &&
+           warpsM * warpsN == numWarps;
+  }
+
+  /// regs += A x B for the operands at `baseA` and `baseB` (i32 bytes from
+  /// the ring); `regs` are the accumulator's registers in the #ism.mma
+  /// order, whose registers 4 * (j + (warpN / 8) * r) + 0..3 are the m16n8
+  /// C fragment of instruction (r, j).
+  void accumulate(OpBuilder &b, Location l, Value baseA, Value baseB,
+                  SmallVectorImpl<Value> &regs) const {
+    MLIRContext *ctx = b.getContext();
+    Ints i(i32s(b, l));
+    Type f32 = b.getF32Type(), i32 = b.getI32Type();
+    auto fragType = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
+    auto accType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+    bool bf16 = inType.isBF16();
+    auto ptxType = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    auto operand = [&](Value v) -> Value {
+      if (bf16)
+        return v;
+      return LLVM::BitcastOp::create(b, l, VectorType::get({2}, b.getF16Type()),
+                                     v);
+    };
+    auto ldmatrix = [&](Value offset, bool trans) {
+      Value frag = NVVM::LdMatrixOp::create(
+          b, l, fragType, sharedAt(b, l, ring, offset), 4,
+          trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+          NVVM::LdStMatrixEltType::B16);
+      std::array<Value, 4> regs;
+      for (int64_t r = 0; r < 4; ++r)
+        regs[r] = LLVM::ExtractValueOp::create(b, l, frag, r);
+      return regs;
+    };
+    for (int64_t kk = 0; kk < tileA.cols / 16; ++kk) {
+      SmallVector<std::array<Value, 4>> a;
+      for (int64_t r = 0; r < reps; ++r) {
+        Value row = i.add(warpRow, 16 * warpsM * r);
+        Value off = tileA.ldmatrixOffset(b, l, laneA, row, i.c(kk * 16));
+        a.push_back(ldmatrix(i.add(baseA, off), false));
+      }
+      for (int64_t jj = 0; jj < warpN / 16; ++jj) {
+        Value col = i.add(warpCol, 16 * jj);
+        Value off = tileB.ldmatrixOffset(b, l, laneB, i.c(kk * 16), col);
+        std::array<Value, 4> bq = ldmatrix(i.add(baseB, off), true);
+        for (int64_t half = 0; half < 2; ++half) {
+          int64_t j = 2 * jj + half;
+          for (int64_t r = 0; r < reps; ++r) {
+            int64_t base = 4 * (j + (warpN / 8) * r);
+            SmallVector<Value> opsA, opsB, opsC;
+            for (Value v : a[r])
+              opsA.push_back(operand(v));
+            opsB.push_back(operand(bq[2 * half]));
+            opsB.push_back(operand(bq[2 * half + 1]));
+            for (int64_t c = 0; c < 4; ++c)
+              opsC.push_back(regs[base + c]);
+            Value d = NVVM::MmaOp::create(
+                b, l, accType, opsA, opsB, opsC, ArrayRef<int64_t>{16, 8, 16},
+                std::nullopt, std::nullopt,
+                std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+                std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                               NVVM::MMALayout::col});
+            for (int64_t c = 0; c < 4; ++c)
+              regs[base + c] = LLVM::ExtractValueOp::create(b, l, d, c);
+          }
+        }
+      }
+    }
+  }
+};
+
 /// The mma.sync K loop (see the file comment).
 struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
   MmaSyncLoopLowering(const TypeConverter &converter, MLIRContext *ctx,
@@ -396,11 +500,8 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
                             "accumulator here");
     int64_t blockM = aType.getDimSize(0), blockK = aType.getDimSize(1);
     int64_t blockN = bType.getDimSize(1);
-    int64_t warpsM = mma.getWarpsPerCTA()[0], warpsN = mma.getWarpsPerCTA()[1];
-    int64_t warpN = blockN / warpsN;
-    int64_t reps = blockM / (16 * warpsM);
-    if (blockK % 16 != 0 || blockM % (16 * warpsM) != 0 || warpN % 16 != 0 ||
-        blockN % warpsN != 0 || warpsM * warpsN != context.getNumWarps())
+    if (!MmaSyncProduct::fits(blockM, blockN, blockK, mma,
+                              context.getNumWarps()))
       return op.emitOpError("the mma.sync layout ")
              << mma << " does not tile the " << blockM << "x" << blockN << "x"
              << blockK << " block with " << context.getNumWarps() << " warps";
@@ -530,35 +631,10 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
             x.cmp(arith::CmpIPredicate::slt, k, ub));
     }
 
-    // Per-thread parts of the fragment addresses.
     Ints i(i32s(rewriter, loc));
-    OperandTile::Lane laneA = tileA.laneParts(rewriter, loc, lane);
-    OperandTile::Lane laneB = tileB.laneParts(rewriter, loc, lane);
-    Value warpRow = i.mul(i.rem(warp, warpsM), 16);
-    Value warpCol = i.mul(i.rem(i.div(warp, warpsM), warpsN), warpN);
-
-    Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
-    auto fragType = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
-    auto accType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-    bool bf16 = inType.isBF16();
-    auto ptxType = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
-    auto operand = [&](OpBuilder &b, Location l, Value v) -> Value {
-      if (bf16)
-        return v;
-      return LLVM::BitcastOp::create(
-          b, l, VectorType::get({2}, rewriter.getF16Type()), v);
-    };
-    auto ldmatrix = [&](OpBuilder &b, Location l, Value offset, bool trans) {
-      Value frag = NVVM::LdMatrixOp::create(
-          b, l, fragType, sharedAt(b, l, ring, offset), 4,
-          trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-          NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
-          NVVM::LdStMatrixEltType::B16);
-      std::array<Value, 4> regs;
-      for (int64_t r = 0; r < 4; ++r)
-        regs[r] = LLVM::ExtractValueOp::create(b, l, frag, r);
-      return regs;
-    };
+    MmaSyncProduct product(rewriter, loc, tileA, tileB, mma, inType, ring,
+                           warp, lane);
+    Type f32 = rewriter.getF32Type();
 
     auto loop = scf::ForOp::create(
         rewriter, loc, lb, ub, step,
@@ -579,46 +655,12 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
                 x.cmp(arith::CmpIPredicate::slt, ahead, ub));
 
           Value stageBase = i.mul(stage, stageBytes);
-          Value baseA = i.add(stageBase, tileA.offset);
-          Value baseB = i.add(stageBase, tileB.offset);
           SmallVector<Value> regs;
           int64_t numRegs = cast<VectorType>(acc.getType()).getNumElements();
           for (int64_t r = 0; r < numRegs; ++r)
             regs.push_back(extractReg(b, l, acc, r));
-          for (int64_t kk = 0; kk < blockK / 16; ++kk) {
-            SmallVector<std::array<Value, 4>> a;
-            for (int64_t r = 0; r < reps; ++r) {
-              Value row = i.add(warpRow, 16 * warpsM * r);
-              Value off = tileA.ldmatrixOffset(b, l, laneA, row, i.c(kk * 16));
-              a.push_back(ldmatrix(b, l, i.add(baseA, off), false));
-            }
-            for (int64_t jj = 0; jj < warpN / 16; ++jj) {
-              Value col = i.add(warpCol, 16 * jj);
-              Value off = tileB.ldmatrixOffset(b, l, laneB, i.c(kk * 16), col);
-              std::array<Value, 4> bq = ldmatrix(b, l, i.add(baseB, off), true);
-              for (int64_t half = 0; half < 2; ++half) {
-                int64_t j = 2 * jj + half;
-                for (int64_t r = 0; r < reps; ++r) {
-                  int64_t base = 4 * (j + (warpN / 8) * r);
-                  SmallVector<Value> opsA, opsB, opsC;
-                  for (Value v : a[r])
-                    opsA.push_back(operand(b, l, v));
-                  opsB.push_back(operand(b, l, bq[2 * half]));
-                  opsB.push_back(operand(b, l, bq[2 * half + 1]));
-                  for (int64_t c = 0; c < 4; ++c)
-                    opsC.push_back(regs[base + c]);
-                  Value d = NVVM::MmaOp::create(
-                      b, l, accType, opsA, opsB, opsC,
-                      ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-                      std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-                      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                                     NVVM::MMALayout::col});
-                  for (int64_t c = 0; c < 4; ++c)
-                    regs[base + c] = LLVM::ExtractValueOp::create(b, l, d, c);
-                }
-              }
-            }
-          }
+          product.accumulate(b, l, i.add(stageBase, tileA.offset),
+                             i.add(stageBase, tileB.offset), regs);
           Value next = i.add(stage, 1);
           next = i.select(i.cmp(arith::CmpIPredicate::eq, next, i.c(stages)),
                           i.c(0), next);
@@ -632,10 +674,118 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
   }
 };
 
+/// Writes this thread's elements of the tile `vector` (distribution `dist`)
+/// into shared memory laid out as `t` at `tileBase` (i32 bytes from `ring`):
+/// 16-byte stores where the layout gives a thread 8 consecutive columns,
+/// narrower ones where it gives fewer. Threads holding copies of an element
+/// write the same value.
+void storeOperandTile(OpBuilder &b, Location loc, LoweringContext &context,
+                      const OperandTile &t, Value vector,
+                      const Distribution &dist, Value ring, Value tileBase) {
+  Ints i(i32s(b, loc));
+  Type elementType = cast<VectorType>(vector.getType()).getElementType();
+  SmallVector<Value> coord =
+      dist.getThreadCoord(b, loc, context.getLaneId(b, loc),
+                          context.getWarpId(b, loc), b.getI32Type());
+  int64_t group = dist.getFastDim() == 1
+                      ? std::min<int64_t>(dist.getContiguity(), 8)
+                      : 1;
+  for (int64_t r = 0; r < dist.getNumRegs(); r += group) {
+    SmallVector<int64_t> rc = dist.getRegCoord(r);
+    Value off = t.elementOffset(b, loc, i.add(coord[0], rc[0]),
+                                i.add(coord[1], rc[1]));
+    SmallVector<Value> elements;
+    for (int64_t g = 0; g < group; ++g)
+      elements.push_back(extractReg(b, loc, vector, r + g));
+    Value value = group == 1 ? elements[0]
+                             : buildVector(b, loc, elementType, elements);
+    LLVM::StoreOp::create(b, loc, value,
+                          sharedAt(b, loc, ring, i.add(tileBase, off)),
+                          /*alignment=*/group * t.elementBytes);
+  }
+}
+
+/// A matrix product outside a pipelined K loop (a loop with several
+/// products, e.g. attention's S = Q K^T and O += P V, or a product of
+/// computed tiles) on mma.sync: every thread writes its elements of A and
+/// B into the swizzled shared tiles of the file comment, a barrier, then
+/// each warp issues the ldmatrix and mma.sync instructions of its part of
+/// the accumulator, whose registers the #ism.mma layout gives it. A and B
+/// may have any layout.
+struct MmaSyncDotLowering : IsmConversionPattern<DotOp> {
+  MmaSyncDotLowering(const TypeConverter &converter, MLIRContext *ctx,
+                     LoweringContext &context)
+      : IsmConversionPattern(converter, ctx, context, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto mma = dyn_cast_or_null<MmaEncodingAttr>(op.getType().getEncoding());
+    if (!mma || mma.getVersion() != 2)
+      return rewriter.notifyMatchFailure(op, "not an mma.sync product");
+    if (op->getParentOp()->hasAttr(kPipelineAttrName))
+      return rewriter.notifyMatchFailure(op, "lowered with its K loop");
+    auto aType = op.getA().getType(), bType = op.getB().getType();
+    for (Type type : {Type(aType), Type(bType), Type(op.getC().getType())})
+      if (failed(checkDistributable(rewriter, op, type)))
+        return failure();
+    Type inType = aType.getElementType();
+    if (!(inType.isBF16() || inType.isF16()) ||
+        !op.getType().getElementType().isF32())
+      return op.emitOpError("mma.sync takes f16 or bf16 inputs with an f32 "
+                            "accumulator here");
+    int64_t blockM = aType.getDimSize(0), blockK = aType.getDimSize(1);
+    int64_t blockN = bType.getDimSize(1);
+    if (!MmaSyncProduct::fits(blockM, blockN, blockK, mma,
+                              context.getNumWarps()))
+      return op.emitOpError("the mma.sync layout ")
+             << mma << " does not tile the " << blockM << "x" << blockN << "x"
+             << blockK << " product with " << context.getNumWarps()
+             << " warps";
+
+    Location loc = op.getLoc();
+    OperandTile tileA{blockM, blockK, 2, 0};
+    OperandTile tileB{blockK, blockN, 2, tileA.bytes()};
+    unsigned region = context.beginScratch(op);
+    Value scratch =
+        context.getScratch(rewriter, loc, region, rewriter.getI8Type(),
+                           tileA.bytes() + tileB.bytes());
+    Value ring = LLVM::IntToPtrOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext(), 3),
+        toI64(rewriter, loc,
+              memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
+                                                             scratch)));
+    Ints i(i32s(rewriter, loc));
+    storeOperandTile(rewriter, loc, context, tileA, adaptor.getA(),
+                     Distribution(aType), ring, i.c(tileA.offset));
+    storeOperandTile(rewriter, loc, context, tileB, adaptor.getB(),
+                     Distribution(bType), ring, i.c(tileB.offset));
+    context.barrier(rewriter, loc);
+
+    Value warp = toI32(rewriter, loc, context.getWarpId(rewriter, loc));
+    Value lane = toI32(rewriter, loc, context.getLaneId(rewriter, loc));
+    MmaSyncProduct product(rewriter, loc, tileA, tileB, mma, inType, ring,
+                           warp, lane);
+    Value acc = adaptor.getC();
+    SmallVector<Value> regs;
+    int64_t numRegs = cast<VectorType>(acc.getType()).getNumElements();
+    for (int64_t r = 0; r < numRegs; ++r)
+      regs.push_back(extractReg(rewriter, loc, acc, r));
+    product.accumulate(rewriter, loc, i.c(tileA.offset), i.c(tileB.offset),
+                       regs);
+    if (context.needsTrailingBarrier(region))
+      context.barrier(rewriter, loc);
+    rewriter.replaceOp(op,
+                       buildVector(rewriter, loc, rewriter.getF32Type(), regs));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::ism::populateMmaSyncPatterns(TileTypeConverter &converter,
                                         LoweringContext &context,
                                         RewritePatternSet &patterns) {
-  patterns.add<MmaSyncLoopLowering>(converter, patterns.getContext(), context);
+  patterns.add<MmaSyncLoopLowering, MmaSyncDotLowering>(
+      converter, patterns.getContext(), context);
 }

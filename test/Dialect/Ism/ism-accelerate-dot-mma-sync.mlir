@@ -68,13 +68,21 @@ ism.kernel @f16_offsets(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?
   ism.return
 }
 
-// What mma.sync does not take keeps the SIMT dot: a loop that carries more
-// than the accumulator, f32 inputs.
+// A loop that carries more than the accumulator is no K loop of the
+// mma.sync loop lowering (no pipeline, operands stay in registers), but its
+// product still goes on mma.sync by itself, the accumulator carried in the
+// #ism.mma layout.
 // CHECK: ism.kernel @two_carried
 // CHECK-NOT: ism.pipeline
-// CHECK: ism.dot {{.*}} -> tensor<64x64xf32, #blocked
+// CHECK: scf.for {{.*}} -> (tensor<64x64xf32, #mma{{[0-9]*}}>, index)
+// CHECK: ism.load {{.*}} -> tensor<64x32xbf16, #blocked
+// CHECK: ism.dot {{.*}} -> tensor<64x64xf32, #mma
+// CHECK-NOT: ism.pipeline
+// CHECK: arith.truncf {{.*}} : tensor<64x64xf32, #mma{{[0-9]*}}> to tensor<64x64xbf16, #mma
 // SM86: ism.kernel @two_carried
-// SM86: ism.dot {{.*}} -> tensor<64x64xf32, #blocked
+// SM86: ism.dot {{.*}} -> tensor<64x64xf32, #mma
+
+// f32 inputs keep the SIMT dot.
 ism.kernel @two_carried(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>) attributes {num_warps = 4 : i32} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

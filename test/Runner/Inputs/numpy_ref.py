@@ -1,6 +1,7 @@
 """Checks ism-run --interpret outputs (saved .npy) against NumPy.
 
 usage: numpy_ref.py OP RTOL IN.npy... OUT.npy [--eps E]
+(for the attention ops E is the softmax scale)
 Prints "numpy_ref OP: ok" or the worst error and exits non-zero.
 """
 import sys
@@ -29,6 +30,17 @@ def softmax(x):
     return e / e.sum(axis=1, keepdims=True)
 
 
+def attention(q, k, v, scale, causal):
+    """O and the log-sum-exp of each score row, per (batch x head)."""
+    s = q @ k.transpose(0, 2, 1) * scale
+    if causal:
+        s = s + np.triu(np.full(s.shape[1:], -np.inf), 1)
+    m = s.max(axis=-1, keepdims=True)
+    e = np.exp(s - m)
+    l = e.sum(axis=-1, keepdims=True)
+    return e / l @ v, (m + np.log(l))[..., 0]
+
+
 OPS = {
     "vector_add": lambda x, y, eps: x + y,
     "softmax": lambda x, eps: softmax(x),
@@ -36,6 +48,13 @@ OPS = {
     "rmsnorm": lambda x, w, eps: rmsnorm(x, w, eps),
     "rope": lambda x, c, s, eps: rope(x, c, s),
     "matmul": lambda a, b, eps: a @ b,
+    "attention": lambda q, k, v, scale: attention(q, k, v, scale, False)[0],
+    "attention_lse": lambda q, k, v, scale: attention(q, k, v, scale,
+                                                      False)[1],
+    "attention_causal": lambda q, k, v, scale: attention(q, k, v, scale,
+                                                         True)[0],
+    "attention_causal_lse": lambda q, k, v, scale: attention(q, k, v, scale,
+                                                             True)[1],
 }
 
 

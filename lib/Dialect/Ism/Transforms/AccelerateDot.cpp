@@ -144,6 +144,44 @@ std::string checkMmaSync(DotLoop loop, unsigned numWarps, unsigned &warpsM,
   return "";
 }
 
+/// Why `dot` (outside a K loop the loop lowerings take) cannot run on
+/// mma.sync as a product of its own (empty when it can); fills
+/// `warpsM`/`warpsN`. Its operands may come from anywhere: the lowering
+/// writes them to shared memory itself.
+std::string checkMmaSyncProduct(DotOp dot, unsigned numWarps,
+                                unsigned &warpsM, unsigned &warpsN) {
+  auto aType = dot.getA().getType(), bType = dot.getB().getType();
+  Type in = aType.getElementType();
+  if (aType.getRank() != 2)
+    return "mma.sync takes 2-D products";
+  if (!(in.isBF16() || in.isF16()) || bType.getElementType() != in ||
+      !dot.getType().getElementType().isF32())
+    return "mma.sync here takes f16 or bf16 inputs with an f32 accumulator";
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
+  int64_t n = bType.getDimSize(1);
+  if (k % 16 != 0 || !llvm::isPowerOf2_64(k))
+    return "BLOCK_K must be a power of two and a multiple of 16";
+  if (m % 16 != 0 || n % 16 != 0 || !llvm::isPowerOf2_64(m) ||
+      !llvm::isPowerOf2_64(n))
+    return "BLOCK_M and BLOCK_N must be powers of two, multiples of 16";
+  // As for the K loop: the squarest warp tile, more warps along M on a tie.
+  int64_t best = -1;
+  for (unsigned wm = numWarps; wm >= 1; wm /= 2) {
+    unsigned wn = numWarps / wm;
+    if (m % (16 * wm) != 0 || n % (16 * wn) != 0)
+      continue;
+    int64_t cost = m / wm + n / wn;
+    if (best < 0 || cost < best) {
+      best = cost;
+      warpsM = wm;
+      warpsN = wn;
+    }
+  }
+  if (best < 0)
+    return "the warps cannot tile the product into m16n16 pieces";
+  return "";
+}
+
 /// Whether `op` computes its tile results element by element from its tile
 /// operands (so it can run in any layout).
 bool isElementwise(Operation *op) {
@@ -200,6 +238,32 @@ void propagateForward(Value root, Attribute encoding, Attribute blocked,
       Operation *user = use.getOwner();
       if (isa<StoreOp>(user) && use.getOperandNumber() == 0)
         continue;
+      // Reductions and the operands of products read any layout; an
+      // accumulator in this layout feeds a product in it directly.
+      if (auto reduce = dyn_cast<ReduceOp>(user);
+          reduce && reduce.getSrcs().size() == 1)
+        continue;
+      if (auto dot = dyn_cast<DotOp>(user)) {
+        if (use.getOperandNumber() < 2 ||
+            dot.getType().getEncoding() == encoding)
+          continue;
+      }
+      // A tile carried by a loop: the loop carries it in this layout.
+      if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+        if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp())) {
+          unsigned i = use.getOperandNumber();
+          BlockArgument arg = loop.getRegionIterArg(i);
+          auto argType = cast<RankedTensorType>(arg.getType());
+          if (argType.getEncoding() == encoding)
+            continue;
+          arg.setType(withEncoding(argType, encoding));
+          loop.getResult(i).setType(arg.getType());
+          adapt(loop.getInitArgsMutable()[i], encoding, b);
+          worklist.push_back(arg);
+          worklist.push_back(loop.getResult(i));
+          continue;
+        }
+      }
       auto result = user->getNumResults() == 1
                         ? dyn_cast<RankedTensorType>(user->getResult(0).getType())
                         : RankedTensorType();
@@ -231,12 +295,22 @@ struct IsmAccelerateDotPass
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
       SmallVector<DotLoop> loops;
+      SmallVector<DotOp> others;
       kernel.walk([&](DotOp dot) {
         if (std::optional<DotLoop> loop = matchDotLoop(dot))
           loops.push_back(*loop);
+        else
+          others.push_back(dot);
       });
-      for (DotLoop loop : loops)
-        if (failed(accelerate(loop, kernel.getNumWarps())))
+      for (DotLoop loop : loops) {
+        FailureOr<bool> done = accelerate(loop, kernel.getNumWarps());
+        if (failed(done))
+          return WalkResult::interrupt();
+        if (!*done)
+          others.push_back(loop.dot);
+      }
+      for (DotOp dot : others)
+        if (failed(accelerateProduct(dot, kernel.getNumWarps())))
           return WalkResult::interrupt();
       return WalkResult::advance();
     });
@@ -244,7 +318,38 @@ struct IsmAccelerateDotPass
       signalPassFailure();
   }
 
-  LogicalResult accelerate(DotLoop loop, unsigned numWarps) {
+  /// Puts `dot` (not a K loop of its own) on mma.sync when it fits, else
+  /// leaves it to the SIMT lowering.
+  LogicalResult accelerateProduct(DotOp dot, unsigned numWarps) {
+    unsigned warpsM = 0, warpsN = 0;
+    if (smVersion(chip) < 80 ||
+        !checkMmaSyncProduct(dot, numWarps, warpsM, warpsN).empty())
+      return success(); // the SIMT dot
+    auto accType = dot.getType();
+    int64_t regs = accType.getNumElements() / (32 * numWarps);
+    if (regs > kMaxMmaSyncAccumulatorRegs)
+      return dot.emitOpError("the ")
+             << accType.getDimSize(0) << "x" << accType.getDimSize(1)
+             << " f32 accumulator needs " << regs
+             << " registers per thread with " << numWarps
+             << " warps, more than the " << kMaxMmaSyncAccumulatorRegs
+             << " an mma.sync thread can give it; use more warps "
+                "(num_warps) or a smaller product";
+    auto mma = MmaEncodingAttr::get(&getContext(), 2, {warpsM, warpsN},
+                                    {16, 8, 16});
+    OpBuilder b(&getContext());
+    RankedTensorType blocked = accType;
+    dot.getResult().setType(withEncoding(blocked, mma));
+    // The users first (a loop-carried accumulator then arrives in the
+    // layout), then the accumulator operand.
+    propagateForward(dot.getResult(), mma, blocked.getEncoding(), b);
+    adapt(dot.getCMutable(), mma, b);
+    return success();
+  }
+
+  /// Puts the K loop `loop` on wgmma or mma.sync; false when neither loop
+  /// lowering takes it (its dot may still be a product of its own).
+  FailureOr<bool> accelerate(DotLoop loop, unsigned numWarps) {
     auto accType = loop.dot.getType();
     int64_t regs = accType.getNumElements() / (32 * numWarps);
     MLIRContext *ctx = &getContext();
@@ -262,12 +367,12 @@ struct IsmAccelerateDotPass
       int64_t n = loop.dot.getB().getType().getDimSize(1);
       apply(loop, MmaEncodingAttr::get(ctx, 3, {warpsM, warpsN},
                                        {16, unsigned(n / warpsN), 16}));
-      return success();
+      return true;
     }
     // Ampere's mma.sync (also on later chips, for loops wgmma cannot take).
     if (smVersion(chip) < 80 ||
         !checkMmaSync(loop, numWarps, warpsM, warpsN).empty())
-      return success(); // the SIMT dot
+      return false;
     if (regs > kMaxMmaSyncAccumulatorRegs)
       return loop.dot.emitOpError("the ")
              << accType.getDimSize(0) << "x" << accType.getDimSize(1)
@@ -277,7 +382,7 @@ struct IsmAccelerateDotPass
              << " an mma.sync thread can give it; use more warps "
                 "(num_warps) or a smaller BLOCK_M x BLOCK_N";
     apply(loop, MmaEncodingAttr::get(ctx, 2, {warpsM, warpsN}, {16, 8, 16}));
-    return success();
+    return true;
   }
 
   /// Gives the loop's accumulator chain the layout `mma` and the A and B

@@ -38,7 +38,11 @@ SmallVector<DotLoop> mlir::ism::getAcceleratedDotLoops(Operation *op) {
   op->walk([&](DotOp dot) {
     if (!isa_and_nonnull<MmaEncodingAttr>(dot.getType().getEncoding()))
       return;
-    if (std::optional<DotLoop> loop = matchDotLoop(dot))
+    // The loop lowerings read A and B from shared memory; a product whose
+    // operands stay in registers is lowered by itself.
+    std::optional<DotLoop> loop = matchDotLoop(dot);
+    if (loop && isa_and_nonnull<SharedEncodingAttr>(
+                    loop->loadA.getType().getEncoding()))
       loops.push_back(*loop);
   });
   return loops;

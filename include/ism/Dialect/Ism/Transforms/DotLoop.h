@@ -36,8 +36,9 @@ struct DotLoop {
 /// 2-D memrefs in the loop body, used only by the dot.
 std::optional<DotLoop> matchDotLoop(DotOp dot);
 
-/// The K loops of `op` whose dot was put on tensor cores (its result has an
-/// #ism.mma layout).
+/// The K loops of `op` that a tensor-core loop lowering takes: their dot has
+/// an #ism.mma result and its A and B tiles an #ism.shared layout (a product
+/// whose operands stay in registers is lowered by itself).
 SmallVector<DotLoop> getAcceleratedDotLoops(Operation *op);
 
 /// Whether `op` computes scalars without side effects, so that the

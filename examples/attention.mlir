@@ -1,0 +1,133 @@
+// Flash-attention forward in bf16 with fp32 softmax and accumulation:
+// O = softmax(scale * Q K^T [+ causal mask]) V per (batch x head), plus the
+// log-sum-exp of each score row (LSE, for a backward pass). Q, K, V and O
+// are (batch * heads, seq, 64); LSE is (batch * heads, seq).
+//
+// One program per 64 query rows of one head. It walks the keys in blocks of
+// 64 with an online softmax: the running row maximum m and row sum l, and
+// the output accumulator acc, which is rescaled by exp(m_old - m_new)
+// whenever the maximum grows. Keys past the end of the sequence (and, when
+// causal != 0, keys after the query) score -inf. Query rows past the end
+// compute on zeros and are not stored. Both products run on tensor cores
+// (mma.sync on sm_80 and later), with P = exp(S - m) as the A operand of
+// the second.
+
+ism.kernel @attention(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>,
+                      %V: memref<?x?x?xbf16>, %O: memref<?x?x?xbf16>,
+                      %LSE: memref<?x?xf32>, %scale: f32, %causal: i32)
+    attributes {num_warps = 4 : i32} {
+  %pm = ism.program_id x : index
+  %bh = ism.program_id y : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0i = arith.constant 0 : i32
+  %bm = arith.constant 64 : index
+  %bn = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %S = memref.dim %K, %c1 : memref<?x?x?xbf16>
+  %is_causal = arith.cmpi ne, %causal, %c0i : i32
+  // Causal: no key past the block's last query.
+  %m_end = arith.addi %m0, %bm : index
+  %diag_end = arith.minui %m_end, %S : index
+  %n_end = arith.select %is_causal, %diag_end, %S : index
+
+  %q3 = ism.load %Q[%bh, %m0, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+  %q = ism.reshape %q3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+  %ninf = arith.constant dense<0xFF800000> : tensor<64xf32>
+  %zero_l = arith.constant dense<0.0> : tensor<64xf32>
+  %zero_acc = arith.constant dense<0.0> : tensor<64x64xf32>
+  %zero_s = arith.constant dense<0.0> : tensor<64x64xf32>
+  %ninf_s = arith.constant dense<0xFF800000> : tensor<64x64xf32>
+  %scales = ism.splat %scale : f32 -> tensor<64x64xf32>
+  %iota = ism.range 0 to 64 : tensor<64xi32>
+  %m0i = arith.index_cast %m0 : index to i32
+  %m0s = ism.splat %m0i : i32 -> tensor<64xi32>
+  %rows1 = arith.addi %iota, %m0s : tensor<64xi32>
+  %rows2 = ism.expand_dims %rows1 axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %rows = ism.broadcast %rows2 : tensor<64x1xi32> -> tensor<64x64xi32>
+  %Si = arith.index_cast %S : index to i32
+  %Ss = ism.splat %Si : i32 -> tensor<64x64xi32>
+  %causals = ism.splat %is_causal : i1 -> tensor<64x64xi1>
+  %all = arith.constant dense<true> : tensor<64x64xi1>
+
+  %r:3 = scf.for %n = %c0 to %n_end step %bn
+      iter_args(%m = %ninf, %l = %zero_l, %acc = %zero_acc)
+      -> (tensor<64xf32>, tensor<64xf32>, tensor<64x64xf32>) {
+    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %k = ism.reshape %k3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %qk = ism.dot %q, %kt, %zero_s
+        : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    %s_scaled = arith.mulf %qk, %scales : tensor<64x64xf32>
+    // Mask: key < S, and key <= query when causal.
+    %ni = arith.index_cast %n : index to i32
+    %ns = ism.splat %ni : i32 -> tensor<64xi32>
+    %cols1 = arith.addi %iota, %ns : tensor<64xi32>
+    %cols2 = ism.expand_dims %cols1 axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+    %cols = ism.broadcast %cols2 : tensor<1x64xi32> -> tensor<64x64xi32>
+    %in_seq = arith.cmpi slt, %cols, %Ss : tensor<64x64xi32>
+    %past = arith.cmpi sgt, %cols, %rows : tensor<64x64xi32>
+    %hidden = arith.andi %past, %causals : tensor<64x64xi1>
+    %visible = arith.xori %hidden, %all : tensor<64x64xi1>
+    %keep0 = arith.andi %in_seq, %visible : tensor<64x64xi1>
+    %s = arith.select %keep0, %s_scaled, %ninf_s
+        : tensor<64x64xi1>, tensor<64x64xf32>
+    // Online softmax.
+    %rowmax = ism.reduce %s axis = 1 : tensor<64x64xf32> -> tensor<64xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %m_new = arith.maximumf %m, %rowmax : tensor<64xf32>
+    %m_new2 = ism.expand_dims %m_new axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+    %m_newb = ism.broadcast %m_new2 : tensor<64x1xf32> -> tensor<64x64xf32>
+    %shifted = arith.subf %s, %m_newb : tensor<64x64xf32>
+    %p = math.exp %shifted : tensor<64x64xf32>
+    %m_diff = arith.subf %m, %m_new : tensor<64xf32>
+    %alpha = math.exp %m_diff : tensor<64xf32>
+    %rowsum = ism.reduce %p axis = 1 : tensor<64x64xf32> -> tensor<64xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %l_scaled = arith.mulf %l, %alpha : tensor<64xf32>
+    %l_new = arith.addf %l_scaled, %rowsum : tensor<64xf32>
+    %alpha2 = ism.expand_dims %alpha axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+    %alphab = ism.broadcast %alpha2 : tensor<64x1xf32> -> tensor<64x64xf32>
+    %acc_scaled = arith.mulf %acc, %alphab : tensor<64x64xf32>
+    %p16 = arith.truncf %p : tensor<64x64xf32> to tensor<64x64xbf16>
+    %v3 = ism.load %V[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %v = ism.reshape %v3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %acc_new = ism.dot %p16, %v, %acc_scaled
+        : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %m_new, %l_new, %acc_new
+        : tensor<64xf32>, tensor<64xf32>, tensor<64x64xf32>
+  }
+
+  %l2 = ism.expand_dims %r#1 axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+  %lb = ism.broadcast %l2 : tensor<64x1xf32> -> tensor<64x64xf32>
+  %o = arith.divf %r#2, %lb : tensor<64x64xf32>
+  %o16 = arith.truncf %o : tensor<64x64xf32> to tensor<64x64xbf16>
+  %o3 = ism.reshape %o16 : tensor<64x64xbf16> -> tensor<1x64x64xbf16>
+  ism.store %o3, %O[%bh, %m0, %c0] : tensor<1x64x64xbf16> -> memref<?x?x?xbf16>
+  %log_l = math.log %r#1 : tensor<64xf32>
+  %lse1 = arith.addf %r#0, %log_l : tensor<64xf32>
+  %lse = ism.reshape %lse1 : tensor<64xf32> -> tensor<1x64xf32>
+  ism.store %lse, %LSE[%bh, %m0] : tensor<1x64xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+func.func @main(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>,
+                %V: memref<?x?x?xbf16>, %O: memref<?x?x?xbf16>,
+                %LSE: memref<?x?xf32>, %scale: f32, %causal: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %block = arith.constant 64 : index
+  %BH = memref.dim %Q, %c0 : memref<?x?x?xbf16>
+  %S = memref.dim %Q, %c1 : memref<?x?x?xbf16>
+  %gm = arith.ceildivui %S, %block : index
+  ism.launch @attention grid(%gm, %BH) (%Q, %K, %V, %O, %LSE, %scale, %causal)
+      : (memref<?x?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xbf16>,
+         memref<?x?x?xbf16>, memref<?x?xf32>, f32, i32)
+  return
+}

@@ -1,0 +1,54 @@
+// RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_80 --ism-pipeline --ism-remove-layout-conversions --convert-ism-to-gpu | FileCheck %s
+
+// Two products in one loop (attention's S = Q K^T and O += P V, without
+// the softmax's maximum): neither is a K loop of its own, so each is lowered
+// by itself on mma.sync. 64x64x64 on 4 warps (2 x 2, each warp 32 x 32: two
+// 16-row blocks, four n8 blocks, four k16 steps = 32 instructions).
+// CHECK-LABEL: gpu.func @two_products
+// The loop carries the row sums and the accumulator (32 registers a thread
+// in the #ism.mma layout).
+// CHECK: scf.for {{.*}} -> (vector<{{[0-9]+}}xf32>, vector<32xf32>) {
+// S = Q K^T: every thread writes its 8-column pieces of Q and K^T into the
+// swizzled shared tiles (4 + 4 16-byte stores), a barrier, then the warp's
+// ldmatrix and mma.sync.
+// CHECK-COUNT-8: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
+// CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
+// CHECK-COUNT-32: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
+// Inside the loop the scratch is reused: a trailing barrier.
+// CHECK: nvvm.barrier0
+// O += P V: P comes in the accumulator layout (column pairs: 4-byte
+// stores), V in its blocked layout.
+// CHECK-COUNT-16: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-32: nvvm.mma.sync
+// CHECK: nvvm.barrier0
+// CHECK: scf.yield %{{.*}}, %{{.*}} : vector<{{[0-9]+}}xf32>, vector<32xf32>
+ism.kernel @two_products(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %S = memref.dim %K, %c0 : memref<?x?xbf16>
+  %q = ism.load %Q[%c0, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %zl = arith.constant dense<0.0> : tensor<64xf32>
+  %r:2 = scf.for %n = %c0 to %S step %c64 iter_args(%l = %zl, %acc = %zero) -> (tensor<64xf32>, tensor<64x64xf32>) {
+    %k = ism.load %K[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = ism.dot %q, %kt, %zero : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    %p = math.exp %s : tensor<64x64xf32>
+    %sum = ism.reduce %p axis = 1 : tensor<64x64xf32> -> tensor<64xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %l2 = arith.addf %l, %sum : tensor<64xf32>
+    %p16 = arith.truncf %p : tensor<64x64xf32> to tensor<64x64xbf16>
+    %v = ism.load %V[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %acc2 = ism.dot %p16, %v, %acc : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %l2, %acc2 : tensor<64xf32>, tensor<64x64xf32>
+  }
+  ism.store %r#1, %O[%c0, %c0] : tensor<64x64xf32> -> memref<?x?xf32>
+  ism.return
+}

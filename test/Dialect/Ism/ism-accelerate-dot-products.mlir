@@ -1,0 +1,70 @@
+// RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_80 --ism-pipeline --ism-remove-layout-conversions | FileCheck %s
+// RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_90a --ism-pipeline --ism-remove-layout-conversions | FileCheck %s
+// RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_75 | FileCheck %s --check-prefix=SM75
+
+// Products that are no K loop of their own (two in one loop, as in
+// attention) go on mma.sync one by one, on sm_80 and later (sm_90a too:
+// wgmma takes only K loops). The result takes the #ism.mma layout and so
+// does what follows it: elementwise math, the loop-carried accumulator, a
+// reduction (read in that layout, no conversion), the A operand of the
+// next product and the store. The loaded operands keep their blocked
+// layouts (the lowering writes them to shared memory) and nothing is
+// pipelined.
+// CHECK: #mma = #ism.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8, 16]}>
+// CHECK-LABEL: ism.kernel @two_products
+// CHECK-NOT: ism.convert_layout
+// CHECK: scf.for {{.*}} -> (tensor<64xf32, #blocked{{[0-9]*}}>, tensor<64x64xf32, #mma>) {
+// CHECK: %[[K:.*]] = ism.load {{.*}} -> tensor<64x64xbf16, #blocked
+// CHECK: %[[S:.*]] = ism.dot {{.*}} -> tensor<64x64xf32, #mma>
+// CHECK: %[[P:.*]] = math.exp %[[S]] : tensor<64x64xf32, #mma>
+// CHECK: ism.reduce %[[P]] axis = 1 : tensor<64x64xf32, #mma> -> tensor<64xf32, #blocked
+// CHECK: %[[P16:.*]] = arith.truncf %[[P]] : tensor<64x64xf32, #mma> to tensor<64x64xbf16, #mma>
+// CHECK: ism.dot %[[P16]], %{{.*}}, %{{.*}} : tensor<64x64xbf16, #mma> * tensor<64x64xbf16, #blocked{{[0-9]*}}> -> tensor<64x64xf32, #mma>
+// CHECK-NOT: ism.pipeline
+// CHECK: ism.store {{.*}} : tensor<64x64xf32, #mma> -> memref<?x?xf32>
+// SM75-LABEL: ism.kernel @two_products
+// SM75-NOT: #ism.mma
+// SM75: ism.dot {{.*}} -> tensor<64x64xf32, #blocked
+ism.kernel @two_products(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %S = memref.dim %K, %c0 : memref<?x?xbf16>
+  %q = ism.load %Q[%c0, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %zl = arith.constant dense<0.0> : tensor<64xf32>
+  %r:2 = scf.for %n = %c0 to %S step %c64 iter_args(%l = %zl, %acc = %zero) -> (tensor<64xf32>, tensor<64x64xf32>) {
+    %k = ism.load %K[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = ism.dot %q, %kt, %zero : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    %p = math.exp %s : tensor<64x64xf32>
+    %sum = ism.reduce %p axis = 1 : tensor<64x64xf32> -> tensor<64xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %l2 = arith.addf %l, %sum : tensor<64xf32>
+    %p16 = arith.truncf %p : tensor<64x64xf32> to tensor<64x64xbf16>
+    %v = ism.load %V[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %acc2 = ism.dot %p16, %v, %acc : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %l2, %acc2 : tensor<64xf32>, tensor<64x64xf32>
+  }
+  ism.store %r#1, %O[%c0, %c0] : tensor<64x64xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+// A product outside any loop, its accumulator a computed tile; 128x64 on 4
+// warps is tiled 4 x 1 (32-row warp tiles: the squarest).
+// CHECK-LABEL: ism.kernel @single
+// CHECK: ism.dot {{.*}} -> tensor<128x64xf32, #mma1>
+// CHECK: ism.store {{.*}} : tensor<128x64xbf16, #mma1>
+ism.kernel @single(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xbf16>) attributes {num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : index
+  %a = ism.load %A[%c0, %c0] : memref<?x?xf16> -> tensor<128x32xf16>
+  %b = ism.load %B[%c0, %c0] : memref<?x?xf16> -> tensor<32x64xf16>
+  %bias = ism.load %C[%c0, %c0] : memref<?x?xbf16> -> tensor<128x64xbf16>
+  %c = arith.extf %bias : tensor<128x64xbf16> to tensor<128x64xf32>
+  %d = ism.dot %a, %b, %c : tensor<128x32xf16> * tensor<32x64xf16> -> tensor<128x64xf32>
+  %r = arith.truncf %d : tensor<128x64xf32> to tensor<128x64xbf16>
+  ism.store %r, %C[%c0, %c0] : tensor<128x64xbf16> -> memref<?x?xbf16>
+  ism.return
+}
