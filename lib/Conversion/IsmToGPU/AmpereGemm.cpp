@@ -359,6 +359,9 @@ void copyTileByElements(OpBuilder &b, Location loc, const OperandTile &t,
 /// accumulate() issues the ldmatrix and mma.sync of one product.
 struct MmaSyncProduct {
   OperandTile tileA, tileB;
+  /// Whether tileB holds B transposed ([BN, BK], K contiguous, e.g. the K
+  /// tile of attention's Q K^T): then plain ldmatrix gives the B fragments.
+  bool bTransposed;
   int64_t warpsM, warpsN, warpN, reps;
   Type inType;
   Value ring;
@@ -367,9 +370,10 @@ struct MmaSyncProduct {
 
   MmaSyncProduct(OpBuilder &b, Location loc, const OperandTile &tileA,
                  const OperandTile &tileB, MmaEncodingAttr mma, Type inType,
-                 Value ring, Value warp, Value lane)
-      : tileA(tileA), tileB(tileB), warpsM(mma.getWarpsPerCTA()[0]),
-        warpsN(mma.getWarpsPerCTA()[1]), warpN(tileB.cols / warpsN),
+                 Value ring, Value warp, Value lane, bool bTransposed = false)
+      : tileA(tileA), tileB(tileB), bTransposed(bTransposed),
+        warpsM(mma.getWarpsPerCTA()[0]), warpsN(mma.getWarpsPerCTA()[1]),
+        warpN((bTransposed ? tileB.rows : tileB.cols) / warpsN),
         reps(tileA.rows / (16 * warpsM)), inType(inType), ring(ring) {
     Ints i(i32s(b, loc));
     laneA = tileA.laneParts(b, loc, lane);
@@ -428,8 +432,16 @@ struct MmaSyncProduct {
       }
       for (int64_t jj = 0; jj < warpN / 16; ++jj) {
         Value col = i.add(warpCol, 16 * jj);
-        Value off = tileB.ldmatrixOffset(b, l, laneB, i.c(kk * 16), col);
-        std::array<Value, 4> bq = ldmatrix(i.add(baseB, off), true);
+        // The four 8x8 matrices: .trans of [k, n] rows gives (b0, b1) of
+        // n-block 0, then of n-block 1; plain ldmatrix of [n, k] rows gives
+        // b0 of both n-blocks, then b1 of both.
+        Value off =
+            bTransposed
+                ? tileB.ldmatrixOffset(b, l, laneB, col, i.c(kk * 16))
+                : tileB.ldmatrixOffset(b, l, laneB, i.c(kk * 16), col);
+        std::array<Value, 4> bq = ldmatrix(i.add(baseB, off), !bTransposed);
+        if (bTransposed)
+          std::swap(bq[1], bq[2]);
         for (int64_t half = 0; half < 2; ++half) {
           int64_t j = 2 * jj + half;
           for (int64_t r = 0; r < reps; ++r) {
@@ -681,19 +693,23 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
 /// write the same value.
 void storeOperandTile(OpBuilder &b, Location loc, LoweringContext &context,
                       const OperandTile &t, Value vector,
-                      const Distribution &dist, Value ring, Value tileBase) {
+                      const Distribution &dist, Value ring, Value tileBase,
+                      bool transposed = false) {
   Ints i(i32s(b, loc));
   Type elementType = cast<VectorType>(vector.getType()).getElementType();
   SmallVector<Value> coord =
       dist.getThreadCoord(b, loc, context.getLaneId(b, loc),
                           context.getWarpId(b, loc), b.getI32Type());
-  int64_t group = dist.getFastDim() == 1
+  // Tile element (row, col) is element (d0, d1) of the value, or (d1, d0)
+  // when `transposed`.
+  unsigned rowDim = transposed ? 1 : 0, colDim = 1 - rowDim;
+  int64_t group = dist.getFastDim() == colDim
                       ? std::min<int64_t>(dist.getContiguity(), 8)
                       : 1;
   for (int64_t r = 0; r < dist.getNumRegs(); r += group) {
     SmallVector<int64_t> rc = dist.getRegCoord(r);
-    Value off = t.elementOffset(b, loc, i.add(coord[0], rc[0]),
-                                i.add(coord[1], rc[1]));
+    Value off = t.elementOffset(b, loc, i.add(coord[rowDim], rc[rowDim]),
+                                i.add(coord[colDim], rc[colDim]));
     SmallVector<Value> elements;
     for (int64_t g = 0; g < group; ++g)
       elements.push_back(extractReg(b, loc, vector, r + g));
@@ -744,8 +760,14 @@ struct MmaSyncDotLowering : IsmConversionPattern<DotOp> {
              << " warps";
 
     Location loc = op.getLoc();
+    // B contiguous along K (e.g. the transposed K tile of attention) is
+    // stored as B^T, [BN, BK], so that its 16-byte pieces stay whole.
+    Distribution distB(bType);
+    bool bTransposed = distB.getFastDim() == 0 && distB.getContiguity() > 1;
     OperandTile tileA{blockM, blockK, 2, 0};
-    OperandTile tileB{blockK, blockN, 2, tileA.bytes()};
+    OperandTile tileB = bTransposed ? OperandTile{blockN, blockK, 2, 0}
+                                    : OperandTile{blockK, blockN, 2, 0};
+    tileB.offset = tileA.bytes();
     unsigned region = context.beginScratch(op);
     Value scratch =
         context.getScratch(rewriter, loc, region, rewriter.getI8Type(),
@@ -758,14 +780,14 @@ struct MmaSyncDotLowering : IsmConversionPattern<DotOp> {
     Ints i(i32s(rewriter, loc));
     storeOperandTile(rewriter, loc, context, tileA, adaptor.getA(),
                      Distribution(aType), ring, i.c(tileA.offset));
-    storeOperandTile(rewriter, loc, context, tileB, adaptor.getB(),
-                     Distribution(bType), ring, i.c(tileB.offset));
+    storeOperandTile(rewriter, loc, context, tileB, adaptor.getB(), distB,
+                     ring, i.c(tileB.offset), bTransposed);
     context.barrier(rewriter, loc);
 
     Value warp = toI32(rewriter, loc, context.getWarpId(rewriter, loc));
     Value lane = toI32(rewriter, loc, context.getLaneId(rewriter, loc));
     MmaSyncProduct product(rewriter, loc, tileA, tileB, mma, inType, ring,
-                           warp, lane);
+                           warp, lane, bTransposed);
     Value acc = adaptor.getC();
     SmallVector<Value> regs;
     int64_t numRegs = cast<VectorType>(acc.getType()).getNumElements();

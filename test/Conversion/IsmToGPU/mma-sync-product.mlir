@@ -2,27 +2,33 @@
 
 // Two products in one loop (attention's S = Q K^T and O += P V, without
 // the softmax's maximum): neither is a K loop of its own, so each is lowered
-// by itself on mma.sync. 64x64x64 on 4 warps (2 x 2, each warp 32 x 32: two
-// 16-row blocks, four n8 blocks, four k16 steps = 32 instructions).
+// by itself on mma.sync. S's rows are reduced, so its 4 warps take 16 whole
+// rows each (4 x 1: one 16-row block, eight n8 blocks, four k16 steps = 32
+// instructions); O is tiled 2 x 2 (32 x 32 a warp, also 32 instructions).
 // CHECK-LABEL: gpu.func @two_products
 // The loop carries the row sums and the accumulator (32 registers a thread
 // in the #ism.mma layout).
 // CHECK: scf.for {{.*}} -> (vector<{{[0-9]+}}xf32>, vector<32xf32>) {
-// S = Q K^T: every thread writes its 8-column pieces of Q and K^T into the
-// swizzled shared tiles (4 + 4 16-byte stores), a barrier, then the warp's
-// ldmatrix and mma.sync.
+// S = Q K^T: every thread writes its 8-column pieces of Q and of K (K^T
+// stays K's rows, contiguous along the product's K: the transposition moves
+// no data) into the swizzled shared tiles, 4 + 4 16-byte stores; a
+// barrier; then plain ldmatrix for both operands and mma.sync.
 // CHECK-COUNT-8: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
+// CHECK-NOT: mma_layout<col>
 // CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
-// CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
+// CHECK-NOT: mma_layout<col>
+// CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
+// CHECK-NOT: mma_layout<col>
 // CHECK-COUNT-32: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
 // Inside the loop the scratch is reused: a trailing barrier.
 // CHECK: nvvm.barrier0
 // O += P V: P comes in the accumulator layout (column pairs: 4-byte
-// stores), V in its blocked layout.
+// stores), V in its blocked layout, read with ldmatrix.trans.
 // CHECK-COUNT-16: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
 // CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
+// CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
 // CHECK-COUNT-32: nvvm.mma.sync
 // CHECK: nvvm.barrier0
 // CHECK: scf.yield %{{.*}}, %{{.*}} : vector<{{[0-9]+}}xf32>, vector<32xf32>

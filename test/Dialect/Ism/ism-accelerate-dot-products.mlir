@@ -7,21 +7,26 @@
 // wgmma takes only K loops). The result takes the #ism.mma layout and so
 // does what follows it: elementwise math, the loop-carried accumulator, a
 // reduction (read in that layout, no conversion), the A operand of the
-// next product and the store. The loaded operands keep their blocked
-// layouts (the lowering writes them to shared memory) and nothing is
-// pipelined.
-// CHECK: #mma = #ism.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8, 16]}>
+// next product and the store. A product whose rows are reduced gives each
+// warp whole rows (4 x 1); the others take the squarest warp tile (2 x 2).
+// The loaded operands keep their blocked layouts (the lowering writes them
+// to shared memory); K^T takes K's layout transposed, so the transposition
+// moves no data. Nothing is pipelined.
+// CHECK-DAG: #[[$ROWS:.*]] = #ism.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>
+// CHECK-DAG: #[[$SQUARE:.*]] = #ism.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8, 16]}>
+// CHECK-DAG: #[[$KT:.*]] = #ism.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 // CHECK-LABEL: ism.kernel @two_products
 // CHECK-NOT: ism.convert_layout
-// CHECK: scf.for {{.*}} -> (tensor<64xf32, #blocked{{[0-9]*}}>, tensor<64x64xf32, #mma>) {
+// CHECK: scf.for {{.*}} -> (tensor<64xf32, #blocked{{[0-9]*}}>, tensor<64x64xf32, #[[$SQUARE]]>) {
 // CHECK: %[[K:.*]] = ism.load {{.*}} -> tensor<64x64xbf16, #blocked
-// CHECK: %[[S:.*]] = ism.dot {{.*}} -> tensor<64x64xf32, #mma>
-// CHECK: %[[P:.*]] = math.exp %[[S]] : tensor<64x64xf32, #mma>
-// CHECK: ism.reduce %[[P]] axis = 1 : tensor<64x64xf32, #mma> -> tensor<64xf32, #blocked
-// CHECK: %[[P16:.*]] = arith.truncf %[[P]] : tensor<64x64xf32, #mma> to tensor<64x64xbf16, #mma>
-// CHECK: ism.dot %[[P16]], %{{.*}}, %{{.*}} : tensor<64x64xbf16, #mma> * tensor<64x64xbf16, #blocked{{[0-9]*}}> -> tensor<64x64xf32, #mma>
+// CHECK: %[[KT2:.*]] = ism.trans %[[K]] order = [1, 0] : tensor<64x64xbf16, #blocked{{[0-9]*}}> -> tensor<64x64xbf16, #[[$KT]]>
+// CHECK: %[[S:.*]] = ism.dot %{{.*}}, %[[KT2]], %{{.*}} -> tensor<64x64xf32, #[[$ROWS]]>
+// CHECK: %[[P:.*]] = math.exp %[[S]] : tensor<64x64xf32, #[[$ROWS]]>
+// CHECK: ism.reduce %[[P]] axis = 1 : tensor<64x64xf32, #[[$ROWS]]> -> tensor<64xf32, #blocked
+// CHECK: %[[P16:.*]] = arith.truncf %[[P]] : tensor<64x64xf32, #[[$ROWS]]> to tensor<64x64xbf16, #[[$ROWS]]>
+// CHECK: ism.dot %[[P16]], %{{.*}}, %{{.*}} : tensor<64x64xbf16, #[[$ROWS]]> * tensor<64x64xbf16, #blocked{{[0-9]*}}> -> tensor<64x64xf32, #[[$SQUARE]]>
 // CHECK-NOT: ism.pipeline
-// CHECK: ism.store {{.*}} : tensor<64x64xf32, #mma> -> memref<?x?xf32>
+// CHECK: ism.store {{.*}} : tensor<64x64xf32, #[[$SQUARE]]> -> memref<?x?xf32>
 // SM75-LABEL: ism.kernel @two_products
 // SM75-NOT: #ism.mma
 // SM75: ism.dot {{.*}} -> tensor<64x64xf32, #blocked
@@ -53,10 +58,10 @@ ism.kernel @two_products(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<
 }
 
 // A product outside any loop, its accumulator a computed tile; 128x64 on 4
-// warps is tiled 4 x 1 (32-row warp tiles: the squarest).
+// warps is tiled 4 x 1 (32 x 64 warp tiles: the squarest).
 // CHECK-LABEL: ism.kernel @single
-// CHECK: ism.dot {{.*}} -> tensor<128x64xf32, #mma1>
-// CHECK: ism.store {{.*}} : tensor<128x64xbf16, #mma1>
+// CHECK: ism.dot {{.*}} -> tensor<128x64xf32, #[[$ROWS]]>
+// CHECK: ism.store {{.*}} : tensor<128x64xbf16, #[[$ROWS]]>
 ism.kernel @single(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xbf16>) attributes {num_warps = 4 : i32} {
   %c0 = arith.constant 0 : index
   %a = ism.load %A[%c0, %c0] : memref<?x?xf16> -> tensor<128x32xf16>

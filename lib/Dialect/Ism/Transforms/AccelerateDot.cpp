@@ -149,7 +149,8 @@ std::string checkMmaSync(DotLoop loop, unsigned numWarps, unsigned &warpsM,
 /// `warpsM`/`warpsN`. Its operands may come from anywhere: the lowering
 /// writes them to shared memory itself.
 std::string checkMmaSyncProduct(DotOp dot, unsigned numWarps,
-                                unsigned &warpsM, unsigned &warpsN) {
+                                unsigned &warpsM, unsigned &warpsN,
+                                bool rowsPerWarp) {
   auto aType = dot.getA().getType(), bType = dot.getB().getType();
   Type in = aType.getElementType();
   if (aType.getRank() != 2)
@@ -164,6 +165,13 @@ std::string checkMmaSyncProduct(DotOp dot, unsigned numWarps,
   if (m % 16 != 0 || n % 16 != 0 || !llvm::isPowerOf2_64(m) ||
       !llvm::isPowerOf2_64(n))
     return "BLOCK_M and BLOCK_N must be powers of two, multiples of 16";
+  // A product whose rows are reduced afterwards (a softmax over S = Q K^T)
+  // gives each warp whole rows, so that the reduction stays in the warp.
+  if (rowsPerWarp && m % (16 * numWarps) == 0) {
+    warpsM = numWarps;
+    warpsN = 1;
+    return "";
+  }
   // As for the K loop: the squarest warp tile, more warps along M on a tie.
   int64_t best = -1;
   for (unsigned wm = numWarps; wm >= 1; wm /= 2) {
@@ -323,7 +331,9 @@ struct IsmAccelerateDotPass
   LogicalResult accelerateProduct(DotOp dot, unsigned numWarps) {
     unsigned warpsM = 0, warpsN = 0;
     if (smVersion(chip) < 80 ||
-        !checkMmaSyncProduct(dot, numWarps, warpsM, warpsN).empty())
+        !checkMmaSyncProduct(dot, numWarps, warpsM, warpsN,
+                             rowsReduced(dot.getResult()))
+             .empty())
       return success(); // the SIMT dot
     auto accType = dot.getType();
     int64_t regs = accType.getNumElements() / (32 * numWarps);
@@ -344,7 +354,49 @@ struct IsmAccelerateDotPass
     // layout), then the accumulator operand.
     propagateForward(dot.getResult(), mma, blocked.getEncoding(), b);
     adapt(dot.getCMutable(), mma, b);
+    // B = trans(X): the transposition takes X's layout transposed, which
+    // moves no data (each thread keeps its elements), and the lowering
+    // stores X's rows, contiguous along K, as they are.
+    if (auto trans = dot.getB().getDefiningOp<TransOp>();
+        trans && trans->hasOneUse()) {
+      auto src = trans.getSrc().getType();
+      if (auto layout = dyn_cast_or_null<BlockedEncodingAttr>(
+              src.getEncoding());
+          layout && src.getRank() == 2) {
+        auto swap = [](ArrayRef<unsigned> v) {
+          return SmallVector<unsigned>{v[1], v[0]};
+        };
+        SmallVector<unsigned> order;
+        for (unsigned d : layout.getOrder())
+          order.push_back(1 - d);
+        auto transposed = BlockedEncodingAttr::get(
+            &getContext(), swap(layout.getSizePerThread()),
+            swap(layout.getThreadsPerWarp()), swap(layout.getWarpsPerCTA()),
+            order);
+        trans.getResult().setType(
+            withEncoding(trans.getResult().getType(), transposed));
+      }
+    }
     return success();
+  }
+
+  /// Whether `v` (through elementwise math) is reduced along its rows.
+  static bool rowsReduced(Value v) {
+    SmallVector<Value> worklist{v};
+    llvm::SmallPtrSet<Operation *, 16> seen;
+    while (!worklist.empty()) {
+      Value x = worklist.pop_back_val();
+      for (Operation *user : x.getUsers()) {
+        if (!seen.insert(user).second)
+          continue;
+        if (auto reduce = dyn_cast<ReduceOp>(user);
+            reduce && reduce.getAxis() == 1)
+          return true;
+        if (isElementwise(user))
+          worklist.push_back(user->getResult(0));
+      }
+    }
+    return false;
   }
 
   /// Puts the K loop `loop` on wgmma or mma.sync; false when neither loop
