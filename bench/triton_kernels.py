@@ -193,3 +193,112 @@ class TritonRoPE(torch.autograd.Function):
 __all__ = ["run_vector_add", "run_softmax", "run_layernorm", "run_rmsnorm",
            "run_rope", "rope_torch", "rope_inplace_triton", "TritonRoPE",
            "torch"]
+
+
+@triton.jit
+def _attn_fwd_inner(acc, l_i, m_i, q, k_ptrs, v_ptrs, stride_kn, stride_vn,
+                    start_m, lo, hi, seq, qk_scale,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                    MASKED: tl.constexpr, CAUSAL: tl.constexpr):
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    k_ptrs += lo * stride_kn
+    v_ptrs += lo * stride_vn
+    for start_n in range(lo, hi, BLOCK_N):
+        start_n = tl.multiple_of(start_n, BLOCK_N)
+        cols = start_n + offs_n
+        if MASKED:
+            k = tl.load(k_ptrs, mask=cols[None, :] < seq, other=0.0)
+        else:
+            k = tl.load(k_ptrs)
+        qk = tl.dot(q, k)
+        if MASKED:
+            keep = cols[None, :] < seq
+            if CAUSAL:
+                keep = keep & (offs_m[:, None] >= cols[None, :])
+            qk = tl.where(keep, qk * qk_scale, -1.0e6)
+        else:
+            qk = qk * qk_scale
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        qk -= m_ij[:, None]
+        p = tl.math.exp2(qk)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        if MASKED:
+            v = tl.load(v_ptrs, mask=cols[:, None] < seq, other=0.0)
+        else:
+            v = tl.load(v_ptrs)
+        acc = tl.dot(p.to(v.dtype), v, acc)
+        m_i = m_ij
+        k_ptrs += BLOCK_N * stride_kn
+        v_ptrs += BLOCK_N * stride_vn
+    return acc, l_i, m_i
+
+
+_ATTN_CONFIGS = [
+    triton.Config({"BLOCK_M": bm, "BLOCK_N": bn}, num_stages=s, num_warps=w)
+    for bm in (64, 128) for bn in (64, 128) for s in (2, 3, 4)
+    for w in (4, 8)]
+
+
+@triton.autotune(configs=_ATTN_CONFIGS, key=["seq", "HEAD_DIM", "CAUSAL"])
+@triton.jit
+def _attn_fwd(Q, K, V, O, LSE, sm_scale, seq,
+              stride_qh, stride_qm, stride_kh, stride_kn, stride_vh,
+              stride_vn, stride_oh, stride_om,
+              HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr,
+              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """The structure of Triton's fused-attention tutorial (forward): one
+    program per BLOCK_M queries of one (batch x head), an online softmax in
+    base 2 over key blocks; blocks wholly below the diagonal run unmasked,
+    the diagonal (causal) and the sequence's tail masked."""
+    start_m = tl.program_id(0)
+    bh = tl.program_id(1)
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    offs_n = tl.arange(0, BLOCK_N)
+    q = tl.load(Q + bh * stride_qh + offs_m[:, None] * stride_qm
+                + offs_d[None, :], mask=offs_m[:, None] < seq, other=0.0)
+    k_ptrs = K + bh * stride_kh + offs_n[None, :] * stride_kn \
+        + offs_d[:, None]
+    v_ptrs = V + bh * stride_vh + offs_n[:, None] * stride_vn \
+        + offs_d[None, :]
+    m_i = tl.full([BLOCK_M], float("-inf"), tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    if CAUSAL:
+        end = tl.minimum((start_m + 1) * BLOCK_M, seq)
+        full = (start_m * BLOCK_M) // BLOCK_N * BLOCK_N
+    else:
+        end = seq
+        full = seq // BLOCK_N * BLOCK_N
+    acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, k_ptrs, v_ptrs,
+                                    stride_kn, stride_vn, start_m, 0, full,
+                                    seq, qk_scale, BLOCK_M, BLOCK_N, False,
+                                    CAUSAL)
+    acc, l_i, m_i = _attn_fwd_inner(acc, l_i, m_i, q, k_ptrs, v_ptrs,
+                                    stride_kn, stride_vn, start_m, full, end,
+                                    seq, qk_scale, BLOCK_M, BLOCK_N, True,
+                                    CAUSAL)
+    acc = acc / l_i[:, None]
+    lse = (m_i + tl.math.log2(l_i)) * 0.69314718056
+    tl.store(LSE + bh * seq + offs_m, lse, mask=offs_m < seq)
+    tl.store(O + bh * stride_oh + offs_m[:, None] * stride_om
+             + offs_d[None, :], acc.to(O.dtype.element_ty),
+             mask=offs_m[:, None] < seq)
+
+
+def attention_triton(q, k, v, o, lse, sm_scale, causal):
+    """q, k, v, o: (batch * heads, seq, head_dim), last dim contiguous;
+    lse: (batch * heads, seq) fp32."""
+    bh, seq, dim = q.shape
+
+    def grid(meta):
+        return (triton.cdiv(seq, meta["BLOCK_M"]), bh)
+    _attn_fwd[grid](q, k, v, o, lse, sm_scale, seq,
+                    q.stride(0), q.stride(1), k.stride(0), k.stride(1),
+                    v.stride(0), v.stride(1), o.stride(0), o.stride(1),
+                    HEAD_DIM=dim, CAUSAL=causal)
+    return o

@@ -59,23 +59,12 @@ static bool resolve(void *library, const char *symbol, Fn &fn) {
   return fn != nullptr;
 }
 
-llvm::Expected<Driver &> Driver::get() {
-  static Driver driver;
-  static std::string failure;
-  static bool initialised = false;
-  if (initialised) {
-    if (!failure.empty())
-      return llvm::createStringError(failure);
-    return driver;
-  }
-  initialised = true;
-
+std::string Driver::load(Driver &driver) {
   void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     const char *why = dlerror();
-    failure = std::string("no CUDA driver found (libcuda.so.1): ") +
-              (why ? why : "dlopen failed");
-    return llvm::createStringError(failure);
+    return std::string("no CUDA driver found (libcuda.so.1): ") +
+           (why ? why : "dlopen failed");
   }
 
   struct Entry {
@@ -157,31 +146,32 @@ llvm::Expected<Driver &> Driver::get() {
       {"cuEventElapsedTime",
        resolve(library, "cuEventElapsedTime", driver.cuEventElapsedTime)},
   };
-  for (const Entry &entry : entries) {
-    if (!entry.ok) {
-      failure = std::string("the CUDA driver (libcuda.so.1) lacks ") +
-                entry.symbol + "; the driver is too old";
-      return llvm::createStringError(failure);
-    }
-  }
+  for (const Entry &entry : entries)
+    if (!entry.ok)
+      return std::string("the CUDA driver (libcuda.so.1) lacks ") +
+             entry.symbol + "; the driver is too old";
 
   resolve(library, "cuTensorMapEncodeTiled", driver.cuTensorMapEncodeTiled);
 
   CUresult result = driver.cuInit(0);
-  if (result == kCudaErrorNoDevice) {
-    failure = "no CUDA GPU found (cuInit: no CUDA-capable device is detected)";
-    return llvm::createStringError(failure);
-  }
-  if (llvm::Error error = driver.check(result, "cuInit")) {
-    failure = llvm::toString(std::move(error));
-    return llvm::createStringError(failure);
-  }
+  if (result == kCudaErrorNoDevice)
+    return "no CUDA GPU found (cuInit: no CUDA-capable device is detected)";
+  if (llvm::Error error = driver.check(result, "cuInit"))
+    return llvm::toString(std::move(error));
   if (llvm::Error error =
           driver.check(driver.cuDriverGetVersion(&driver.driverVersion),
-                       "cuDriverGetVersion")) {
-    failure = llvm::toString(std::move(error));
+                       "cuDriverGetVersion"))
+    return llvm::toString(std::move(error));
+  return "";
+}
+
+llvm::Expected<Driver &> Driver::get() {
+  // Loaded once, by the first caller; C++ makes concurrent first calls (the
+  // autotuner compiles on several threads) wait for that one to finish.
+  static Driver driver;
+  static const std::string failure = load(driver);
+  if (!failure.empty())
     return llvm::createStringError(failure);
-  }
   return driver;
 }
 

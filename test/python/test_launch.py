@@ -208,3 +208,43 @@ def test_jit_compiles_once_per_constexpr_set(cache):
 def test_nvtx_range_is_a_context_manager():
     with ism.nvtx_range("test"):
         pass
+
+
+def test_threads_loading_the_driver_at_once(tmp_path):
+    """The first compiles of a process, on several threads at once (as
+    ism.autotune does), all load the CUDA driver. Each must wait for the one
+    load to finish, not call into a half-loaded driver (that crashed on the
+    H200). The driver here is test/Runner/Inputs/fake_libcuda.c, whose cuInit
+    takes 300 ms, and which fails device queries made before cuInit has
+    returned, as the real driver does."""
+    import shutil
+    import subprocess
+    import sys
+    cc = shutil.which(os.environ.get("CC", "cc"))
+    if not cc:
+        pytest.skip("no C compiler for the fake CUDA driver")
+    here = os.path.dirname(os.path.abspath(__file__))
+    fake = os.path.join(here, "..", "Runner", "Inputs", "fake_libcuda.c")
+    subprocess.run([cc, "-shared", "-fPIC", fake, "-o",
+                    str(tmp_path / "libcuda.so.1")], check=True)
+    example = os.path.join(here, "..", "..", "examples", "vector_add.mlir")
+    script = f"""
+import threading, ism
+text = open({example!r}).read()
+chips = []
+def compile_one():
+    chips.append(ism.compile(ism.Module.parse(text)).chip)
+threads = [threading.Thread(target=compile_one) for _ in range(6)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(len(chips), sorted(set(chips)))
+"""
+    env = dict(os.environ,
+               LD_LIBRARY_PATH=os.pathsep.join(
+                   [str(tmp_path), os.environ.get("LD_LIBRARY_PATH", "")]),
+               FAKE_CUDA_INIT_MS="300", ISM_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join(sys.path))
+    r = subprocess.run([sys.executable, "-c", script], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+    assert r.stdout.strip() == "6 ['sm_90a']"

@@ -143,6 +143,9 @@ public:
 
 private:
   Driver() = default;
+  /// Loads libcuda.so.1 into `driver` (its entry points, cuInit, the
+  /// version); returns why it cannot, or an empty string.
+  static std::string load(Driver &driver);
   int driverVersion = 0;
 };
 

@@ -22,6 +22,7 @@ enum {
   kSuccess = 0,
   kInvalidValue = 1,
   kOutOfMemory = 2,
+  kNotInitialized = 3,
   kNotReady = 600,
 };
 
@@ -48,7 +49,18 @@ static uint64_t deviceMemory(void) {
 
 static uint64_t allocated;
 
-CUresult cuInit(unsigned flags) { return kSuccess; }
+/// As the real driver, device queries before cuInit has returned fail with
+/// CUDA_ERROR_NOT_INITIALIZED. FAKE_CUDA_INIT_MS makes cuInit take that
+/// long (the real one takes a while too), so that threads that load the
+/// driver at the same time overlap.
+static volatile int initialised = 0;
+CUresult cuInit(unsigned flags) {
+  const char *text = getenv("FAKE_CUDA_INIT_MS");
+  if (text)
+    usleep(1000 * atoi(text));
+  initialised = 1;
+  return kSuccess;
+}
 CUresult cuDriverGetVersion(int *version) {
   *version = 13000;
   return kSuccess;
@@ -56,20 +68,26 @@ CUresult cuDriverGetVersion(int *version) {
 CUresult cuGetErrorString(CUresult result, const char **text) {
   *text = result == kOutOfMemory    ? "out of memory"
           : result == kInvalidValue ? "invalid argument"
+          : result == kNotInitialized ? "initialization error"
                                     : "fake error";
   return kSuccess;
 }
 CUresult cuGetErrorName(CUresult result, const char **name) {
   *name = result == kOutOfMemory    ? "CUDA_ERROR_OUT_OF_MEMORY"
           : result == kInvalidValue ? "CUDA_ERROR_INVALID_VALUE"
+          : result == kNotInitialized ? "CUDA_ERROR_NOT_INITIALIZED"
                                     : "CUDA_ERROR_UNKNOWN";
   return kSuccess;
 }
 CUresult cuDeviceGetCount(int *count) {
+  if (!initialised)
+    return kNotInitialized;
   *count = 1;
   return kSuccess;
 }
 CUresult cuDeviceGet(int *device, int ordinal) {
+  if (!initialised)
+    return kNotInitialized;
   *device = ordinal;
   return ordinal == 0 ? kSuccess : kInvalidValue;
 }
