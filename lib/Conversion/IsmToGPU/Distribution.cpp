@@ -9,7 +9,24 @@ using namespace mlir;
 using namespace mlir::ism;
 
 Distribution::Distribution(RankedTensorType type) : type(type) {
+  if (auto slice = dyn_cast<SliceEncodingAttr>(type.getEncoding())) {
+    sliceDim = slice.getDim();
+    SmallVector<int64_t> shape(type.getShape());
+    shape.insert(shape.begin() + sliceDim, 1);
+    parent = std::make_shared<Distribution>(
+        RankedTensorType::get(shape, type.getElementType(), slice.getParent()));
+    numRegs = parent->numRegs;
+    return;
+  }
   if ((mma = dyn_cast<MmaEncodingAttr>(type.getEncoding()))) {
+    column = getShape()[1] == 1;
+    if (column) {
+      regBases = {{8, 0}};
+      for (int64_t r = 16 * mmaWarpsM(); r < getShape()[0]; r *= 2)
+        regBases.push_back({r, 0});
+      numRegs = int64_t(1) << regBases.size();
+      return;
+    }
     regBases = {{0, 1}, {8, 0}};
     for (int64_t c = 8; c < mmaWarpN(); c *= 2)
       regBases.push_back({0, c});
@@ -25,19 +42,34 @@ Distribution::Distribution(RankedTensorType type) : type(type) {
 }
 
 int64_t Distribution::getNumThreads() const {
+  if (parent)
+    return parent->getNumThreads();
   if (mma)
     return 32 * mmaWarpsM() * mmaWarpsN();
   return 32 * layout.getNumWarps();
 }
 
 bool Distribution::isSupported(RankedTensorType type, std::string &reason) {
+  if (auto slice = dyn_cast_or_null<SliceEncodingAttr>(type.getEncoding())) {
+    SmallVector<int64_t> shape(type.getShape());
+    if (slice.getDim() > shape.size()) {
+      reason = "has an #ism.slice layout whose dim exceeds the tile's rank";
+      return false;
+    }
+    shape.insert(shape.begin() + slice.getDim(), 1);
+    return isSupported(
+        RankedTensorType::get(shape, type.getElementType(), slice.getParent()),
+        reason);
+  }
   if (auto mma = dyn_cast_or_null<MmaEncodingAttr>(type.getEncoding())) {
     ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
     if (type.getRank() != 2 || warps.size() != 2 ||
         type.getDimSize(0) < 16 * int64_t(warps[0]) ||
-        type.getDimSize(1) < 8 * int64_t(warps[1])) {
+        (type.getDimSize(1) != 1 &&
+         type.getDimSize(1) < 8 * int64_t(warps[1]))) {
       reason = "has an #ism.mma layout whose warps do not tile it (each "
-               "warp needs at least 16 rows and 8 columns)";
+               "warp needs at least 16 rows and 8 columns, or the tile one "
+               "column)";
       return false;
     }
     return true;
@@ -66,6 +98,8 @@ int64_t Distribution::reps(unsigned dim) const {
 }
 
 SmallVector<int64_t> Distribution::getRegCoord(int64_t reg) const {
+  if (parent)
+    return sliced(parent->getRegCoord(reg));
   SmallVector<int64_t> coord(getRank(), 0);
   if (mma) {
     for (auto [bit, basis] : llvm::enumerate(regBases))
@@ -87,10 +121,14 @@ SmallVector<int64_t> Distribution::getRegCoord(int64_t reg) const {
 
 SmallVector<int64_t> Distribution::getThreadCoord(int64_t lane,
                                                   int64_t warp) const {
+  if (parent)
+    return sliced(parent->getThreadCoord(lane, warp));
   SmallVector<int64_t> coord(getRank(), 0);
   if (mma) {
     coord[0] = (lane / 4) % 8 + 16 * (warp % mmaWarpsM());
-    coord[1] = 2 * (lane % 4) + mmaWarpN() * ((warp / mmaWarpsM()) % mmaWarpsN());
+    coord[1] = column ? 0
+                      : 2 * (lane % 4) +
+                            mmaWarpN() * ((warp / mmaWarpsM()) % mmaWarpsN());
     return coord;
   }
   for (unsigned d : layout.getOrder()) {
@@ -136,6 +174,8 @@ static Value intConstant(OpBuilder &b, Location loc, Type type, int64_t v) {
 
 Value Distribution::getLaneCoord(OpBuilder &b, Location loc, Value lane,
                                  unsigned dim) const {
+  if (parent)
+    return parent->getLaneCoord(b, loc, lane, parentDim(dim));
   Type t = lane.getType();
   if (mma) {
     if (dim == 1)
@@ -152,6 +192,8 @@ Value Distribution::getLaneCoord(OpBuilder &b, Location loc, Value lane,
 
 Value Distribution::getWarpCoord(OpBuilder &b, Location loc, Value warp,
                                  unsigned dim) const {
+  if (parent)
+    return parent->getWarpCoord(b, loc, warp, parentDim(dim));
   Type t = warp.getType();
   if (mma) {
     if (dim == 0)
@@ -176,8 +218,18 @@ SmallVector<Value> Distribution::getThreadCoord(OpBuilder &b, Location loc,
     lane = arith::IndexCastUIOp::create(b, loc, intType, lane);
     warp = arith::IndexCastUIOp::create(b, loc, intType, warp);
   }
+  if (parent)
+    return sliced(parent->getThreadCoord(b, loc, lane, warp));
   Type t = lane.getType();
   SmallVector<Value> coord(getRank());
+  if (mma && column) {
+    coord[0] = arith::AddIOp::create(
+        b, loc, getLaneCoord(b, loc, lane, 0),
+        arith::MulIOp::create(b, loc, getWarpCoord(b, loc, warp, 0),
+                              intConstant(b, loc, t, 16)));
+    coord[1] = intConstant(b, loc, t, 0);
+    return coord;
+  }
   if (mma) {
     // row = lane/4 + 16 * warpM; col = 2 * (lane % 4) + warpN * mmaWarpN.
     coord[0] = arith::AddIOp::create(
@@ -212,6 +264,21 @@ SmallVector<Value> Distribution::getThreadCoord(OpBuilder &b, Location loc,
 
 Value Distribution::getOwnerCondition(OpBuilder &b, Location loc, Value lane,
                                       Value warp) const {
+  if (parent)
+    return parent->getOwnerCondition(b, loc, lane, warp);
+  if (mma && column) {
+    // The first of the 4 lanes (and of the warps along N) that hold a row.
+    Type t = lane.getType();
+    Value zero = intConstant(b, loc, t, 0);
+    Value owner = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        getLaneCoord(b, loc, lane, 1), zero);
+    if (mmaWarpsN() > 1)
+      owner = arith::AndIOp::create(
+          b, loc, owner,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                getWarpCoord(b, loc, warp, 1), zero));
+    return owner;
+  }
   if (mma)
     return {};
   Type t = lane.getType();
@@ -238,14 +305,18 @@ Value Distribution::getOwnerCondition(OpBuilder &b, Location loc, Value lane,
 }
 
 int64_t Distribution::getDistinctLanes(unsigned dim) const {
+  if (parent)
+    return parent->getDistinctLanes(parentDim(dim));
   if (mma)
-    return dim == 0 ? 8 : 4;
+    return dim == 0 ? 8 : column ? 1 : 4;
   int64_t spt = layout.getSizePerThread()[dim];
   return std::min<int64_t>(layout.getThreadsPerWarp()[dim],
                            std::max<int64_t>(1, type.getDimSize(dim) / spt));
 }
 
 unsigned Distribution::getLaneBitOffset(unsigned dim) const {
+  if (parent)
+    return parent->getLaneBitOffset(parentDim(dim));
   if (mma)
     return dim == 0 ? 2 : 0;
   return llvm::Log2_64(
@@ -253,8 +324,10 @@ unsigned Distribution::getLaneBitOffset(unsigned dim) const {
 }
 
 int64_t Distribution::getDistinctWarps(unsigned dim) const {
+  if (parent)
+    return parent->getDistinctWarps(parentDim(dim));
   if (mma)
-    return dim == 0 ? mmaWarpsM() : mmaWarpsN();
+    return dim == 0 ? mmaWarpsM() : column ? 1 : mmaWarpsN();
   int64_t perWarp =
       int64_t(layout.getSizePerThread()[dim]) * layout.getThreadsPerWarp()[dim];
   return std::min<int64_t>(

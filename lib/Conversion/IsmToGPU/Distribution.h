@@ -16,13 +16,15 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <memory>
+
 namespace mlir::ism {
 
 class Distribution {
 public:
   /// The distribution of `type`, which must carry a #ism.blocked encoding
-  /// whose sizePerThread fits the shape, or an #ism.mma accumulator encoding
-  /// (see isSupported).
+  /// whose sizePerThread fits the shape, an #ism.mma accumulator encoding,
+  /// or an #ism.slice of one (see isSupported).
   explicit Distribution(RankedTensorType type);
 
   /// Whether `type` has a blocked layout this lowering can distribute;
@@ -34,14 +36,20 @@ public:
   unsigned getRank() const { return type.getRank(); }
   /// The tensor-core accumulator layout, when the tile has one (else null).
   MmaEncodingAttr getMmaLayout() const { return mma; }
+  /// Whether the tile is a slice (#ism.slice) of a layout of higher rank.
+  bool isSlice() const { return parent != nullptr; }
   /// Elements each thread holds.
   int64_t getNumRegs() const { return numRegs; }
   /// Threads the layout spreads over (32 x warps).
   int64_t getNumThreads() const;
   /// The contiguous (fastest) dimension.
-  unsigned getFastDim() const { return mma ? 1 : layout.getOrder()[0]; }
+  unsigned getFastDim() const {
+    return parent ? 0 : mma ? 1 : layout.getOrder()[0];
+  }
   /// Consecutive registers that are consecutive along the fast dimension.
   unsigned getContiguity() const {
+    if (parent || column)
+      return 1;
     return mma ? 2 : layout.getSizePerThread()[getFastDim()];
   }
 
@@ -98,9 +106,26 @@ private:
   /// Columns one warp covers.
   int64_t mmaWarpN() const { return getShape()[1] / mmaWarpsN(); }
 
+  /// Parent dimension of dimension `dim` of a slice.
+  unsigned parentDim(unsigned dim) const {
+    return dim >= sliceDim ? dim + 1 : dim;
+  }
+  /// Drops the sliced dimension from parent coordinates.
+  template <typename T> SmallVector<T> sliced(SmallVector<T> coord) const {
+    coord.erase(coord.begin() + sliceDim);
+    return coord;
+  }
+
   RankedTensorType type;
   BlockedEncodingAttr layout;
   MmaEncodingAttr mma;
+  /// An #ism.mma tile of one column ([M, 1], e.g. row statistics expanded
+  /// for a broadcast): lanes and warps along N hold copies.
+  bool column = false;
+  /// A slice: the parent layout's distribution of the tile with a size-1
+  /// dimension `sliceDim` inserted.
+  std::shared_ptr<const Distribution> parent;
+  unsigned sliceDim = 0;
   SmallVector<SmallVector<int64_t, 2>> regBases;
   int64_t numRegs;
 };

@@ -137,6 +137,33 @@ struct ReduceOpLowering : IsmConversionPattern<ReduceOp> {
       return success();
     }
 
+    // Totals that stay within each warp, wanted in the slice of the
+    // source's layout along the axis (#ism.slice): every thread already
+    // holds the totals of its own elements, in its registers.
+    auto resType = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+    auto slice = resType ? dyn_cast_or_null<SliceEncodingAttr>(
+                               resType.getEncoding())
+                         : SliceEncodingAttr();
+    if (warps == 1 && slice && slice.getDim() == axis &&
+        slice.getParent() == srcType.getEncoding()) {
+      Distribution resDist(resType);
+      SmallVector<Value> results;
+      for (size_t i = 0; i < n; ++i) {
+        SmallVector<Value> elements;
+        for (int64_t r = 0; r < resDist.getNumRegs(); ++r) {
+          auto it = groupOf.find(resDist.getRegCoord(r));
+          if (it == groupOf.end())
+            return op.emitOpError("result layout ")
+                   << slice << " is not a slice of the source's registers";
+          elements.push_back(acc[it->second][i]);
+        }
+        results.push_back(
+            buildVector(rewriter, loc, elementTypes[i], elements));
+      }
+      rewriter.replaceOp(op, results);
+      return success();
+    }
+
     // 3. Warps, and the move to the result layout, through shared memory:
     // buffer i holds [warp][result element] partials of source i.
     SmallVector<int64_t> resShape(srcType.getShape());

@@ -2,13 +2,13 @@
 
 // Two products in one loop (attention's S = Q K^T and O += P V, without
 // the softmax's maximum): neither is a K loop of its own, so each is lowered
-// by itself on mma.sync. S's rows are reduced, so its 4 warps take 16 whole
-// rows each (4 x 1: one 16-row block, eight n8 blocks, four k16 steps = 32
-// instructions); O is tiled 2 x 2 (32 x 32 a warp, also 32 instructions).
+// by itself on mma.sync. S's rows are reduced, so the 4 warps of both
+// products take 16 whole rows each (4 x 1: one 16-row block, eight n8
+// blocks, four k16 steps = 32 instructions).
 // CHECK-LABEL: gpu.func @two_products
-// The loop carries the row sums and the accumulator (32 registers a thread
-// in the #ism.mma layout).
-// CHECK: scf.for {{.*}} -> (vector<{{[0-9]+}}xf32>, vector<32xf32>) {
+// The loop carries the row sums (the #ism.slice of the accumulator layout:
+// a thread's 2 rows) and the accumulator (32 registers a thread).
+// CHECK: scf.for {{.*}} -> (vector<2xf32>, vector<32xf32>) {
 // S = Q K^T: every thread writes its 8-column pieces of Q and of K (K^T
 // stays K's rows, contiguous along the product's K: the transposition moves
 // no data) into the swizzled shared tiles, 4 + 4 16-byte stores; a
@@ -23,6 +23,12 @@
 // CHECK-COUNT-32: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
 // Inside the loop the scratch is reused: a trailing barrier.
 // CHECK: nvvm.barrier0
+// The row sums of exp(S): each thread adds its 16 columns of each of its 2
+// rows, then the 4 lanes of a row exchange partial sums (2 shuffle rounds a
+// row); the totals stay in registers (no shared memory, no barrier).
+// CHECK-COUNT-4: gpu.shuffle  xor
+// CHECK-NOT: nvvm.barrier0
+// CHECK-NOT: memref.store
 // O += P V: P comes in the accumulator layout (column pairs: 4-byte
 // stores), V in its blocked layout, read with ldmatrix.trans.
 // CHECK-COUNT-16: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
@@ -31,7 +37,7 @@
 // CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
 // CHECK-COUNT-32: nvvm.mma.sync
 // CHECK: nvvm.barrier0
-// CHECK: scf.yield %{{.*}}, %{{.*}} : vector<{{[0-9]+}}xf32>, vector<32xf32>
+// CHECK: scf.yield %{{.*}}, %{{.*}} : vector<2xf32>, vector<32xf32>
 ism.kernel @two_products(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 4 : i32} {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index

@@ -97,6 +97,21 @@ func.func @f(%a: tensor<2x64x64xf16, #ism.dot_op<{opIdx = 0, parent = #ism.mma<{
 
 // -----
 
+// expected-error @+1 {{#ism.slice parent must be a 2-D #ism.mma layout}}
+func.func @f(%a: tensor<64xf32, #ism.slice<{dim = 1, parent = #ism.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>}>>)
+
+// -----
+
+// expected-error @+1 {{#ism.slice dim must be 1 (the rows of the parent layout), got 0}}
+func.func @f(%a: tensor<64xf32, #ism.slice<{dim = 0, parent = #ism.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>}>>)
+
+// -----
+
+// expected-error @+1 {{#ism.slice layout has rank 1 but the tensor has rank 2}}
+func.func @f(%a: tensor<64x2xf32, #ism.slice<{dim = 1, parent = #ism.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>}>>)
+
+// -----
+
 // expected-error @+1 {{vec, perPhase and maxPhase entries must be powers of two, got 3}}
 func.func @f(%a: tensor<64x64xf16, #ism.shared<{vec = 8, perPhase = 1, maxPhase = 3, order = [1, 0]}>>)
 

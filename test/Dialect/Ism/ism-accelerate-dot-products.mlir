@@ -5,28 +5,30 @@
 // Products that are no K loop of their own (two in one loop, as in
 // attention) go on mma.sync one by one, on sm_80 and later (sm_90a too:
 // wgmma takes only K loops). The result takes the #ism.mma layout and so
-// does what follows it: elementwise math, the loop-carried accumulator, a
-// reduction (read in that layout, no conversion), the A operand of the
-// next product and the store. A product whose rows are reduced gives each
-// warp whole rows (4 x 1); the others take the squarest warp tile (2 x 2).
-// The loaded operands keep their blocked layouts (the lowering writes them
-// to shared memory); K^T takes K's layout transposed, so the transposition
+// does what follows it: elementwise math, the loop-carried accumulator, the
+// A operand of the next product and the store. A product whose rows are
+// reduced, and the other products of its loop body, give each warp whole
+// rows (4 x 1). The row reduction yields the #ism.slice of the accumulator
+// layout (each thread its rows' totals), which the loop carries too. The
+// loaded operands keep their blocked layouts (the lowering writes them to
+// shared memory); K^T takes K's layout transposed, so the transposition
 // moves no data. Nothing is pipelined.
 // CHECK-DAG: #[[$ROWS:.*]] = #ism.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>
-// CHECK-DAG: #[[$SQUARE:.*]] = #ism.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8, 16]}>
+// CHECK-DAG: #[[$SLICE:.*]] = #ism.slice<{dim = 1, parent = #[[$ROWS]]}>
 // CHECK-DAG: #[[$KT:.*]] = #ism.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 // CHECK-LABEL: ism.kernel @two_products
 // CHECK-NOT: ism.convert_layout
-// CHECK: scf.for {{.*}} -> (tensor<64xf32, #blocked{{[0-9]*}}>, tensor<64x64xf32, #[[$SQUARE]]>) {
+// CHECK: scf.for {{.*}} -> (tensor<64xf32, #[[$SLICE]]>, tensor<64x64xf32, #[[$ROWS]]>) {
 // CHECK: %[[K:.*]] = ism.load {{.*}} -> tensor<64x64xbf16, #blocked
 // CHECK: %[[KT2:.*]] = ism.trans %[[K]] order = [1, 0] : tensor<64x64xbf16, #blocked{{[0-9]*}}> -> tensor<64x64xbf16, #[[$KT]]>
 // CHECK: %[[S:.*]] = ism.dot %{{.*}}, %[[KT2]], %{{.*}} -> tensor<64x64xf32, #[[$ROWS]]>
 // CHECK: %[[P:.*]] = math.exp %[[S]] : tensor<64x64xf32, #[[$ROWS]]>
-// CHECK: ism.reduce %[[P]] axis = 1 : tensor<64x64xf32, #[[$ROWS]]> -> tensor<64xf32, #blocked
+// CHECK: %[[SUM:.*]] = ism.reduce %[[P]] axis = 1 : tensor<64x64xf32, #[[$ROWS]]> -> tensor<64xf32, #[[$SLICE]]>
+// CHECK: arith.addf %{{.*}}, %[[SUM]] : tensor<64xf32, #[[$SLICE]]>
 // CHECK: %[[P16:.*]] = arith.truncf %[[P]] : tensor<64x64xf32, #[[$ROWS]]> to tensor<64x64xbf16, #[[$ROWS]]>
-// CHECK: ism.dot %[[P16]], %{{.*}}, %{{.*}} : tensor<64x64xbf16, #[[$ROWS]]> * tensor<64x64xbf16, #blocked{{[0-9]*}}> -> tensor<64x64xf32, #[[$SQUARE]]>
+// CHECK: ism.dot %[[P16]], %{{.*}}, %{{.*}} : tensor<64x64xbf16, #[[$ROWS]]> * tensor<64x64xbf16, #blocked{{[0-9]*}}> -> tensor<64x64xf32, #[[$ROWS]]>
 // CHECK-NOT: ism.pipeline
-// CHECK: ism.store {{.*}} : tensor<64x64xf32, #[[$SQUARE]]> -> memref<?x?xf32>
+// CHECK: ism.store {{.*}} : tensor<64x64xf32, #[[$ROWS]]> -> memref<?x?xf32>
 // SM75-LABEL: ism.kernel @two_products
 // SM75-NOT: #ism.mma
 // SM75: ism.dot {{.*}} -> tensor<64x64xf32, #blocked

@@ -169,6 +169,29 @@ LogicalResult MmaEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
 }
 
 //===----------------------------------------------------------------------===//
+// SliceEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceEncodingAttr::verify(EmitErrorFn emitError, unsigned dim,
+                                        Attribute parent) {
+  auto mma = dyn_cast<MmaEncodingAttr>(parent);
+  if (!mma || mma.getWarpsPerCTA().size() != 2)
+    return emitError() << "#ism.slice parent must be a 2-D #ism.mma layout, "
+                          "got "
+                       << parent;
+  if (dim != 1)
+    return emitError() << "#ism.slice dim must be 1 (the rows of the parent "
+                          "layout), got "
+                       << dim;
+  return success();
+}
+
+LogicalResult SliceEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
+                                                EmitErrorFn emitError) const {
+  return verifyRank(emitError, "slice", 1, shape);
+}
+
+//===----------------------------------------------------------------------===//
 // DotOperandEncodingAttr
 //===----------------------------------------------------------------------===//
 

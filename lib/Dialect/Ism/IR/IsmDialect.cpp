@@ -25,6 +25,7 @@ struct IsmOpAsmInterface : OpAsmDialectInterface {
                          .Case([](MmaEncodingAttr) { return "mma"; })
                          .Case([](DotOperandEncodingAttr) { return "dot_op"; })
                          .Case([](SharedEncodingAttr) { return "shared"; })
+                         .Case([](SliceEncodingAttr) { return "slice"; })
                          .Default([](Attribute) { return StringRef(); });
     if (name.empty())
       return AliasResult::NoAlias;

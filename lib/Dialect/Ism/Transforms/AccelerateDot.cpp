@@ -202,16 +202,61 @@ bool isElementwise(Operation *op) {
 /// Gives the value `v` (a tile) the layout `encoding` for its use `use`:
 /// retypes the producers that can produce any layout (splat constants,
 /// loads, broadcasts, splats used only here), else converts.
+void propagateForward(Value root, Attribute encoding, Attribute blocked,
+                      OpBuilder &b);
+
 void adapt(OpOperand &use, Attribute encoding, OpBuilder &b) {
   Value v = use.get();
   auto type = dyn_cast<RankedTensorType>(v.getType());
   if (!type || type.getEncoding() == encoding)
     return;
   RankedTensorType target = withEncoding(type, encoding);
+  // A loop-carried tile: the loop carries it in the layout (its init and
+  // the yielded value adapt in turn, its other users follow).
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (loop && arg.getOwner() == loop.getBody() && arg.getArgNumber() > 0) {
+      unsigned i = arg.getArgNumber() - 1;
+      Attribute old = type.getEncoding();
+      arg.setType(target);
+      loop.getResult(i).setType(target);
+      adapt(loop.getInitArgsMutable()[i], encoding, b);
+      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+      adapt(yield->getOpOperand(i), encoding, b);
+      propagateForward(arg, encoding, old, b);
+      propagateForward(loop.getResult(i), encoding, old, b);
+      return;
+    }
+  }
   Operation *def = v.getDefiningOp();
+  // A splat or broadcast already repeated in the layout earlier in the
+  // block (see below) is reused.
+  if (def && isa<BroadcastOp, SplatOp>(def)) {
+    for (Operation *other : def->getOperand(0).getUsers())
+      if (other != def && other->getName() == def->getName() &&
+          other->getResult(0).getType() == target &&
+          other->getBlock() == use.getOwner()->getBlock() &&
+          other->isBeforeInBlock(use.getOwner())) {
+        use.set(other->getResult(0));
+        if (def->use_empty())
+          def->erase();
+        return;
+      }
+  }
   if (def && v.hasOneUse() && isa<LoadOp, BroadcastOp, SplatOp>(def) &&
       def->getNumResults() == 1) {
     v.setType(target);
+    return;
+  }
+  // A splat or broadcast used elsewhere too is repeated here in the layout:
+  // that moves at most its source, not the whole tile.
+  if (def && isa<BroadcastOp, SplatOp>(def)) {
+    b.setInsertionPoint(use.getOwner());
+    Operation *copy = b.clone(*def);
+    copy->getResult(0).setType(target);
+    use.set(copy->getResult(0));
+    if (def->use_empty())
+      def->erase();
     return;
   }
   // Elementwise math feeding only this use runs in the layout too (its
@@ -255,6 +300,29 @@ void propagateForward(Value root, Attribute encoding, Attribute blocked,
         if (use.getOperandNumber() < 2 ||
             dot.getType().getEncoding() == encoding)
           continue;
+      }
+      // Row statistics expanded back to the rows of their accumulator: the
+      // expansion takes the parent layout (a one-column tile), and so do
+      // the broadcasts of it; no data moves between threads.
+      if (auto expand = dyn_cast<ExpandDimsOp>(user)) {
+        auto slice = dyn_cast<SliceEncodingAttr>(encoding);
+        if (slice && expand.getAxis() == slice.getDim()) {
+          Value e = expand.getResult();
+          auto oldType = cast<RankedTensorType>(e.getType());
+          e.setType(withEncoding(oldType, slice.getParent()));
+          for (OpOperand &eu : llvm::make_early_inc_range(e.getUses())) {
+            if (auto bc = dyn_cast<BroadcastOp>(eu.getOwner())) {
+              auto bcType = cast<RankedTensorType>(bc.getType());
+              bc.getResult().setType(withEncoding(bcType, slice.getParent()));
+              propagateForward(bc.getResult(), slice.getParent(),
+                               bcType.getEncoding(), b);
+              continue;
+            }
+            b.setInsertionPoint(eu.getOwner());
+            eu.set(ConvertLayoutOp::create(b, e.getLoc(), oldType, e));
+          }
+          continue;
+        }
       }
       // A tile carried by a loop: the loop carries it in this layout.
       if (auto yield = dyn_cast<scf::YieldOp>(user)) {
@@ -317,9 +385,33 @@ struct IsmAccelerateDotPass
         if (!*done)
           others.push_back(loop.dot);
       }
+      // A product gives its warps whole rows when its rows are reduced, or
+      // those of another product in the same loop body (attention: S's
+      // rows, then O += P V is rescaled by row statistics).
+      llvm::SmallPtrSet<Operation *, 4> rowBlocks;
       for (DotOp dot : others)
-        if (failed(accelerateProduct(dot, kernel.getNumWarps())))
+        if (rowsReduced(dot.getResult()))
+          rowBlocks.insert(dot->getParentOp());
+      for (DotOp dot : others)
+        if (failed(accelerateProduct(dot, kernel.getNumWarps(),
+                                     rowBlocks.contains(dot->getParentOp()))))
           return WalkResult::interrupt();
+      // Row reductions of accumulators yield the slice of the
+      // accumulator's layout, which flows on to their uses.
+      SmallVector<ReduceOp> reduces;
+      kernel.walk([&](ReduceOp reduce) { reduces.push_back(reduce); });
+      OpBuilder b(&getContext());
+      for (ReduceOp reduce : reduces) {
+        auto src = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
+        auto mma = dyn_cast_or_null<MmaEncodingAttr>(src.getEncoding());
+        if (!mma || mma.getVersion() != 2 || src.getRank() != 2 ||
+            reduce.getAxis() != 1 || reduce.getSrcs().size() != 1)
+          continue;
+        auto type = cast<RankedTensorType>(reduce.getResult(0).getType());
+        auto slice = SliceEncodingAttr::get(&getContext(), 1, mma);
+        reduce.getResult(0).setType(withEncoding(type, slice));
+        propagateForward(reduce.getResult(0), slice, type.getEncoding(), b);
+      }
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
@@ -328,11 +420,11 @@ struct IsmAccelerateDotPass
 
   /// Puts `dot` (not a K loop of its own) on mma.sync when it fits, else
   /// leaves it to the SIMT lowering.
-  LogicalResult accelerateProduct(DotOp dot, unsigned numWarps) {
+  LogicalResult accelerateProduct(DotOp dot, unsigned numWarps,
+                                  bool rowsPerWarp) {
     unsigned warpsM = 0, warpsN = 0;
     if (smVersion(chip) < 80 ||
-        !checkMmaSyncProduct(dot, numWarps, warpsM, warpsN,
-                             rowsReduced(dot.getResult()))
+        !checkMmaSyncProduct(dot, numWarps, warpsM, warpsN, rowsPerWarp)
              .empty())
       return success(); // the SIMT dot
     auto accType = dot.getType();

@@ -88,6 +88,24 @@ def Ism_DotOperandEncodingAttr : Ism_Encoding<"DotOperandEncoding", "dot_op"> {
                         "unsigned":$kWidth);
 }
 
+def Ism_SliceEncodingAttr : Ism_Encoding<"SliceEncoding", "slice"> {
+  let summary = "A tile laid out as one slice of a layout of one more dimension";
+  let description = [{
+    The elements of a tile of rank R - 1 sit where `parent`, a layout of
+    rank R, puts the elements of a tile whose dimension `dim` has size 1:
+    each thread holds the rows (for `dim = 1`) it holds in `parent`. A row
+    reduction of an accumulator yields its row totals in this layout, and
+    `ism.expand_dims` + `ism.broadcast` give them back to the accumulator's
+    layout without moving data between threads.
+
+    ```mlir
+    tensor<64xf32, #ism.slice<{dim = 1, parent = #ism.mma<{version = 2,
+        warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>}>>
+    ```
+  }];
+  let parameters = (ins "unsigned":$dim, "::mlir::Attribute":$parent);
+}
+
 def Ism_SharedEncodingAttr : Ism_Encoding<"SharedEncoding", "shared"> {
   let summary = "A tile held in swizzled shared memory";
   let description = [{
