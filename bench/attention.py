@@ -28,10 +28,38 @@ SHAPES = "4x32x4096x128,2x32x8192x128,1x32x16384x128,8x32x2048x64"
 
 
 def module_text(head_dim: int, block_m: int = 64, block_n: int = 64,
-                num_warps: int = 4) -> str:
-    """examples/attention.mlir with the head dim and blocks as parameters."""
+                num_warps: int = 4, prefetch: bool = False) -> str:
+    """examples/attention.mlir with the head dim and blocks as parameters.
+    ``prefetch`` loads the next K and V tiles one iteration ahead (the loop
+    carries them), so that their latency overlaps the current block's
+    math."""
     d, bm, bn = head_dim, block_m, block_n
     mem = "memref<?x?x?xbf16>"
+    kv = f"tensor<{bn}x{d}xbf16>"
+    if prefetch:
+        first = f"""
+  %k0_3 = ism.load %K[%bh, %c0, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
+  %k0 = ism.reshape %k0_3 : tensor<1x{bn}x{d}xbf16> -> {kv}
+  %v0_3 = ism.load %V[%bh, %c0, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
+  %v0 = ism.reshape %v0_3 : tensor<1x{bn}x{d}xbf16> -> {kv}"""
+        carried = ", %k = %k0, %v = %v0"
+        carried_types = f", {kv}, {kv}"
+        load_k = load_v = ""
+        next_kv = f"""
+    %n_next = arith.addi %n, %bn : index
+    %kn3 = ism.load %K[%bh, %n_next, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
+    %k_next = ism.reshape %kn3 : tensor<1x{bn}x{d}xbf16> -> {kv}
+    %vn3 = ism.load %V[%bh, %n_next, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
+    %v_next = ism.reshape %vn3 : tensor<1x{bn}x{d}xbf16> -> {kv}"""
+        yielded = ", %k_next, %v_next"
+    else:
+        first = carried = carried_types = next_kv = yielded = ""
+        load_k = f"""
+    %k3 = ism.load %K[%bh, %n, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
+    %k = ism.reshape %k3 : tensor<1x{bn}x{d}xbf16> -> {kv}"""
+        load_v = f"""
+    %v3 = ism.load %V[%bh, %n, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
+    %v = ism.reshape %v3 : tensor<1x{bn}x{d}xbf16> -> {kv}"""
     return f"""
 ism.kernel @attention(%Q: {mem}, %K: {mem}, %V: {mem}, %O: {mem},
                       %LSE: memref<?x?xf32>, %scale: f32, %causal: i32)
@@ -67,12 +95,10 @@ ism.kernel @attention(%Q: {mem}, %K: {mem}, %V: {mem}, %O: {mem},
   %Si = arith.index_cast %S : index to i32
   %Ss = ism.splat %Si : i32 -> tensor<{bm}x{bn}xi32>
   %causals = ism.splat %is_causal : i1 -> tensor<{bm}x{bn}xi1>
-  %all = arith.constant dense<true> : tensor<{bm}x{bn}xi1>
-  %r:3 = scf.for %n = %c0 to %n_end step %bn
-      iter_args(%m = %ninf, %l = %zero_l, %acc = %zero_acc)
-      -> (tensor<{bm}xf32>, tensor<{bm}xf32>, tensor<{bm}x{d}xf32>) {{
-    %k3 = ism.load %K[%bh, %n, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
-    %k = ism.reshape %k3 : tensor<1x{bn}x{d}xbf16> -> tensor<{bn}x{d}xbf16>
+  %all = arith.constant dense<true> : tensor<{bm}x{bn}xi1>{first}
+  %r:{5 if prefetch else 3} = scf.for %n = %c0 to %n_end step %bn
+      iter_args(%m = %ninf, %l = %zero_l, %acc = %zero_acc{carried})
+      -> (tensor<{bm}xf32>, tensor<{bm}xf32>, tensor<{bm}x{d}xf32>{carried_types}) {{{load_k}{next_kv}
     %kt = ism.trans %k order = [1, 0] : tensor<{bn}x{d}xbf16> -> tensor<{d}x{bn}xbf16>
     %qk = ism.dot %q, %kt, %zero_s
         : tensor<{bm}x{d}xbf16> * tensor<{d}x{bn}xbf16> -> tensor<{bm}x{bn}xf32>
@@ -111,13 +137,11 @@ ism.kernel @attention(%Q: {mem}, %K: {mem}, %V: {mem}, %O: {mem},
     %alpha2 = ism.expand_dims %alpha axis = 1 : tensor<{bm}xf32> -> tensor<{bm}x1xf32>
     %alphab = ism.broadcast %alpha2 : tensor<{bm}x1xf32> -> tensor<{bm}x{d}xf32>
     %acc_scaled = arith.mulf %acc, %alphab : tensor<{bm}x{d}xf32>
-    %p16 = arith.truncf %p : tensor<{bm}x{bn}xf32> to tensor<{bm}x{bn}xbf16>
-    %v3 = ism.load %V[%bh, %n, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
-    %v = ism.reshape %v3 : tensor<1x{bn}x{d}xbf16> -> tensor<{bn}x{d}xbf16>
+    %p16 = arith.truncf %p : tensor<{bm}x{bn}xf32> to tensor<{bm}x{bn}xbf16>{load_v}
     %acc_new = ism.dot %p16, %v, %acc_scaled
         : tensor<{bm}x{bn}xbf16> * tensor<{bn}x{d}xbf16> -> tensor<{bm}x{d}xf32>
-    scf.yield %m_new, %l_new, %acc_new
-        : tensor<{bm}xf32>, tensor<{bm}xf32>, tensor<{bm}x{d}xf32>
+    scf.yield %m_new, %l_new, %acc_new{yielded}
+        : tensor<{bm}xf32>, tensor<{bm}xf32>, tensor<{bm}x{d}xf32>{carried_types}
   }}
   %l2 = ism.expand_dims %r#1 axis = 1 : tensor<{bm}xf32> -> tensor<{bm}x1xf32>
   %lb = ism.broadcast %l2 : tensor<{bm}x1xf32> -> tensor<{bm}x{d}xf32>
@@ -180,15 +204,15 @@ def main():
     shapes = [tuple(map(int, s.split("x"))) for s in a.shapes.split(",")]
     # ism's block and warp counts, chosen per shape by ism.autotune (as
     # Triton's kernel is autotuned); the tuning key includes the shapes.
-    configs = [ism.Config(bm=64, bn=64, warps=4),
-               ism.Config(bm=64, bn=64, warps=8),
-               ism.Config(bm=128, bn=64, warps=8)]
+    configs = [ism.Config(bm=bm, bn=64, warps=w, prefetch=p)
+               for bm, w in ((64, 4), (64, 8), (128, 8))
+               for p in (False, True)]
 
     def tuned(d):
         @ism.autotune(configs=configs, key=lambda q, k, v, o, lse, scale,
                       causal: (tuple(q.shape), causal))
-        def attention(bm, bn, warps):
-            return module_text(d, bm, bn, warps)
+        def attention(bm, bn, warps, prefetch):
+            return module_text(d, bm, bn, warps, prefetch)
         return attention
     kernels = {d: tuned(d) for d in sorted({s[3] for s in shapes})}
     backends = {"flash": SDPBackend.FLASH_ATTENTION,
