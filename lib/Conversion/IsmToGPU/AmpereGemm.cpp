@@ -397,8 +397,13 @@ struct MmaSyncProduct {
   /// the ring); `regs` are the accumulator's registers in the #ism.mma
   /// order, whose registers 4 * (j + (warpN / 8) * r) + 0..3 are the m16n8
   /// C fragment of instruction (r, j).
+  ///
+  /// `aFragments`, when given, holds the A fragments (a0..a3 as i32) of
+  /// k-step kk and row block r at kk * reps + r, taken from registers
+  /// instead of shared memory (`baseA` is then unused).
   void accumulate(OpBuilder &b, Location l, Value baseA, Value baseB,
-                  SmallVectorImpl<Value> &regs) const {
+                  SmallVectorImpl<Value> &regs,
+                  ArrayRef<std::array<Value, 4>> aFragments = {}) const {
     MLIRContext *ctx = b.getContext();
     Ints i(i32s(b, l));
     Type f32 = b.getF32Type(), i32 = b.getI32Type();
@@ -426,6 +431,10 @@ struct MmaSyncProduct {
     for (int64_t kk = 0; kk < tileA.cols / 16; ++kk) {
       SmallVector<std::array<Value, 4>> a;
       for (int64_t r = 0; r < reps; ++r) {
+        if (!aFragments.empty()) {
+          a.push_back(aFragments[kk * reps + r]);
+          continue;
+        }
         Value row = i.add(warpRow, 16 * warpsM * r);
         Value off = tileA.ldmatrixOffset(b, l, laneA, row, i.c(kk * 16));
         a.push_back(ldmatrix(i.add(baseA, off), false));
@@ -760,6 +769,15 @@ struct MmaSyncDotLowering : IsmConversionPattern<DotOp> {
              << " warps";
 
     Location loc = op.getLoc();
+    // A in the accumulator layout of a product with the same warp rows and
+    // whole rows per warp (attention's P = exp(S - m), in S's layout): two
+    // adjacent n8 blocks of the m16n8 accumulator are exactly an m16k16 A
+    // fragment, so A stays in registers.
+    auto aMma = dyn_cast_or_null<MmaEncodingAttr>(aType.getEncoding());
+    bool aInRegisters = aMma && aMma.getVersion() == 2 &&
+                        aMma.getWarpsPerCTA()[1] == 1 &&
+                        mma.getWarpsPerCTA()[1] == 1 &&
+                        aMma.getWarpsPerCTA()[0] == mma.getWarpsPerCTA()[0];
     // B contiguous along K (e.g. the transposed K tile of attention) is
     // stored as B^T, [BN, BK], so that its 16-byte pieces stay whole.
     Distribution distB(bType);
@@ -778,8 +796,9 @@ struct MmaSyncDotLowering : IsmConversionPattern<DotOp> {
               memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
                                                              scratch)));
     Ints i(i32s(rewriter, loc));
-    storeOperandTile(rewriter, loc, context, tileA, adaptor.getA(),
-                     Distribution(aType), ring, i.c(tileA.offset));
+    if (!aInRegisters)
+      storeOperandTile(rewriter, loc, context, tileA, adaptor.getA(),
+                       Distribution(aType), ring, i.c(tileA.offset));
     storeOperandTile(rewriter, loc, context, tileB, adaptor.getB(), distB,
                      ring, i.c(tileB.offset), bTransposed);
     context.barrier(rewriter, loc);
@@ -793,8 +812,29 @@ struct MmaSyncDotLowering : IsmConversionPattern<DotOp> {
     int64_t numRegs = cast<VectorType>(acc.getType()).getNumElements();
     for (int64_t r = 0; r < numRegs; ++r)
       regs.push_back(extractReg(rewriter, loc, acc, r));
+    SmallVector<std::array<Value, 4>> aFragments;
+    if (aInRegisters) {
+      // Registers 4 * (j + (BK / 8) * r) + 0..3 of A are the m16n8 block
+      // (r, j): c0, c1 (row, columns 2t, 2t+1), c2, c3 (row + 8). k-step kk
+      // takes blocks j = 2kk (a0, a1) and 2kk + 1 (a2, a3).
+      Type half = aType.getElementType();
+      auto pack = [&](int64_t reg) -> Value {
+        Value pair = buildVector(
+            rewriter, loc, half,
+            {extractReg(rewriter, loc, adaptor.getA(), reg),
+             extractReg(rewriter, loc, adaptor.getA(), reg + 1)});
+        return LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(),
+                                       pair);
+      };
+      int64_t reps = blockM / (16 * mma.getWarpsPerCTA()[0]);
+      for (int64_t kk = 0; kk < blockK / 16; ++kk)
+        for (int64_t r = 0; r < reps; ++r) {
+          int64_t lo = 4 * (2 * kk + (blockK / 8) * r), hi = lo + 4;
+          aFragments.push_back({pack(lo), pack(lo + 2), pack(hi), pack(hi + 2)});
+        }
+    }
     product.accumulate(rewriter, loc, i.c(tileA.offset), i.c(tileB.offset),
-                       regs);
+                       regs, aFragments);
     if (context.needsTrailingBarrier(region))
       context.barrier(rewriter, loc);
     rewriter.replaceOp(op,

@@ -29,11 +29,15 @@
 // CHECK-COUNT-4: gpu.shuffle  xor
 // CHECK-NOT: nvvm.barrier0
 // CHECK-NOT: memref.store
-// O += P V: P comes in the accumulator layout (column pairs: 4-byte
-// stores), V in its blocked layout, read with ldmatrix.trans.
-// CHECK-COUNT-16: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// O += P V: P is in S's accumulator layout and the warps own the same
+// rows, so two adjacent n8 blocks of S are an m16k16 A fragment: P stays in
+// registers (16 pairs packed into i32), only V goes to shared memory (read
+// with ldmatrix.trans).
+// CHECK-NOT: vector<2xbf16>, !llvm.ptr<3>
 // CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
+// CHECK-COUNT-16: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK-NOT: mma_layout<row>
 // CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
 // CHECK-COUNT-32: nvvm.mma.sync
 // CHECK: nvvm.barrier0
