@@ -6,48 +6,41 @@ written (about 48 bytes of parameters) and the same kernel with N unused
 i64 parameters added (N = 19 gives ~200 bytes, the size of ism's RoPE
 parameter block of three full memref descriptors), in interleaved rounds
 (median of --reps calls each, L2 flushed, CUDA events), at short sequences
-where the per-launch cost shows. Needs only torch and triton.
+where the per-launch cost shows. Needs torch and triton (--ism: also
+ism's RoPE, from the ism package).
 
     python3 bench/experiments/rope_params.py [--seqs 512,1024] [--pads 0,19,40]
 """
 import argparse
+import os
 import statistics
+import sys
 
 import torch
 import triton
 import triton.language as tl
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+import triton_kernels as tk  # noqa: E402
+
 
 def make_kernel(pads: int):
-    """The in-place RoPE kernel with `pads` extra i64 parameters."""
-    extra = "".join(f", p{i}" for i in range(pads))
-    src = f'''
-@triton.jit
-def rope_pad(t_ptr, cos_ptr, sin_ptr, stride_s, stride_b, stride_h,
-             cos_stride, heads{extra}, HALF: tl.constexpr,
-             BLOCK_H: tl.constexpr, BLOCK_D: tl.constexpr):
-    s = tl.program_id(0)
-    b = tl.program_id(1)
-    h = tl.arange(0, BLOCK_H)[:, None]
-    d = tl.arange(0, BLOCK_D)[None, :]
-    mask = (h < heads) & (d < HALF)
-    ptr = t_ptr + s * stride_s + b * stride_b + h * stride_h + d
-    x1 = tl.load(ptr, mask=mask).to(tl.float32)
-    x2 = tl.load(ptr + HALF, mask=mask).to(tl.float32)
-    c = tl.load(cos_ptr + s * cos_stride + d, mask=d < HALF)
-    sn = tl.load(sin_ptr + s * cos_stride + d, mask=d < HALF)
-    ty = t_ptr.dtype.element_ty
-    tl.store(ptr, (x1 * c - x2 * sn).to(ty), mask=mask)
-    tl.store(ptr + HALF, (x2 * c + x1 * sn).to(ty), mask=mask)
-'''
+    """bench/triton_kernels.py's in-place RoPE kernel with `pads` extra i64
+    parameters (its source, with the parameters added to the signature)."""
+    import inspect
     import linecache
     import types
+    src = inspect.getsource(tk._rope_inplace_kernel.fn)
+    extra = "".join(f", p{i}" for i in range(pads))
+    assert "cos_stride, heads," in src
+    src = src.replace("cos_stride, heads,", f"cos_stride, heads{extra},", 1)
     name = f"<rope_pad_{pads}>"
     linecache.cache[name] = (len(src), None, src.splitlines(True), name)
     mod = types.ModuleType(f"rope_pad_{pads}")
     mod.__dict__.update(triton=triton, tl=tl)
     exec(compile(src, name, "exec"), mod.__dict__)
-    return mod.rope_pad
+    return mod._rope_inplace_kernel
 
 
 def main():
@@ -94,8 +87,6 @@ def main():
         sin = torch.rand(seq, half, device="cuda")
         res = {}
         if a.ism:
-            import os
-            import sys
             sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
                 os.path.dirname(os.path.abspath(__file__)))), "python",
                 "examples"))
@@ -114,7 +105,7 @@ def main():
                     k[(seq, batch)](t, cos, sin, t.stride(0), t.stride(1),
                                     t.stride(2), cos.stride(0), heads, *pads,
                                     HALF=half, BLOCK_H=32, BLOCK_D=64,
-                                    num_warps=8)
+                                    BACKWARD=False, num_warps=8)
                 res.setdefault(n, []).append(timed(fn))
         base = statistics.median(res[0])
         print(f"seq {seq}:")

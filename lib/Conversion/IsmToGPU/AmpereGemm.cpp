@@ -382,15 +382,28 @@ struct MmaSyncProduct {
     warpCol = i.mul(i.rem(i.div(warp, warpsM), warpsN), warpN);
   }
 
-  /// Whether `mma` with `numWarps` warps tiles a [blockM, blockK] x
-  /// [blockK, blockN] product into m16n8k16 instructions (each warp taking
-  /// whole 16-row stripes and 16-column blocks).
-  static bool fits(int64_t blockM, int64_t blockN, int64_t blockK,
-                   MmaEncodingAttr mma, int64_t numWarps) {
+  /// Checks that `dot` (lowered as part of `op`) can be issued as m16n8k16
+  /// instructions with the layout `mma` on `numWarps` warps: f16 or bf16
+  /// inputs, an f32 accumulator, each warp taking whole 16-row stripes and
+  /// 16-column blocks. Emits the error on `op` otherwise.
+  static LogicalResult check(Operation *op, DotOp dot, MmaEncodingAttr mma,
+                             int64_t numWarps) {
+    auto aType = dot.getA().getType(), bType = dot.getB().getType();
+    Type inType = aType.getElementType();
+    if (!(inType.isBF16() || inType.isF16()) ||
+        !dot.getType().getElementType().isF32())
+      return op->emitOpError("mma.sync takes f16 or bf16 inputs with an f32 "
+                             "accumulator here");
+    int64_t blockM = aType.getDimSize(0), blockK = aType.getDimSize(1);
+    int64_t blockN = bType.getDimSize(1);
     int64_t warpsM = mma.getWarpsPerCTA()[0], warpsN = mma.getWarpsPerCTA()[1];
-    return blockK % 16 == 0 && blockM % (16 * warpsM) == 0 &&
-           blockN % warpsN == 0 && (blockN / warpsN) % 16 == 0 &&
-           warpsM * warpsN == numWarps;
+    if (blockK % 16 == 0 && blockM % (16 * warpsM) == 0 &&
+        blockN % warpsN == 0 && (blockN / warpsN) % 16 == 0 &&
+        warpsM * warpsN == numWarps)
+      return success();
+    return op->emitOpError("the mma.sync layout ")
+           << mma << " does not tile the " << blockM << "x" << blockN << "x"
+           << blockK << " product with " << numWarps << " warps";
   }
 
   /// regs += A x B for the operands at `baseA` and `baseB` (i32 bytes from
@@ -513,19 +526,12 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
 
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
+    if (failed(MmaSyncProduct::check(op, dot, mma, context.getNumWarps())))
+      return failure();
     auto aType = dot.getA().getType(), bType = dot.getB().getType();
     Type inType = aType.getElementType();
-    if (!(inType.isBF16() || inType.isF16()) ||
-        !dot.getType().getElementType().isF32())
-      return op.emitOpError("mma.sync takes f16 or bf16 inputs with an f32 "
-                            "accumulator here");
     int64_t blockM = aType.getDimSize(0), blockK = aType.getDimSize(1);
     int64_t blockN = bType.getDimSize(1);
-    if (!MmaSyncProduct::fits(blockM, blockN, blockK, mma,
-                              context.getNumWarps()))
-      return op.emitOpError("the mma.sync layout ")
-             << mma << " does not tile the " << blockM << "x" << blockN << "x"
-             << blockK << " block with " << context.getNumWarps() << " warps";
     OperandTile tileA{blockM, blockK, 2, 0};
     OperandTile tileB{blockK, blockN, 2, tileA.bytes()};
     int64_t stageBytes = tileA.bytes() + tileB.bytes();
@@ -754,19 +760,11 @@ struct MmaSyncDotLowering : IsmConversionPattern<DotOp> {
     for (Type type : {Type(aType), Type(bType), Type(op.getC().getType())})
       if (failed(checkDistributable(rewriter, op, type)))
         return failure();
+    if (failed(MmaSyncProduct::check(op, op, mma, context.getNumWarps())))
+      return failure();
     Type inType = aType.getElementType();
-    if (!(inType.isBF16() || inType.isF16()) ||
-        !op.getType().getElementType().isF32())
-      return op.emitOpError("mma.sync takes f16 or bf16 inputs with an f32 "
-                            "accumulator here");
     int64_t blockM = aType.getDimSize(0), blockK = aType.getDimSize(1);
     int64_t blockN = bType.getDimSize(1);
-    if (!MmaSyncProduct::fits(blockM, blockN, blockK, mma,
-                              context.getNumWarps()))
-      return op.emitOpError("the mma.sync layout ")
-             << mma << " does not tile the " << blockM << "x" << blockN << "x"
-             << blockK << " product with " << context.getNumWarps()
-             << " warps";
 
     Location loc = op.getLoc();
     // A in the accumulator layout of a product with the same warp rows and

@@ -87,46 +87,14 @@ std::string checkWgmma(DotLoop loop, unsigned numWarps,
 }
 
 
-/// Why `loop` cannot use mma.sync m16n8k16 (empty when it can); fills
-/// `warpsM`/`warpsN`.
-std::string checkMmaSync(DotLoop loop, unsigned numWarps, unsigned &warpsM,
-                         unsigned &warpsN) {
-  auto aType = loop.dot.getA().getType(), bType = loop.dot.getB().getType();
-  Type in = aType.getElementType();
-  if (!(in.isBF16() || in.isF16()) ||
-      !loop.dot.getType().getElementType().isF32())
-    return "mma.sync here takes f16 or bf16 inputs with an f32 accumulator";
-  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
-  int64_t n = bType.getDimSize(1);
-  if (k % 16 != 0 || !llvm::isPowerOf2_64(k))
-    return "BLOCK_K must be a power of two and a multiple of 16";
-  if (m % 16 != 0 || n % 16 != 0 || !llvm::isPowerOf2_64(m) ||
-      !llvm::isPowerOf2_64(n))
-    return "BLOCK_M and BLOCK_N must be powers of two, multiples of 16";
-  for (LoadOp load : {loop.loadA, loop.loadB}) {
-    auto memref = cast<MemRefType>(load.getBase().getType());
-    if (memref.getElementType() != in)
-      return "A and B must be loaded from memrefs of the input type";
-    if (loop.loop->isAncestor(load.getBase().getParentBlock()->getParentOp()))
-      return "A and B must be loaded from memrefs defined outside the K loop";
-  }
-  // The lowering replaces the whole loop: it may carry only the
-  // accumulator, and the rest of its body must be scalar code it can repeat.
-  if (loop.loop.getNumRegionIterArgs() != 1)
-    return "the K loop may carry only the accumulator";
-  for (Operation &op : loop.loop.getBody()->without_terminator()) {
-    if (&op == loop.dot.getOperation() || &op == loop.loadA.getOperation() ||
-        &op == loop.loadB.getOperation())
-      continue;
-    if (!isReplicableScalar(&op))
-      return "the K loop's body may hold only the loads, the dot and scalar "
-             "index arithmetic";
-  }
-  // The warps tile the block with 16-row stripes (warpsM of them) and
-  // column blocks of at least 16 (two n8 instructions, one ldmatrix.x4).
-  // Among the arrangements that tile it, take the one whose warp tile reads
-  // the fewest operand bytes per instruction (the squarest), preferring
-  // more warps along M on a tie.
+/// The mma.sync warp arrangement of an m x n accumulator: the warps tile it
+/// with 16-row stripes (warpsM of them) and column blocks of at least 16
+/// (two n8 instructions, one ldmatrix.x4). Among the arrangements that tile
+/// it, the one whose warp tile reads the fewest operand bytes per
+/// instruction (the squarest), preferring more warps along M on a tie.
+/// False when none tiles it.
+bool chooseMmaSyncWarps(int64_t m, int64_t n, unsigned numWarps,
+                        unsigned &warpsM, unsigned &warpsN) {
   int64_t best = -1;
   for (unsigned wm = numWarps; wm >= 1; wm /= 2) {
     unsigned wn = numWarps / wm;
@@ -139,9 +107,7 @@ std::string checkMmaSync(DotLoop loop, unsigned numWarps, unsigned &warpsM,
       warpsN = wn;
     }
   }
-  if (best < 0)
-    return "the warps cannot tile the block into m16n16 pieces";
-  return "";
+  return best >= 0;
 }
 
 /// Why `dot` (outside a K loop the loop lowerings take) cannot run on
@@ -172,21 +138,39 @@ std::string checkMmaSyncProduct(DotOp dot, unsigned numWarps,
     warpsN = 1;
     return "";
   }
-  // As for the K loop: the squarest warp tile, more warps along M on a tie.
-  int64_t best = -1;
-  for (unsigned wm = numWarps; wm >= 1; wm /= 2) {
-    unsigned wn = numWarps / wm;
-    if (m % (16 * wm) != 0 || n % (16 * wn) != 0)
-      continue;
-    int64_t cost = m / wm + n / wn;
-    if (best < 0 || cost < best) {
-      best = cost;
-      warpsM = wm;
-      warpsN = wn;
-    }
-  }
-  if (best < 0)
+  if (!chooseMmaSyncWarps(m, n, numWarps, warpsM, warpsN))
     return "the warps cannot tile the product into m16n16 pieces";
+  return "";
+}
+
+/// Why `loop` cannot use mma.sync m16n8k16 (empty when it can); fills
+/// `warpsM`/`warpsN`.
+std::string checkMmaSync(DotLoop loop, unsigned numWarps, unsigned &warpsM,
+                         unsigned &warpsN) {
+  std::string why = checkMmaSyncProduct(loop.dot, numWarps, warpsM, warpsN,
+                                        /*rowsPerWarp=*/false);
+  if (!why.empty())
+    return why;
+  Type in = loop.dot.getA().getType().getElementType();
+  for (LoadOp load : {loop.loadA, loop.loadB}) {
+    auto memref = cast<MemRefType>(load.getBase().getType());
+    if (memref.getElementType() != in)
+      return "A and B must be loaded from memrefs of the input type";
+    if (loop.loop->isAncestor(load.getBase().getParentBlock()->getParentOp()))
+      return "A and B must be loaded from memrefs defined outside the K loop";
+  }
+  // The lowering replaces the whole loop: it may carry only the
+  // accumulator, and the rest of its body must be scalar code it can repeat.
+  if (loop.loop.getNumRegionIterArgs() != 1)
+    return "the K loop may carry only the accumulator";
+  for (Operation &op : loop.loop.getBody()->without_terminator()) {
+    if (&op == loop.dot.getOperation() || &op == loop.loadA.getOperation() ||
+        &op == loop.loadB.getOperation())
+      continue;
+    if (!isReplicableScalar(&op))
+      return "the K loop's body may hold only the loads, the dot and scalar "
+             "index arithmetic";
+  }
   return "";
 }
 
