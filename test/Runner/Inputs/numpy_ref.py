@@ -41,6 +41,11 @@ def attention(q, k, v, scale, causal):
     return e / l @ v, (m + np.log(l))[..., 0]
 
 
+def decode_attention(q, k, v, scale):
+    """One query row per (batch x head): (bh, d) against (bh, seq, d)."""
+    return attention(q[:, None, :], k, v, scale, False)[0][:, 0, :]
+
+
 OPS = {
     "vector_add": lambda x, y, eps: x + y,
     "softmax": lambda x, eps: softmax(x),
@@ -49,6 +54,8 @@ OPS = {
     "rope": lambda x, c, s, eps: rope(x, c, s),
     "matmul": lambda a, b, eps: a @ b,
     "attention": lambda q, k, v, scale: attention(q, k, v, scale, False)[0],
+    "decode_attention": lambda q, k, v, scale: decode_attention(q, k, v,
+                                                                scale),
     "attention_lse": lambda q, k, v, scale: attention(q, k, v, scale,
                                                       False)[1],
     "attention_causal": lambda q, k, v, scale: attention(q, k, v, scale,

@@ -1,0 +1,167 @@
+// Split-KV decode attention in bf16 with fp32 math: one query token per
+// (batch x head) against a long KV cache, O = softmax(scale * q K^T) V.
+// Q and O are (batch * heads, 128), K and V (batch * heads, seq, 128).
+//
+// The keys of each head are split in as many chunks as the workspace has
+// columns (Mp and Lp are (batch * heads, splits), Op (batch * heads,
+// splits, 128); at most 64 splits). @decode_partial runs one program per
+// (chunk, head): an online softmax over its keys in blocks of 64, leaving
+// the chunk's maximum score m, sum of exp(score - m) l and unnormalised
+// output in the workspace. @decode_combine then merges the chunks of each
+// head: with M = max m, O = sum(exp(m - M) * out) / sum(exp(m - M) * l).
+// Chunks past the end of a short sequence are empty (m = -inf, l = 0).
+// Both kernels are memory-bound: K and V are read once.
+
+ism.kernel @decode_partial(%Q: memref<?x?xbf16>, %K: memref<?x?x?xbf16>,
+                           %V: memref<?x?x?xbf16>, %Mp: memref<?x?xf32>,
+                           %Lp: memref<?x?xf32>, %Op: memref<?x?x?xf32>,
+                           %scale: f32) attributes {num_warps = 4 : i32} {
+  %sp = ism.program_id x : index
+  %bh = ism.program_id y : index
+  %splits = ism.num_programs x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bn = arith.constant 64 : index
+  %S = memref.dim %K, %c1 : memref<?x?x?xbf16>
+  // This program's keys: a chunk of whole blocks.
+  %per = arith.ceildivui %S, %splits : index
+  %blocks = arith.ceildivui %per, %bn : index
+  %chunk = arith.muli %blocks, %bn : index
+  %lo = arith.muli %sp, %chunk : index
+  %hi0 = arith.addi %lo, %chunk : index
+  %hi = arith.minui %hi0, %S : index
+
+  %q2 = ism.load %Q[%bh, %c0] : memref<?x?xbf16> -> tensor<1x128xbf16>
+  %qf = arith.extf %q2 : tensor<1x128xbf16> to tensor<1x128xf32>
+  %scales = ism.splat %scale : f32 -> tensor<1x128xf32>
+  %qs = arith.mulf %qf, %scales : tensor<1x128xf32>
+  %qb = ism.broadcast %qs : tensor<1x128xf32> -> tensor<64x128xf32>
+  %iota = ism.range 0 to 64 : tensor<64xi32>
+  %Si = arith.index_cast %S : index to i32
+  %Ss = ism.splat %Si : i32 -> tensor<64xi32>
+  %ninf_s = arith.constant dense<0xFF800000> : tensor<64xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %zero_acc = arith.constant dense<0.0> : tensor<128xf32>
+
+  %r:3 = scf.for %n = %lo to %hi step %bn
+      iter_args(%m = %ninf, %l = %zero, %acc = %zero_acc)
+      -> (f32, f32, tensor<128xf32>) {
+    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
+    %k = ism.reshape %k3 : tensor<1x64x128xbf16> -> tensor<64x128xbf16>
+    %kf = arith.extf %k : tensor<64x128xbf16> to tensor<64x128xf32>
+    %qk = arith.mulf %kf, %qb : tensor<64x128xf32>
+    %s0 = ism.reduce %qk axis = 1 : tensor<64x128xf32> -> tensor<64xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    // Keys past the end score -inf.
+    %ni = arith.index_cast %n : index to i32
+    %ns = ism.splat %ni : i32 -> tensor<64xi32>
+    %cols = arith.addi %iota, %ns : tensor<64xi32>
+    %valid = arith.cmpi slt, %cols, %Ss : tensor<64xi32>
+    %s = arith.select %valid, %s0, %ninf_s : tensor<64xi1>, tensor<64xf32>
+    %smax = ism.reduce %s axis = 0 : tensor<64xf32> -> f32 {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %m_new = arith.maximumf %m, %smax : f32
+    %m_news = ism.splat %m_new : f32 -> tensor<64xf32>
+    %shifted = arith.subf %s, %m_news : tensor<64xf32>
+    %p = math.exp %shifted : tensor<64xf32>
+    %m_diff = arith.subf %m, %m_new : f32
+    %alpha = math.exp %m_diff : f32
+    %psum = ism.reduce %p axis = 0 : tensor<64xf32> -> f32 {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %l_scaled = arith.mulf %l, %alpha : f32
+    %l_new = arith.addf %l_scaled, %psum : f32
+    %v3 = ism.load %V[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
+    %v = ism.reshape %v3 : tensor<1x64x128xbf16> -> tensor<64x128xbf16>
+    %vf = arith.extf %v : tensor<64x128xbf16> to tensor<64x128xf32>
+    %p2 = ism.expand_dims %p axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+    %pb = ism.broadcast %p2 : tensor<64x1xf32> -> tensor<64x128xf32>
+    %pv = arith.mulf %vf, %pb : tensor<64x128xf32>
+    %part = ism.reduce %pv axis = 0 : tensor<64x128xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %alphas = ism.splat %alpha : f32 -> tensor<128xf32>
+    %acc_scaled = arith.mulf %acc, %alphas : tensor<128xf32>
+    %acc_new = arith.addf %acc_scaled, %part : tensor<128xf32>
+    scf.yield %m_new, %l_new, %acc_new : f32, f32, tensor<128xf32>
+  }
+
+  %m1 = ism.splat %r#0 : f32 -> tensor<1x1xf32>
+  ism.store %m1, %Mp[%bh, %sp] : tensor<1x1xf32> -> memref<?x?xf32>
+  %l1 = ism.splat %r#1 : f32 -> tensor<1x1xf32>
+  ism.store %l1, %Lp[%bh, %sp] : tensor<1x1xf32> -> memref<?x?xf32>
+  %o3 = ism.reshape %r#2 : tensor<128xf32> -> tensor<1x1x128xf32>
+  ism.store %o3, %Op[%bh, %sp, %c0] : tensor<1x1x128xf32> -> memref<?x?x?xf32>
+  ism.return
+}
+
+ism.kernel @decode_combine(%Mp: memref<?x?xf32>, %Lp: memref<?x?xf32>,
+                           %Op: memref<?x?x?xf32>, %O: memref<?x?xbf16>)
+    attributes {num_warps = 4 : i32} {
+  %bh = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  // Splits past the workspace's columns read m = -inf, l = 0, out = 0.
+  %m2 = ism.load %Mp[%bh, %c0] {padding = 0xFF800000 : f32}
+      : memref<?x?xf32> -> tensor<1x64xf32>
+  %m = ism.reshape %m2 : tensor<1x64xf32> -> tensor<64xf32>
+  %l2 = ism.load %Lp[%bh, %c0] : memref<?x?xf32> -> tensor<1x64xf32>
+  %l = ism.reshape %l2 : tensor<1x64xf32> -> tensor<64xf32>
+  %mmax = ism.reduce %m axis = 0 : tensor<64xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %x = arith.maximumf %a, %b : f32
+    ism.yield %x : f32
+  }
+  %mmaxs = ism.splat %mmax : f32 -> tensor<64xf32>
+  %md = arith.subf %m, %mmaxs : tensor<64xf32>
+  %w = math.exp %md : tensor<64xf32>
+  %wl = arith.mulf %w, %l : tensor<64xf32>
+  %lsum = ism.reduce %wl axis = 0 : tensor<64xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %x = arith.addf %a, %b : f32
+    ism.yield %x : f32
+  }
+  %o3 = ism.load %Op[%bh, %c0, %c0] : memref<?x?x?xf32> -> tensor<1x64x128xf32>
+  %o = ism.reshape %o3 : tensor<1x64x128xf32> -> tensor<64x128xf32>
+  %w2 = ism.expand_dims %w axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+  %wb = ism.broadcast %w2 : tensor<64x1xf32> -> tensor<64x128xf32>
+  %ow = arith.mulf %o, %wb : tensor<64x128xf32>
+  %osum = ism.reduce %ow axis = 0 : tensor<64x128xf32> -> tensor<128xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %x = arith.addf %a, %b : f32
+    ism.yield %x : f32
+  }
+  %lsums = ism.splat %lsum : f32 -> tensor<128xf32>
+  %out = arith.divf %osum, %lsums : tensor<128xf32>
+  %out16 = arith.truncf %out : tensor<128xf32> to tensor<128xbf16>
+  %out2 = ism.reshape %out16 : tensor<128xbf16> -> tensor<1x128xbf16>
+  ism.store %out2, %O[%bh, %c0] : tensor<1x128xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+
+func.func @main(%Q: memref<?x?xbf16>, %K: memref<?x?x?xbf16>,
+                %V: memref<?x?x?xbf16>, %O: memref<?x?xbf16>,
+                %Mp: memref<?x?xf32>, %Lp: memref<?x?xf32>,
+                %Op: memref<?x?x?xf32>, %scale: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %BH = memref.dim %Q, %c0 : memref<?x?xbf16>
+  %splits = memref.dim %Mp, %c1 : memref<?x?xf32>
+  ism.launch @decode_partial grid(%splits, %BH)
+      (%Q, %K, %V, %Mp, %Lp, %Op, %scale)
+      : (memref<?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xbf16>,
+         memref<?x?xf32>, memref<?x?xf32>, memref<?x?x?xf32>, f32)
+  ism.launch @decode_combine grid(%BH) (%Mp, %Lp, %Op, %O)
+      : (memref<?x?xf32>, memref<?x?xf32>, memref<?x?x?xf32>, memref<?x?xbf16>)
+  return
+}
