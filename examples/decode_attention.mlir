@@ -49,6 +49,9 @@ ism.kernel @decode_partial(%Q: memref<?x?xbf16>, %K: memref<?x?x?xbf16>,
       -> (f32, f32, tensor<128xf32>) {
     %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
     %k = ism.reshape %k3 : tensor<1x64x128xbf16> -> tensor<64x128xbf16>
+    // V's loads leave with K's, before the math that waits for K.
+    %v3 = ism.load %V[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
+    %v = ism.reshape %v3 : tensor<1x64x128xbf16> -> tensor<64x128xbf16>
     %kf = arith.extf %k : tensor<64x128xbf16> to tensor<64x128xf32>
     %qk = arith.mulf %kf, %qb : tensor<64x128xf32>
     %s0 = ism.reduce %qk axis = 1 : tensor<64x128xf32> -> tensor<64xf32> {
@@ -80,8 +83,6 @@ ism.kernel @decode_partial(%Q: memref<?x?xbf16>, %K: memref<?x?x?xbf16>,
     }
     %l_scaled = arith.mulf %l, %alpha : f32
     %l_new = arith.addf %l_scaled, %psum : f32
-    %v3 = ism.load %V[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
-    %v = ism.reshape %v3 : tensor<1x64x128xbf16> -> tensor<64x128xbf16>
     %vf = arith.extf %v : tensor<64x128xbf16> to tensor<64x128xf32>
     %p2 = ism.expand_dims %p axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
     %pb = ism.broadcast %p2 : tensor<64x1xf32> -> tensor<64x128xf32>
