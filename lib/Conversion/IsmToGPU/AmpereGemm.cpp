@@ -3,7 +3,9 @@
 // A K loop that ism-accelerate-dot put on mma.sync (#ism.mma version 2) and
 // ism-pipeline scheduled (ism.pipeline = {num_stages = S}) becomes a
 // software-pipelined loop run by all the kernel's warps; there is no warp
-// specialization and no persistent grid on this path.
+// specialization and no persistent grid on this path. A product outside
+// such a loop (MmaSyncDotLowering, at the end of the file) uses the same
+// shared tiles and instructions without the pipeline.
 //
 // Shared memory: a ring of S stages in scratch region 2, each holding the A
 // tile [BM, BK] and then the B tile [BK, BN]. A tile is stored as boxes of
