@@ -241,6 +241,15 @@ struct GlobalMatrix {
   }
 };
 
+/// The shared-memory pointer (!llvm.ptr<3>) to the start of `scratch`, a
+/// view LoweringContext::getScratch made.
+Value scratchPointer(OpBuilder &b, Location loc, Value scratch) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+      toI64(b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
+                                                                   scratch)));
+}
+
 Value sharedAt(OpBuilder &b, Location loc, Value ring, Value offset) {
   return LLVM::GEPOp::create(b, loc, ring.getType(), b.getI8Type(), ring,
                              ValueRange{offset});
@@ -527,7 +536,6 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
                             "stages");
 
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
     if (failed(MmaSyncProduct::check(op, dot, mma, context.getNumWarps())))
       return failure();
     auto aType = dot.getA().getType(), bType = dot.getB().getType();
@@ -608,11 +616,7 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
     Value lane = toI32(rewriter, loc, context.getLaneId(rewriter, loc));
     Value scratch = context.getScratch(
         rewriter, loc, /*region=*/2, rewriter.getI8Type(), stages * stageBytes);
-    Value ring = LLVM::IntToPtrOp::create(
-        rewriter, loc, LLVM::LLVMPointerType::get(ctx, 3),
-        toI64(rewriter, loc,
-              memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
-                                                             scratch)));
+    Value ring = scratchPointer(rewriter, loc, scratch);
     GlobalMatrix globalA(rewriter, loc, outer(dl.loadA.getBase()));
     GlobalMatrix globalB(rewriter, loc, outer(dl.loadB.getBase()));
 
@@ -782,19 +786,16 @@ struct MmaSyncDotLowering : IsmConversionPattern<DotOp> {
     // stored as B^T, [BN, BK], so that its 16-byte pieces stay whole.
     Distribution distB(bType);
     bool bTransposed = distB.getFastDim() == 0 && distB.getContiguity() > 1;
+    // A kept in registers takes no shared memory.
     OperandTile tileA{blockM, blockK, 2, 0};
     OperandTile tileB = bTransposed ? OperandTile{blockN, blockK, 2, 0}
                                     : OperandTile{blockK, blockN, 2, 0};
-    tileB.offset = tileA.bytes();
+    tileB.offset = aInRegisters ? 0 : tileA.bytes();
     unsigned region = context.beginScratch(op);
     Value scratch =
         context.getScratch(rewriter, loc, region, rewriter.getI8Type(),
-                           tileA.bytes() + tileB.bytes());
-    Value ring = LLVM::IntToPtrOp::create(
-        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext(), 3),
-        toI64(rewriter, loc,
-              memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
-                                                             scratch)));
+                           tileB.offset + tileB.bytes());
+    Value ring = scratchPointer(rewriter, loc, scratch);
     Ints i(i32s(rewriter, loc));
     if (!aInRegisters)
       storeOperandTile(rewriter, loc, context, tileA, adaptor.getA(),
@@ -826,9 +827,8 @@ struct MmaSyncDotLowering : IsmConversionPattern<DotOp> {
         return LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(),
                                        pair);
       };
-      int64_t reps = blockM / (16 * mma.getWarpsPerCTA()[0]);
       for (int64_t kk = 0; kk < blockK / 16; ++kk)
-        for (int64_t r = 0; r < reps; ++r) {
+        for (int64_t r = 0; r < product.reps; ++r) {
           int64_t lo = 4 * (2 * kk + (blockK / 8) * r), hi = lo + 4;
           aFragments.push_back({pack(lo), pack(lo + 2), pack(hi), pack(hi + 2)});
         }

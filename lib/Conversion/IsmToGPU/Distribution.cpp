@@ -19,16 +19,13 @@ Distribution::Distribution(RankedTensorType type) : type(type) {
     return;
   }
   if ((mma = dyn_cast<MmaEncodingAttr>(type.getEncoding()))) {
+    // A one-column tile keeps only the row bases.
     column = getShape()[1] == 1;
-    if (column) {
+    if (column)
       regBases = {{8, 0}};
-      for (int64_t r = 16 * mmaWarpsM(); r < getShape()[0]; r *= 2)
-        regBases.push_back({r, 0});
-      numRegs = int64_t(1) << regBases.size();
-      return;
-    }
-    regBases = {{0, 1}, {8, 0}};
-    for (int64_t c = 8; c < mmaWarpN(); c *= 2)
+    else
+      regBases = {{0, 1}, {8, 0}};
+    for (int64_t c = 8; !column && c < mmaWarpN(); c *= 2)
       regBases.push_back({0, c});
     for (int64_t r = 16 * mmaWarpsM(); r < getShape()[0]; r *= 2)
       regBases.push_back({r, 0});

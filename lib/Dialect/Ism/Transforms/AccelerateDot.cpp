@@ -183,12 +183,32 @@ bool isElementwise(Operation *op) {
   return op->hasTrait<OpTrait::Elementwise>();
 }
 
-/// Gives the value `v` (a tile) the layout `encoding` for its use `use`:
-/// retypes the producers that can produce any layout (splat constants,
-/// loads, broadcasts, splats used only here), else converts.
 void propagateForward(Value root, Attribute encoding, Attribute blocked,
                       OpBuilder &b);
+void adapt(OpOperand &use, Attribute encoding, OpBuilder &b);
 
+/// Has `loop` carry its tile #i in the layout `encoding`: the iter_arg and
+/// the result take it, the init and the yielded value adapt to it, and the
+/// users of the iter_arg and of the result follow (converting back to the
+/// layout the tile had where they cannot).
+void carryInLayout(scf::ForOp loop, unsigned i, Attribute encoding,
+                   OpBuilder &b) {
+  BlockArgument arg = loop.getRegionIterArg(i);
+  auto type = cast<RankedTensorType>(arg.getType());
+  Attribute old = type.getEncoding();
+  arg.setType(withEncoding(type, encoding));
+  loop.getResult(i).setType(arg.getType());
+  adapt(loop.getInitArgsMutable()[i], encoding, b);
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  adapt(yield->getOpOperand(i), encoding, b);
+  propagateForward(arg, encoding, old, b);
+  propagateForward(loop.getResult(i), encoding, old, b);
+}
+
+/// Gives the value `v` (a tile) the layout `encoding` for its use `use`:
+/// retypes the producers that can produce any layout (splat constants,
+/// loads, broadcasts, splats used only here) and loop-carried tiles, else
+/// converts.
 void adapt(OpOperand &use, Attribute encoding, OpBuilder &b) {
   Value v = use.get();
   auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -200,15 +220,7 @@ void adapt(OpOperand &use, Attribute encoding, OpBuilder &b) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
     if (loop && arg.getOwner() == loop.getBody() && arg.getArgNumber() > 0) {
-      unsigned i = arg.getArgNumber() - 1;
-      Attribute old = type.getEncoding();
-      arg.setType(target);
-      loop.getResult(i).setType(target);
-      adapt(loop.getInitArgsMutable()[i], encoding, b);
-      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-      adapt(yield->getOpOperand(i), encoding, b);
-      propagateForward(arg, encoding, old, b);
-      propagateForward(loop.getResult(i), encoding, old, b);
+      carryInLayout(loop, arg.getArgNumber() - 1, encoding, b);
       return;
     }
   }
@@ -312,15 +324,10 @@ void propagateForward(Value root, Attribute encoding, Attribute blocked,
       if (auto yield = dyn_cast<scf::YieldOp>(user)) {
         if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp())) {
           unsigned i = use.getOperandNumber();
-          BlockArgument arg = loop.getRegionIterArg(i);
-          auto argType = cast<RankedTensorType>(arg.getType());
-          if (argType.getEncoding() == encoding)
-            continue;
-          arg.setType(withEncoding(argType, encoding));
-          loop.getResult(i).setType(arg.getType());
-          adapt(loop.getInitArgsMutable()[i], encoding, b);
-          worklist.push_back(arg);
-          worklist.push_back(loop.getResult(i));
+          auto argType =
+              cast<RankedTensorType>(loop.getRegionIterArg(i).getType());
+          if (argType.getEncoding() != encoding)
+            carryInLayout(loop, i, encoding, b);
           continue;
         }
       }
