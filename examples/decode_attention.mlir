@@ -4,11 +4,12 @@
 //
 // The keys of each head are split in as many chunks as the workspace has
 // columns (Mp and Lp are (batch * heads, splits), Op (batch * heads,
-// splits, 128); at most 64 splits). @decode_partial runs one program per
+// splits, 128)). @decode_partial runs one program per
 // (chunk, head): an online softmax over its keys in blocks of 64, leaving
 // the chunk's maximum score m, sum of exp(score - m) l and unnormalised
 // output in the workspace. @decode_combine then merges the chunks of each
-// head: with M = max m, O = sum(exp(m - M) * out) / sum(exp(m - M) * l).
+// head, 64 chunks at a time: with M = max m, O = sum(exp(m - M) * out) /
+// sum(exp(m - M) * l).
 // Chunks past the end of a short sequence are empty (m = -inf, l = 0).
 // Both kernels are memory-bound: K and V are read once.
 
@@ -112,38 +113,60 @@ ism.kernel @decode_combine(%Mp: memref<?x?xf32>, %Lp: memref<?x?xf32>,
     attributes {num_warps = 4 : i32} {
   %bh = ism.program_id x : index
   %c0 = arith.constant 0 : index
-  // Splits past the workspace's columns read m = -inf, l = 0, out = 0.
-  %m2 = ism.load %Mp[%bh, %c0] {padding = 0xFF800000 : f32}
-      : memref<?x?xf32> -> tensor<1x64xf32>
-  %m = ism.reshape %m2 : tensor<1x64xf32> -> tensor<64xf32>
-  %l2 = ism.load %Lp[%bh, %c0] : memref<?x?xf32> -> tensor<1x64xf32>
-  %l = ism.reshape %l2 : tensor<1x64xf32> -> tensor<64xf32>
-  %mmax = ism.reduce %m axis = 0 : tensor<64xf32> -> f32 {
-  ^bb0(%a: f32, %b: f32):
-    %x = arith.maximumf %a, %b : f32
-    ism.yield %x : f32
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %splits = memref.dim %Mp, %c1 : memref<?x?xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %zero_o = arith.constant dense<0.0> : tensor<128xf32>
+  // The chunks 64 at a time, merged like the keys of a chunk: a running
+  // maximum M, sum L and output O, rescaled when M grows. The first 64
+  // always hold a non-empty chunk (empty ones are the last), so M is finite
+  // after the first step. Chunks past the workspace read m = -inf, l = 0,
+  // out = 0.
+  %r:3 = scf.for %c = %c0 to %splits step %c64
+      iter_args(%M = %ninf, %L = %zero, %acc = %zero_o) -> (f32, f32, tensor<128xf32>) {
+    %m2 = ism.load %Mp[%bh, %c] {padding = 0xFF800000 : f32}
+        : memref<?x?xf32> -> tensor<1x64xf32>
+    %m = ism.reshape %m2 : tensor<1x64xf32> -> tensor<64xf32>
+    %l2 = ism.load %Lp[%bh, %c] : memref<?x?xf32> -> tensor<1x64xf32>
+    %l = ism.reshape %l2 : tensor<1x64xf32> -> tensor<64xf32>
+    %o3 = ism.load %Op[%bh, %c, %c0] : memref<?x?x?xf32> -> tensor<1x64x128xf32>
+    %o = ism.reshape %o3 : tensor<1x64x128xf32> -> tensor<64x128xf32>
+    %mmax = ism.reduce %m axis = 0 : tensor<64xf32> -> f32 {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %M_new = arith.maximumf %M, %mmax : f32
+    %M_diff = arith.subf %M, %M_new : f32
+    %alpha = math.exp %M_diff : f32
+    %M_news = ism.splat %M_new : f32 -> tensor<64xf32>
+    %md = arith.subf %m, %M_news : tensor<64xf32>
+    %w = math.exp %md : tensor<64xf32>
+    %wl = arith.mulf %w, %l : tensor<64xf32>
+    %lsum = ism.reduce %wl axis = 0 : tensor<64xf32> -> f32 {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %L_scaled = arith.mulf %L, %alpha : f32
+    %L_new = arith.addf %L_scaled, %lsum : f32
+    %w2 = ism.expand_dims %w axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+    %wb = ism.broadcast %w2 : tensor<64x1xf32> -> tensor<64x128xf32>
+    %ow = arith.mulf %o, %wb : tensor<64x128xf32>
+    %osum = ism.reduce %ow axis = 0 : tensor<64x128xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %alphas = ism.splat %alpha : f32 -> tensor<128xf32>
+    %acc_scaled = arith.mulf %acc, %alphas : tensor<128xf32>
+    %acc_new = arith.addf %acc_scaled, %osum : tensor<128xf32>
+    scf.yield %M_new, %L_new, %acc_new : f32, f32, tensor<128xf32>
   }
-  %mmaxs = ism.splat %mmax : f32 -> tensor<64xf32>
-  %md = arith.subf %m, %mmaxs : tensor<64xf32>
-  %w = math.exp %md : tensor<64xf32>
-  %wl = arith.mulf %w, %l : tensor<64xf32>
-  %lsum = ism.reduce %wl axis = 0 : tensor<64xf32> -> f32 {
-  ^bb0(%a: f32, %b: f32):
-    %x = arith.addf %a, %b : f32
-    ism.yield %x : f32
-  }
-  %o3 = ism.load %Op[%bh, %c0, %c0] : memref<?x?x?xf32> -> tensor<1x64x128xf32>
-  %o = ism.reshape %o3 : tensor<1x64x128xf32> -> tensor<64x128xf32>
-  %w2 = ism.expand_dims %w axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
-  %wb = ism.broadcast %w2 : tensor<64x1xf32> -> tensor<64x128xf32>
-  %ow = arith.mulf %o, %wb : tensor<64x128xf32>
-  %osum = ism.reduce %ow axis = 0 : tensor<64x128xf32> -> tensor<128xf32> {
-  ^bb0(%a: f32, %b: f32):
-    %x = arith.addf %a, %b : f32
-    ism.yield %x : f32
-  }
-  %lsums = ism.splat %lsum : f32 -> tensor<128xf32>
-  %out = arith.divf %osum, %lsums : tensor<128xf32>
+  %Ls = ism.splat %r#1 : f32 -> tensor<128xf32>
+  %out = arith.divf %r#2, %Ls : tensor<128xf32>
   %out16 = arith.truncf %out : tensor<128xf32> to tensor<128xbf16>
   %out2 = ism.reshape %out16 : tensor<128xbf16> -> tensor<1x128xbf16>
   ism.store %out2, %O[%bh, %c0] : tensor<1x128xbf16> -> memref<?x?xbf16>
