@@ -28,12 +28,13 @@ DTYPES = {"bf16": "bf16", "f16": "f16"}
 
 
 def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
-            epilogue="none", out="same"):
+            epilogue="none", out="same", cluster=(1, 1)):
     """The ism GEMM tile program C = epilogue(A x B) with A M x K, B K x N.
 
     epilogue: none | alpha_beta (alpha * AB + beta * C) | bias_relu |
     gelu (tanh form) | silu. out: the output type (same: the input type, or
-    f32)."""
+    f32). cluster: CTAs per thread-block cluster along x and y ((2, 1):
+    pairs of programs along M share B by TMA multicast; (1, 2) share A)."""
     t = DTYPES[dtype]
     o = t if out == "same" else out
     args = [f"%A: memref<?x?x{t}>", f"%B: memref<?x?x{t}>",
@@ -52,6 +53,9 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
     attrs = [f"num_warps = {warps} : i32", f"group_size = {group} : i32"]
     if stages:
         attrs.append(f"num_stages = {stages} : i32")
+    if tuple(cluster) != (1, 1):
+        attrs += [f"cluster_m = {cluster[0]} : i32",
+                  f"cluster_n = {cluster[1]} : i32"]
     lines = [
         f"ism.kernel @gemm({', '.join(args)}) attributes {{{', '.join(attrs)}}} {{",
         "  %pm = ism.program_id x : index",
@@ -346,6 +350,13 @@ CHECKS = [
     ("bf16_gelu", dict(epilogue="gelu"), (384, 512, 512)),
     ("bf16_silu", dict(epilogue="silu"), (384, 512, 512)),
     ("bf16_decode_m16", dict(), (16, 4096, 4096)),
+    # Clusters of two CTAs with TMA multicast: an odd number of programs
+    # along the paired dimension (the last pair is one short), and rows
+    # TMA cannot describe (element copies inside a cluster).
+    ("bf16_cluster2x1_4096", dict(cluster=(2, 1)), (512, 1024, 4096)),
+    ("bf16_cluster2x1_odd", dict(cluster=(2, 1)), (1100, 1000, 1000)),
+    ("bf16_cluster1x2_odd", dict(bn=128, cluster=(1, 2)), (1000, 1100, 1000)),
+    ("bf16_cluster2x1_copies", dict(cluster=(2, 1)), (1100, 1001, 1000)),
 ]
 
 # The Ampere path (mma.sync, ldmatrix, cp.async), compiled for sm_80 and run
@@ -416,7 +427,10 @@ def bench(args):
     dtypes = args.dtypes.split(",") if args.dtypes else (
         ["bf16"] if args.quick else ["bf16", "f16"])
     configs = [dict(bm=128, bn=256, warps=8), dict(bm=128, bn=128, warps=8),
-               dict(bm=64, bn=128, warps=4)]
+               dict(bm=64, bn=128, warps=4),
+               dict(bm=128, bn=256, warps=8, cluster=(2, 1)),
+               dict(bm=128, bn=256, warps=8, cluster=(1, 2)),
+               dict(bm=128, bn=128, warps=8, cluster=(2, 1))]
     results = []
     for dtype in dtypes:
         tdt = torch.bfloat16 if dtype == "bf16" else torch.float16
@@ -434,7 +448,9 @@ def bench(args):
             best = None
             for cfg in configs:
                 kw = dict(cfg, dtype=dtype)
-                path = write(args.out, f"gemm_{dtype}_{cfg['bm']}x{cfg['bn']}",
+                cl = "x".join(map(str, cfg.get("cluster", (1, 1))))
+                path = write(args.out,
+                             f"gemm_{dtype}_{cfg['bm']}x{cfg['bn']}_c{cl}",
                              program(**kw))
                 cmd = [args.ism_run, path, "--bench", "--json",
                        f"--warmup={args.warmup}", f"--reps={args.reps}",
@@ -468,7 +484,8 @@ def bench(args):
             row = dict(dtype=dtype, shape=f"{m}x{n}x{k}",
                        ism=tf(best[0]), torch=tf(t_torch), triton=tf(t_triton),
                        triton_tma=tf(t_tp), ampere=ampere,
-                       config=f"{best[1]['bm']}x{best[1]['bn']}x64 w{best[1]['warps']}")
+                       config=f"{best[1]['bm']}x{best[1]['bn']}x64 w{best[1]['warps']}"
+                              f" c{'x'.join(map(str, best[1].get('cluster', (1, 1))))}")
             results.append(row)
             print(f"{dtype} {row['shape']}: ism {row['ism']:.0f} TFLOP/s, "
                   f"torch {row['torch']:.0f}, triton {row['triton']:.0f}, "
@@ -498,7 +515,13 @@ def tune_configs():
         for stages in (0, 3, 4):
             for group in (8, 16):
                 out.append(ism.Config(bm=bm, bn=bn, warps=warps,
-                                      stages=stages, group=group))
+                                      stages=stages, group=group,
+                                      cluster=(1, 1)))
+    # Two-CTA clusters (TMA multicast of the shared operand).
+    for bm, bn in ((128, 256), (128, 128)):
+        for cluster in ((2, 1), (1, 2)):
+            out.append(ism.Config(bm=bm, bn=bn, warps=8, stages=0, group=8,
+                                  cluster=cluster))
     return out
 
 
@@ -528,9 +551,9 @@ def tune(args):
     def make():
         return ism.autotune(configs=tune_configs(), cache=cache,
                             reps=max(5, args.reps // 5))(
-            lambda bm, bn, warps, stages, group: program(
+            lambda bm, bn, warps, stages, group, cluster: program(
                 dtype=dtype, bm=bm, bn=bn, warps=warps, stages=stages,
-                group=group))
+                group=group, cluster=cluster))
 
     rows = []
     for dtype in dtypes:
@@ -557,7 +580,8 @@ def tune(args):
             row = dict(dtype=dtype, shape=f"{m}x{n}x{k}", ism=tf(t_ism),
                        torch=tf(t_torch), triton=tf(t_triton),
                        config=f"{best['bm']}x{best['bn']} w{best['warps']} "
-                              f"s{best['stages'] or 'auto'} g{best['group']}",
+                              f"s{best['stages'] or 'auto'} g{best['group']} "
+                              f"c{'x'.join(map(str, best['cluster']))}",
                        tuning_s=r.tuning_s, timed=len(r.timings_ms),
                        pruned=len(r.pruned), warm_hit=warm.from_cache,
                        lookup_ms=lookup_s * 1e3, rel_err=err)

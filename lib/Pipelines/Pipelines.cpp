@@ -10,6 +10,7 @@
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -175,6 +176,10 @@ static CompiledKernel getKernelInfo(gpu::GPUFuncOp func) {
     }
   }
   info.persistent = func->hasAttr("ism.persistent");
+  if (auto cluster = func->getAttrOfType<DenseI32ArrayAttr>(
+          NVVM::NVVMDialect::getClusterDimAttrName()))
+    for (int32_t size : cluster.asArrayRef())
+      info.clusterSize *= unsigned(std::max(1, size));
   if (auto fused = func->getAttrOfType<DictionaryAttr>("ism.coschedule")) {
     CompiledKernel::Fused facts;
     if (auto policy = fused.getAs<StringAttr>("policy"))

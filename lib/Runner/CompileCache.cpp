@@ -314,6 +314,7 @@ static json::Object toJSON(llvm::StringRef name, const CompiledKernel &kernel) {
                       {"shared_memory_bytes", kernel.sharedMemoryBytes},
                       {"tma", std::move(tma)},
                       {"persistent", kernel.persistent},
+                      {"cluster_size", kernel.clusterSize},
                       {"fused", std::move(fused)}};
 }
 
@@ -490,7 +491,9 @@ struct EntryReader {
         return false;
     }
     const json::Value *fused = get(*object, "fused", path);
-    return readBool(*object, "persistent", path, kernel.persistent) && fused &&
+    return readBool(*object, "persistent", path, kernel.persistent) &&
+           readUnsigned(*object, "cluster_size", path, kernel.clusterSize) &&
+           fused &&
            readFused(*fused, path.field("fused"), kernel.fused);
   }
 

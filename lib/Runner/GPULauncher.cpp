@@ -132,12 +132,23 @@ llvm::Error GPULauncher::launchOn(LaunchOp op, const unsigned grid[3],
   std::vector<uint64_t> hidden = std::move(*maps);
   if (!facts.persistent)
     return run(**kernel, grid, block, types, args, hidden, onStream);
-  // A persistent kernel walks the logical grid itself: one CTA per SM.
+  // A persistent kernel walks the logical grid itself: one CTA per SM, or
+  // as many clusters as run at once, each taking a pair of programs.
   uint64_t total = uint64_t(grid[0]) * grid[1] * grid[2];
   for (unsigned d = 0; d < 3; ++d)
     hidden.push_back(grid[d]);
   unsigned sms = std::max(1, context.getDeviceInfo().smCount);
   unsigned physical[3] = {unsigned(std::min<uint64_t>(total, sms)), 1, 1};
+  if (unsigned cluster = facts.clusterSize; cluster > 1) {
+    llvm::Expected<unsigned> clusters =
+        context.getMaxActiveClusters(**kernel, facts.numThreads, cluster);
+    if (!clusters)
+      return clusters.takeError();
+    physical[0] =
+        unsigned(std::min<uint64_t>((total + cluster - 1) / cluster,
+                                    *clusters)) *
+        cluster;
+  }
   if (total == 0)
     physical[0] = 0;
   return run(**kernel, physical, block, types, args, hidden, onStream);

@@ -152,6 +152,8 @@ std::string Driver::load(Driver &driver) {
              entry.symbol + "; the driver is too old";
 
   resolve(library, "cuTensorMapEncodeTiled", driver.cuTensorMapEncodeTiled);
+  resolve(library, "cuOccupancyMaxActiveClusters",
+          driver.cuOccupancyMaxActiveClusters);
 
   CUresult result = driver.cuInit(0);
   if (result == kCudaErrorNoDevice)
@@ -355,6 +357,33 @@ llvm::Expected<CUmodule> Context::loadModule(llvm::StringRef ptx) {
   }
   modules.push_back(module);
   return module;
+}
+
+llvm::Expected<unsigned> Context::getMaxActiveClusters(const Kernel &kernel,
+                                                       unsigned threads,
+                                                       unsigned clusterSize) {
+  clusterSize = std::max(1u, clusterSize);
+  int clusters = std::max(1, info.smCount) / int(clusterSize);
+  if (driver.cuOccupancyMaxActiveClusters) {
+    CUlaunchConfig config = {};
+    config.gridDimX = clusterSize;
+    config.gridDimY = config.gridDimZ = 1;
+    config.blockDimX = threads;
+    config.blockDimY = config.blockDimZ = 1;
+    config.sharedMemBytes = kernel.sharedMemoryBytes;
+    if (llvm::Error error = driver.check(
+            driver.cuOccupancyMaxActiveClusters(&clusters, kernel.function,
+                                                &config),
+            "cuOccupancyMaxActiveClusters", kernel.name))
+      return std::move(error);
+  }
+  if (clusters < 1)
+    return llvm::createStringError(llvm::formatv(
+        "kernel '{0}': no cluster of {1} CTAs ({2} threads, {3} bytes of "
+        "shared memory each) fits on {4}",
+        kernel.name, clusterSize, threads, kernel.sharedMemoryBytes,
+        info.name).str());
+  return unsigned(clusters);
 }
 
 llvm::Expected<Kernel> Context::getKernel(llvm::StringRef name,

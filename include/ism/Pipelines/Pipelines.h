@@ -90,6 +90,10 @@ struct CompiledKernel {
   /// appends the logical grid as three i32 parameters (after the TMA
   /// descriptors) and launches at most one CTA per SM.
   bool persistent = false;
+  /// CTAs per thread-block cluster (along x; the kernel's
+  /// `.reqnctapercluster`): the grid must be a multiple of it, and a
+  /// persistent kernel is launched with as many clusters as fit at once.
+  unsigned clusterSize = 1;
 
   /// Set on a kernel that ism-coschedule fused from the launches of one
   /// `ism.coschedule` (see docs/coschedule.md for the ABI). Its parameters

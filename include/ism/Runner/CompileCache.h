@@ -46,7 +46,7 @@ std::string getCompilerVersion();
 class CompileCache {
 public:
   /// The format of the entries; entries of another format are misses.
-  static constexpr int64_t kFormatVersion = 1;
+  static constexpr int64_t kFormatVersion = 2;
 
   explicit CompileCache(std::string directory);
 

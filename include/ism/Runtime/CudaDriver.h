@@ -41,6 +41,17 @@ using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
 
+/// cuda.h's CUlaunchConfig (attributes as an opaque pointer: none are
+/// passed).
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  void *attrs;
+  unsigned numAttrs;
+};
+
 /// What the runner needs to know about one GPU.
 struct DeviceInfo {
   int ordinal = 0;
@@ -140,6 +151,8 @@ public:
                                      const uint64_t *, const uint64_t *,
                                      const uint32_t *, const uint32_t *, int,
                                      int, int, int) = nullptr;
+  CUresult (*cuOccupancyMaxActiveClusters)(int *, CUfunction,
+                                           const CUlaunchConfig *) = nullptr;
 
 private:
   Driver() = default;
@@ -240,6 +253,13 @@ public:
   llvm::Error launch(const Kernel &kernel, const unsigned grid[3],
                      const unsigned block[3], CUstream stream,
                      llvm::ArrayRef<void *> params);
+  /// How many thread-block clusters of `clusterSize` CTAs (the kernel's
+  /// compile-time cluster) of `threads` threads can run at once on the
+  /// device (cuOccupancyMaxActiveClusters; SMs / clusterSize where the
+  /// driver lacks it). A kernel that fits no cluster is an error.
+  llvm::Expected<unsigned> getMaxActiveClusters(const Kernel &kernel,
+                                                unsigned threads,
+                                                unsigned clusterSize);
 
   /// Allocates device memory. More than the device has in all is an error
   /// saying so (cuMemAlloc's own error otherwise).

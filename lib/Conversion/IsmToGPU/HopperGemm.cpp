@@ -152,21 +152,44 @@ Value makeDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
 /// grid sizes inside, and threads the ring counter: `itInit` (an operand of
 /// the block's K loop) starts from the loop's counter and `itNext` is what
 /// the next program starts from.
+/// With a cluster of two CTAs (`p.clusterSize()` == 2) the loop walks
+/// pairs of programs, one per cluster (first = the cluster's index, stride
+/// = the number of clusters): the pair (2u, y) and (2u + 1, y) along x
+/// (clusterM), or along y; `rank` (i32) picks this CTA's program. On an odd
+/// grid the second program of the last pair is past its end: `valid`, when
+/// given, receives whether this CTA's program exists.
 scf::ForOp wrapPersistent(OpBuilder &b, Location loc, Block *block,
                           ArrayRef<Value> grid, Value first, Value stride,
-                          int64_t group, OpOperand &itInit, Value itNext) {
+                          int64_t group, OpOperand &itInit, Value itNext,
+                          const WgmmaPipeline &p, Value rank,
+                          Value *valid = nullptr,
+                          SmallVectorImpl<Value> *programId = nullptr) {
   SmallVector<Operation *> ops;
   for (Operation &op : block->without_terminator())
     ops.push_back(&op);
   b.setInsertionPoint(block->getTerminator());
-  Value gx = toIndex(b, loc, grid[0]), gy = toIndex(b, loc, grid[1]),
+  Value realX = toIndex(b, loc, grid[0]), realY = toIndex(b, loc, grid[1]),
         gz = toIndex(b, loc, grid[2]);
+  // The grid of cluster units: pairs along x or y.
+  auto units = [&](Value g, unsigned n) -> Value {
+    if (n == 1)
+      return g;
+    return arith::CeilDivUIOp::create(b, loc, g, indexConstant(b, loc, n));
+  };
+  Value gx = units(realX, p.clusterM), gy = units(realY, p.clusterN);
   Value perZ = arith::MulIOp::create(b, loc, gx, gy);
   Value total = arith::MulIOp::create(b, loc, perZ, gz);
-  if (!first)
+  Value clusterSize = indexConstant(b, loc, p.clusterSize());
+  if (!first) {
     first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  if (!stride)
+    if (p.clusterSize() > 1)
+      first = arith::DivUIOp::create(b, loc, first, clusterSize);
+  }
+  if (!stride) {
     stride = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    if (p.clusterSize() > 1)
+      stride = arith::DivUIOp::create(b, loc, stride, clusterSize);
+  }
   Value zero = indexConstant(b, loc, 0);
   auto loop = scf::ForOp::create(
       b, loc, first, total, stride, ValueRange{zero},
@@ -190,7 +213,24 @@ scf::ForOp wrapPersistent(OpBuilder &b, Location loc, Block *block,
   Value x = arith::AddIOp::create(
       b, loc, firstX, arith::RemUIOp::create(b, loc, inGroup, rows));
   Value y = arith::DivUIOp::create(b, loc, inGroup, rows);
-  replaceGridQueries(body, {x, y, z}, {gx, gy, gz});
+  if (p.clusterSize() > 1) {
+    Value r = toIndex(b, loc, rank);
+    Value two = indexConstant(b, loc, 2);
+    if (p.clusterM == 2)
+      x = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, x, two),
+                                r);
+    else
+      y = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, y, two),
+                                r);
+    if (valid)
+      *valid = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, realX),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, y, realY));
+  }
+  if (programId)
+    programId->assign({x, y, z});
+  replaceGridQueries(body, {x, y, z}, {realX, realY, gz});
   itInit.set(loop.getRegionIterArg(0));
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   yield->setOperands(ValueRange{itNext});
@@ -290,7 +330,7 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
                              ArrayRef<Operation *> innerSlice,
                              const WgmmaPipeline &p, Value ringBase,
                              Value descA, Value descB, bool useTMA,
-                             Value ptid) {
+                             Value ptid, Value rank) {
   IRMapping map;
   for (Operation *op : outerSlice)
     b.clone(*op, map);
@@ -327,27 +367,48 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
     NVVM::MBarrierArriveExpectTxOp::create(
         b, loc, Type(), full, i32Const(b, loc, p.stageBytes()),
         NVVM::MemScopeKind::CTA, false, Value());
+    // Every CTA expects the whole stage on its own barrier, also the half
+    // of the shared tile that its partner multicasts.
     auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
-    auto load = [&](Value desc, Value dst, Value inner, Value outer) {
+    // `multicast`: this CTA loads the rank-th half of the box's `rows` and
+    // TMA writes it, and signals the barrier, at the same place in both
+    // CTAs of the cluster.
+    auto load = [&](Value desc, Value dst, Value inner, Value outer,
+                    int64_t rows, bool multicast) {
       Value descPtr = LLVM::IntToPtrOp::create(b, loc, ptrType, desc);
-      // The CTA's shared memory is part of the cluster's (a cluster of one).
+      Value mask;
+      if (multicast) {
+        int64_t half = rows / 2;
+        outer = arith::AddIOp::create(
+            b, loc, outer,
+            arith::MulIOp::create(b, loc, toIndex(b, loc, rank),
+                                  indexConstant(b, loc, half)));
+        dst = arith::AddIOp::create(
+            b, loc, dst,
+            arith::MulIOp::create(
+                b, loc, arith::ExtUIOp::create(b, loc, b.getI64Type(), rank),
+                i64Const(b, loc, half * 128)));
+        mask = arith::ConstantIntOp::create(b, loc, 0b11, 16);
+      }
+      // The CTA's shared memory is part of the cluster's (a cluster of one
+      // without multicast).
       Value clusterDst = LLVM::AddrSpaceCastOp::create(
           b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
           sharedPtr(b, loc, dst));
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           b, loc, clusterDst, descPtr,
           ValueRange{toI32(b, loc, inner), toI32(b, loc, outer)}, full,
-          ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE, false,
+          ValueRange{}, mask, Value(), NVVM::TMALoadMode::TILE, false,
           NVVM::CTAGroupKindAttr(), Value());
     };
-    load(descA, stageBase, oa[1], oa[0]);
+    load(descA, stageBase, oa[1], oa[0], p.blockM, p.clusterN == 2);
     for (int64_t box = 0; box < p.blockN / perBox; ++box)
       load(descB,
            arith::AddIOp::create(b, loc, bBase,
                                  i64Const(b, loc, box * p.blockK * 128)),
            arith::AddIOp::create(b, loc, ob[1],
                                  indexConstant(b, loc, box * perBox)),
-           ob[0]);
+           ob[0], p.blockK, p.clusterM == 2);
   } else {
     copyTileByElements(b, loc, map.lookupOrDefault(dl.loadA.getBase()), oa[0],
                        oa[1], p.blockM, p.blockK, stageBase, ptid, 128);
@@ -398,9 +459,14 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(
   config.block = &func.getBody().front();
   config.warpBase = context.getPartition().warpBase;
   config.sharedMemoryBase = context.getPartition().sharedMemoryBase;
-  if (persistent)
+  if (persistent) {
     if (auto g = persistent.getAs<IntegerAttr>("group_size"))
       config.groupSize = g.getInt();
+    if (auto c = persistent.getAs<IntegerAttr>("cluster_m"))
+      config.clusterM = c.getInt();
+    if (auto c = persistent.getAs<IntegerAttr>("cluster_n"))
+      config.clusterN = c.getInt();
+  }
   if (context.getPartition().warpBase != 0 ||
       context.getPartition().barrierId != 0) {
     for (DotLoop dl : getAcceleratedDotLoops(func))
@@ -411,7 +477,19 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(
             "a warp-specialized wgmma kernel lowered on its own needs its own "
             "CTA; co-schedule it (ism.coschedule) to share one");
   }
-  return prepareWarpSpecializedProgram(func, config, context);
+  if (failed(prepareWarpSpecializedProgram(func, config, context)))
+    return failure();
+  if (context.pipeline && !func->hasAttr("nvvm.maxnreg")) {
+    // setmaxnreg needs the register count at entry fixed (.maxnreg; ptxas
+    // ignores it otherwise, C7508): what the CTA's threads share, and no
+    // more than the consumers raise to.
+    unsigned threads = 32 * (context.getNumWarps() + context.producerWarps);
+    unsigned atEntry =
+        std::min<unsigned>(config.consumerRegisters, 65536 / threads / 8 * 8);
+    func->setAttr("nvvm.maxnreg",
+                  Builder(func.getContext()).getI32IntegerAttr(atEntry));
+  }
+  return success();
 }
 
 LogicalResult mlir::ism::prepareWarpSpecializedProgram(
@@ -454,6 +532,14 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   p.bBytes = p.blockK * p.blockN * elementBytes;
   p.warpsM = mma.getWarpsPerCTA()[0];
   p.warpsN = mma.getWarpsPerCTA()[1];
+  p.clusterM = config.clusterM;
+  p.clusterN = config.clusterN;
+  if (p.clusterM < 1 || p.clusterN < 1 || p.clusterSize() > 2 ||
+      (p.clusterM == 2 ? p.blockK : p.blockM) % 16 != 0)
+    return dl.loop.emitOpError("a ")
+           << p.clusterM << "x" << p.clusterN
+           << " cluster is not one this lowering builds (1x1, 2x1 or 1x2, "
+              "with the shared tile's rows a multiple of 16)";
   int64_t group = config.groupSize;
 
   // The producer's slices: what the K loop's bounds and the tile offsets
@@ -508,6 +594,10 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
     int64_t index =
         arg && arg.getOwner() == funcEntry ? arg.getArgNumber() : -1;
     int64_t rows = load == dl.loadA ? p.blockM : p.blockK;
+    // A multicast tile is loaded in halves, one by each CTA of the pair.
+    if ((load == dl.loadA && p.clusterN == 2) ||
+        (load == dl.loadB && p.clusterM == 2))
+      rows /= 2;
     tma.push_back(b.getDenseI64ArrayAttr({index, rows, 128 / elementBytes}));
   }
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
@@ -529,6 +619,9 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   func->setAttr("ism.tma", b.getArrayAttr(tma));
   if (hiddenGrid)
     func->setAttr("ism.persistent", b.getUnitAttr());
+  if (p.clusterSize() > 1)
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  b.getDenseI32ArrayAttr({int32_t(p.clusterSize()), 1, 1}));
 
   // The consumer's K loop carries the ring counter.
   IRRewriter rewriter(ctx);
@@ -578,18 +671,32 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
       NVVM::MBarrierInitOp::create(tb, tl,
                                    fullBarrier(tb, tl, p, ringBase, stage),
                                    i32Const(tb, tl, 1), Value());
+      // In a cluster the consumers of both CTAs free a stage: the partner
+      // multicasts into it too.
       NVVM::MBarrierInitOp::create(
           tb, tl, emptyBarrier(tb, tl, p, ringBase, stage),
-          i32Const(tb, tl, context.getNumWarps()), Value());
+          i32Const(tb, tl, context.getNumWarps() * p.clusterSize()), Value());
     }
+    if (p.clusterSize() > 1)
+      NVVM::FenceMbarrierInitOp::create(tb, tl);
     scf::YieldOp::create(tb, tl);
   });
-  if (config.allBarrier == 0)
+  if (p.clusterSize() > 1) {
+    // Both CTAs' barriers exist before either multicasts into the other.
+    // The threads of the kernel's other partitions arrive once on their
+    // own (lowerPartitions).
+    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
+  } else if (config.allBarrier == 0) {
     NVVM::Barrier0Op::create(b, loc);
-  else
+  } else {
     NVVM::BarrierOp::create(
         b, loc, TypeRange{}, i32Const(b, loc, config.allBarrier),
         i32Const(b, loc, consumerThreads + 128), {}, Value{});
+  }
+  Value rank;
+  if (p.clusterSize() > 1)
+    rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
   Value isProducer =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
                             indexConstant(b, loc, consumerThreads));
@@ -613,9 +720,9 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
     b.setInsertionPoint(block->getTerminator());
     scf::ForOp loop =
         buildProducerLoop(b, loc, consumerDl, outerSlice, innerSlice, p,
-                          ringBase, descA, descB, tmaMode, ptid);
+                          ringBase, descA, descB, tmaMode, ptid, rank);
     wrapPersistent(b, loc, block, grid, config.first, config.stride, group,
-                   loop.getInitArgsMutable()[0], loop.getResult(0));
+                   loop.getInitArgsMutable()[0], loop.getResult(0), p, rank);
   };
   // TMA: one thread issues every copy.
   {
@@ -631,24 +738,61 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   Block *consumer = split.elseBlock();
   for (Operation *op : program)
     op->moveBefore(consumer->getTerminator());
+  Value valid;
+  SmallVector<Value> programId;
   scf::ForOp tiles = wrapPersistent(
       b, loc, consumer, grid, config.first, config.stride, group,
-      consumerLoop.getInitArgsMutable()[1], consumerLoop.getResult(1));
+      consumerLoop.getInitArgsMutable()[1], consumerLoop.getResult(1), p,
+      rank, &valid, &programId);
+  Block *tileBody = tiles.getBody();
+  if (valid) {
+    // The second program of a cluster's last pair on an odd grid computes
+    // its (zero) tile to keep the pair's ring in step, and stores nothing:
+    // the epilogue runs only for programs of the grid.
+    SmallVector<Operation *> epilogue;
+    for (Operation *op = consumerLoop->getNextNode();
+         op != tileBody->getTerminator(); op = op->getNextNode())
+      epilogue.push_back(op);
+    OpBuilder eb(tileBody->getTerminator());
+    auto guard = scf::IfOp::create(eb, loc, valid, /*withElse=*/false);
+    for (Operation *op : epilogue)
+      op->moveBefore(guard.thenBlock()->getTerminator());
+  }
   if (config.traceBuffer) {
-    // Each tile the consumers compute, from their first thread.
-    Block *tileBody = tiles.getBody();
+    // Each tile the consumers compute, from their first thread; the record
+    // of program (x, y, z) is x + gx * (y + gy * z).
     OpBuilder tb(tileBody, tileBody->begin());
     Value start = NVVM::GlobalTimerOp::create(tb, loc, tb.getI64Type());
     tb.setInsertionPoint(tileBody->getTerminator());
     Value end = NVVM::GlobalTimerOp::create(tb, loc, tb.getI64Type());
     Value t = tiles.getInductionVar();
-    emitTraceRecord(tb, loc, config.traceBuffer,
-                    arith::AddIOp::create(tb, loc, config.traceFirstRecord, t),
-                    isFirst, start, end, config.traceTag, t);
+    Value record = t, record0 = isFirst;
+    if (valid) {
+      Value gx = toIndex(tb, loc, grid[0]), gy = toIndex(tb, loc, grid[1]);
+      record = arith::AddIOp::create(
+          tb, loc, programId[0],
+          arith::MulIOp::create(
+              tb, loc, gx,
+              arith::AddIOp::create(
+                  tb, loc, programId[1],
+                  arith::MulIOp::create(tb, loc, gy, programId[2]))));
+      record0 = arith::AndIOp::create(tb, loc, isFirst, valid);
+    }
+    emitTraceRecord(
+        tb, loc, config.traceBuffer,
+        arith::AddIOp::create(tb, loc, config.traceFirstRecord, record),
+        record0, start, end, config.traceTag, record);
   }
   b.setInsertionPointToStart(consumer);
   NVVM::SetMaxRegisterOp::create(b, loc, config.consumerRegisters,
                                  NVVM::SetMaxRegisterAction::increase);
+  if (p.clusterSize() > 1) {
+    // No CTA leaves while its partner may still free a stage in its shared
+    // memory.
+    b.setInsertionPointAfter(split);
+    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
+  }
 
   context.pipeline = p;
   context.producerWarps = 4;
@@ -732,8 +876,20 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     auto release = [&](OpBuilder &b, Value stage) {
       Value barrier = emptyBarrier(b, loc, p, ringBase, stage);
       scf::IfOp::create(b, loc, isLane0, [&](OpBuilder &tb, Location tl) {
-        NVVM::MBarrierArriveOp::create(tb, tl, Type(), barrier, Value(),
-                                       NVVM::MemScopeKind::CTA, false);
+        if (p.clusterSize() == 1) {
+          NVVM::MBarrierArriveOp::create(tb, tl, Type(), barrier, Value(),
+                                         NVVM::MemScopeKind::CTA, false);
+        } else {
+          // Free the stage in every CTA of the cluster: each multicasts
+          // into it.
+          auto clusterPtr = LLVM::LLVMPointerType::get(ctx, 7);
+          for (unsigned r = 0; r < p.clusterSize(); ++r) {
+            Value remote = NVVM::MapaOp::create(tb, tl, clusterPtr, barrier,
+                                                i32Const(tb, tl, r));
+            NVVM::MBarrierArriveOp::create(tb, tl, Type(), remote, Value(),
+                                           NVVM::MemScopeKind::CLUSTER, false);
+          }
+        }
         scf::YieldOp::create(tb, tl);
       });
     };
@@ -815,12 +971,38 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
           Value next = arith::AddIOp::create(b, l, it, indexConstant(b, l, 1));
           scf::YieldOp::create(b, l, ValueRange{newAcc, next});
         });
-    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+    // Wait for the last wgmma group with the accumulator passing through
+    // the wait (tied inline-asm operands): its registers are then defined
+    // by the wait, so nothing that reads them (the epilogue's conversions)
+    // can be scheduled before it. Reading them earlier makes ptxas
+    // serialize every wgmma of the kernel (its warning C7514).
+    Value accEnd = loop.getResult(0);
+    int64_t numRegs = dist.getNumRegs();
+    SmallVector<Value> accRegs;
+    std::string constraints;
+    for (int64_t i = 0; i < numRegs; ++i) {
+      accRegs.push_back(extractReg(rewriter, loc, accEnd, i));
+      constraints += (i ? ",=f" : "=f");
+    }
+    for (int64_t i = 0; i < numRegs; ++i)
+      constraints += "," + std::to_string(i);
+    auto waitType = LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(numRegs, f32));
+    auto wait = LLVM::InlineAsmOp::create(
+        rewriter, loc, waitType, accRegs, "wgmma.wait_group.sync.aligned 0;",
+        constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+        ArrayAttr());
+    SmallVector<Value> waited;
+    for (int64_t i = 0; i < numRegs; ++i)
+      waited.push_back(
+          LLVM::ExtractValueOp::create(rewriter, loc, wait.getResult(0), i));
+    Value accDone = buildVector(rewriter, loc, f32, waited);
     Value itEnd = loop.getResult(1);
     Value ran = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
                                       itEnd, adaptor.getInitArgs()[1]);
     releaseBefore(rewriter, ran, itEnd);
-    rewriter.replaceOp(op, loop.getResults());
+    rewriter.replaceOp(op, ValueRange{accDone, itEnd});
     return success();
   }
 };

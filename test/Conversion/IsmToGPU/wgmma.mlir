@@ -3,12 +3,14 @@
 // The warp-specialized wgmma kernel: 8 consumer warps plus a producer
 // warpgroup (384 threads), the TMA descriptor addresses and the logical
 // grid as hidden parameters, a 4-stage ring of 48 KiB stages (plus the
-// alignment pad and the mbarriers), and a persistent launch.
+// alignment pad and the mbarriers), and a persistent launch. The register
+// count at entry is fixed (.maxnreg 168: 65536 over 384 threads), or ptxas
+// ignores setmaxnreg.
 // CHECK-LABEL: func.func @main
 // CHECK: arith.muli
 // CHECK: %[[TOTAL:.*]] = arith.muli
 // CHECK: gpu.launch_func  @ism_kernels::@gemm blocks in (%[[TOTAL]], {{.*}}) threads in (%c384, {{.*}}) dynamic_shared_memory_size %c197696_i32 args({{.*}}, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i32, %{{.*}} : i32, %{{.*}} : i32)
-// CHECK: gpu.func @gemm({{.*}}, %[[DA:.*]]: i64, %[[DB:.*]]: i64, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel attributes {{{.*}}ism.num_threads = 384 : i32, ism.persistent, ism.shared_memory_bytes = 197696 : i32, ism.tma = [array<i64: 0, 128, 64>, array<i64: 1, 64, 64>], known_block_size = array<i32: 384, 1, 1>}
+// CHECK: gpu.func @gemm({{.*}}, %[[DA:.*]]: i64, %[[DB:.*]]: i64, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel attributes {{{.*}}ism.num_threads = 384 : i32, ism.persistent, ism.shared_memory_bytes = 197696 : i32, ism.tma = [array<i64: 0, 128, 64>, array<i64: 1, 64, 64>], known_block_size = array<i32: 384, 1, 1>, nvvm.maxnreg = 168 : i32}
 // Thread 0 initialises a full (1 arrival) and an empty (8 warps) mbarrier per stage.
 // CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}}
 // CHECK: nvvm.barrier0
@@ -32,7 +34,9 @@
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: nvvm.mbarrier.arrive
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// The last group is waited for with the accumulator's 128 registers tied
+// through the wait, so that nothing reads them before it.
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,{{(=f,)+}}0,1,{{.*}},127" {{.*}} -> !llvm.struct<({{(f32, )+}}f32)>
 ism.kernel @gemm(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>) attributes {num_warps = 8 : i32, group_size = 8 : i32} {
   %pm = ism.program_id x : index
   %pn = ism.program_id y : index

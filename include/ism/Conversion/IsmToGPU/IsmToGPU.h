@@ -49,6 +49,11 @@ struct WgmmaPipeline {
   int64_t sharedBase = 0;
   /// Named barrier of the producer warpgroup (its element-copy fallback).
   unsigned producerBarrier = 2;
+  /// CTAs of the thread-block cluster along x (they share B) and y (they
+  /// share A); at most one is 2. Each CTA of a pair loads half of the shared
+  /// tile and multicasts it to both.
+  unsigned clusterM = 1, clusterN = 1;
+  unsigned clusterSize() const { return clusterM * clusterN; }
   int64_t stageBytes() const { return aBytes + bBytes; }
   /// Bytes from the aligned base to the end of the barriers.
   int64_t ringBytes() const { return stages * stageBytes() + 16 * stages; }
@@ -75,6 +80,8 @@ struct WgmmaPartition {
   int64_t sharedMemoryBase = 0;
   /// Programs along x per group of the tile order.
   int64_t groupSize = 8;
+  /// The thread-block cluster (WgmmaPipeline::clusterM/N).
+  unsigned clusterM = 1, clusterN = 1;
   /// The logical grid (x, y, z), and the first program and stride of the
   /// persistent loop. Without a grid the kernel gets hidden grid
   /// parameters and strides from blockIdx.x by gridDim.x.

@@ -92,9 +92,19 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
     unsigned group = kernelOption(kernel, "group_size", groupSize);
     if (group == 0)
       return kernel.emitOpError("group_size must be at least 1");
-    kernel->setAttr(kPersistentAttrName,
-                    b.getDictionaryAttr(b.getNamedAttr(
-                        "group_size", b.getI64IntegerAttr(group))));
+    unsigned cm = kernelOption(kernel, "cluster_m", clusterM);
+    unsigned cn = kernelOption(kernel, "cluster_n", clusterN);
+    if (cm < 1 || cm > 2 || cn < 1 || cn > 2 || cm * cn > 2)
+      return kernel.emitOpError("cluster_m = ")
+             << cm << " and cluster_n = " << cn
+             << ": a wgmma kernel's cluster is 1x1, 2x1 or 1x2 CTAs";
+    kernel->setAttr(
+        kPersistentAttrName,
+        b.getDictionaryAttr({b.getNamedAttr("group_size",
+                                            b.getI64IntegerAttr(group)),
+                             b.getNamedAttr("cluster_m", b.getI64IntegerAttr(cm)),
+                             b.getNamedAttr("cluster_n",
+                                            b.getI64IntegerAttr(cn))}));
     return success();
   }
 

@@ -119,7 +119,7 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
     For each K loop that `ism-accelerate-dot` put on wgmma, chooses the
     pipeline the lowering builds and records it on the loop
     (`ism.pipeline = {num_stages}`) and the kernel (`ism.persistent =
-    {group_size}`):
+    {group_size, cluster_m, cluster_n}`):
 
     - `num_stages` shared-memory buffers for the A and B tiles, filled by
       TMA (`cp.async.bulk.tensor`) and handed over on mbarriers, so the loads
@@ -130,7 +130,12 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
     - a persistent grid: one CTA per SM loops over the programs in grouped
       order (`group_size` programs along x share their tiles of B in L2),
       and the producer runs ahead into the next program's loads while the
-      consumers store the last one.
+      consumers store the last one;
+    - optionally a thread-block cluster of two CTAs (`cluster_m = 2`: two
+      programs along x, which share their B tile; `cluster_n = 2`: two along
+      y, which share A): each CTA's producer loads half of the shared tile
+      and TMA multicasts it into both CTAs' shared memory, so the pair reads
+      that operand from L2 once.
 
     A K loop on mma.sync (`#ism.mma` version 2) gets `ism.pipeline` only:
     all the kernel's warps copy the tiles `num_stages - 1` iterations ahead
@@ -138,8 +143,9 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
     oldest; the kernel keeps its grid. Such a loop needs at least 2 stages,
     and a kernel may have several.
 
-    `num_stages` and `group_size` come from the kernel's attributes of the
-    same names, else from the pass options; a `num_stages` of 0 picks the
+    `num_stages`, `group_size`, `cluster_m` and `cluster_n` come from the
+    kernel's attributes of the same names, else from the pass options (a
+    cluster is 1x1, 2x1 or 1x2; mma.sync loops ignore it); a `num_stages` of 0 picks the
     most stages (up to 4) whose buffers fit in shared memory (for mma.sync
     loops, in the 163 KiB of an A100 CTA where two stages fit there). A
     configuration whose buffers do not fit in the 227 KiB of shared memory
@@ -151,6 +157,10 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
            "Pipeline stages (0: as many as fit, up to 4)">,
     Option<"groupSize", "group-size", "unsigned", /*default=*/"8",
            "Programs along x per group of the persistent tile order">,
+    Option<"clusterM", "cluster-m", "unsigned", /*default=*/"1",
+           "CTAs per cluster along x (2: pairs share B by TMA multicast)">,
+    Option<"clusterN", "cluster-n", "unsigned", /*default=*/"1",
+           "CTAs per cluster along y (2: pairs share A by TMA multicast)">,
   ];
 }
 
