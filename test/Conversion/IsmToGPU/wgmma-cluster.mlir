@@ -30,9 +30,9 @@
 // CHECK: nvvm.setmaxregister  increase 232
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 1
 // CHECK: %[[LOCAL:.*]] = nvvm.mapa %[[BAR:.*]], %c0_i32
-// CHECK-NEXT: nvvm.mbarrier.arrive %[[LOCAL]] {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[LOCAL]] : !llvm.ptr<7>
 // CHECK: %[[REMOTE:.*]] = nvvm.mapa %[[BAR]], %c1_i32
-// CHECK-NEXT: nvvm.mbarrier.arrive %[[REMOTE]] {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[REMOTE]] : !llvm.ptr<7>
 // Only programs of the grid store (an odd gx leaves the last pair one short).
 // The last group is waited for with the accumulator's 128 registers tied
 // through the wait, so that nothing reads them before it.
