@@ -18,6 +18,7 @@ under --out.
 
     python3 bench/coschedule.py --ism-run build/bin/ism-run [--out DIR]
         [--reps 100] [--warmup 10] [--only matmul_rmsnorm,...] [--quick]
+        [--gemm-cluster 2x1]
 
 The sizes are calibrated in the run: the other kernel's rows are scaled so
 that its time alone is the GEMM's (balanced) or a third of it (unbalanced).
@@ -181,6 +182,9 @@ def main():
     parser.add_argument("--gemm", type=int, default=4096)
     parser.add_argument("--quick", action="store_true",
                         help="30 repetitions, balanced ratio only")
+    parser.add_argument("--gemm-cluster", default="1x1",
+                        help="the GEMM kernel's thread-block cluster: 1x1, "
+                             "2x1 (pairs share B by TMA multicast) or 1x2")
     opts = parser.parse_args()
     if opts.quick:
         opts.reps = 30
@@ -192,6 +196,13 @@ def main():
         if only and pair not in only:
             continue
         text = open(os.path.join(EXAMPLES, example)).read()
+        if opts.gemm_cluster != "1x1" and "matmul" in (first, second):
+            cm, cn = opts.gemm_cluster.split("x")
+            gemm_attrs = "%C: memref<?x?xbf16>) attributes {num_warps = 8 : i32"
+            assert gemm_attrs in text, example
+            text = text.replace(gemm_attrs, gemm_attrs +
+                                f", cluster_m = {cm} : i32, "
+                                f"cluster_n = {cn} : i32", 1)
         files = {}
         for name, t in (("alone1", variant(text, keep=first)),
                         ("alone2", variant(text, keep=second)),

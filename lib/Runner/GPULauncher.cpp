@@ -289,6 +289,15 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
       getKernel(name, facts.sharedMemoryBytes);
   if (!kernel)
     return kernel.takeError();
+  if (unsigned cluster = facts.clusterSize; cluster > 1 && ctas > 0) {
+    // Whole clusters, no more than run at once.
+    llvm::Expected<unsigned> clusters =
+        context.getMaxActiveClusters(**kernel, facts.numThreads, cluster);
+    if (!clusters)
+      return clusters.takeError();
+    ctas = std::min<uint64_t>((ctas + cluster - 1) / cluster, *clusters) *
+           cluster;
+  }
 
   // The hidden parameters: TMA descriptors, then the work counters.
   llvm::Expected<std::vector<uint64_t>> maps =

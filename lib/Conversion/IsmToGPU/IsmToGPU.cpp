@@ -298,14 +298,14 @@ struct ConvertIsmToGPUPass
         args.push_back(arith::IndexCastOp::create(b, loc, b.getI32Type(), g));
       Value total = arith::MulIOp::create(
           b, loc, arith::MulIOp::create(b, loc, grid[0], grid[1]), grid[2]);
-      // A cluster kernel's grid is a multiple of its cluster.
-      if (auto cluster = func->getAttrOfType<DenseI32ArrayAttr>(
-              NVVM::NVVMDialect::getClusterDimAttrName())) {
-        Value size = arith::ConstantIndexOp::create(b, loc, cluster[0]);
-        total = arith::MulIOp::create(
-            b, loc, arith::CeilDivUIOp::create(b, loc, total, size), size);
-      }
       grid = {total, one, one};
+    }
+    // A cluster kernel's grid is a whole number of clusters.
+    if (auto cluster = func->getAttrOfType<DenseI32ArrayAttr>(
+            NVVM::NVVMDialect::getClusterDimAttrName())) {
+      Value size = arith::ConstantIndexOp::create(b, loc, cluster[0]);
+      grid[0] = arith::MulIOp::create(
+          b, loc, arith::CeilDivUIOp::create(b, loc, grid[0], size), size);
     }
     gpu::LaunchFuncOp::create(b, loc, func, {grid[0], grid[1], grid[2]},
                               {blockX, one, one}, smemBytes, args);

@@ -443,6 +443,27 @@ LogicalResult mlir::ism::lowerPartitions(
     firstRecord[i] = sum;
   }
 
+  // A partition in a thread-block cluster synchronises the cluster's CTAs
+  // (barrier.cluster) before its producers multicast, and every thread of
+  // the CTA must arrive there: the other partitions arrive once as they
+  // start (and are not waited for when they end: exited threads count).
+  bool clustered = false;
+  for (unsigned i = 0; i < n; ++i) {
+    PartitionAttr p = ws.getPartition(i);
+    if (p.getClusterM() * p.getClusterN() == 1)
+      continue;
+    if (!shared)
+      return ws.emitOpError("partition ")
+             << i << " has a " << p.getClusterM() << "x" << p.getClusterN()
+             << " cluster, which a block_interleaved kernel cannot have: its "
+                "CTAs run one program each";
+    if (clustered)
+      return ws.emitOpError("partition ")
+             << i << " is the second with a cluster; a fused kernel has one "
+                "cluster barrier";
+    clustered = true;
+  }
+
   // One branch per partition, holding its program.
   SmallVector<scf::IfOp> branches;
   SmallVector<Value> firsts;
@@ -470,6 +491,10 @@ LogicalResult mlir::ism::lowerPartitions(
     Block *then = branch.thenBlock();
     then->getOperations().splice(Block::iterator(then->getTerminator()),
                                  ws.getBodies()[i].front().getOperations());
+    if (clustered && p.getClusterM() * p.getClusterN() == 1) {
+      OpBuilder ab(then, then->begin());
+      NVVM::ClusterArriveRelaxedOp::create(ab, loc, UnitAttr());
+    }
     branches.push_back(branch);
   }
 
@@ -503,6 +528,8 @@ LogicalResult mlir::ism::lowerPartitions(
     }
     config.sharedMemoryBase = p.getSharedMemory();
     config.groupSize = std::max(1u, p.getGroupSize());
+    config.clusterM = p.getClusterM();
+    config.clusterN = p.getClusterN();
     auto grid = ws.getGrid(i);
     config.grid.assign(grid.begin(), grid.end());
     if (!shared) {

@@ -251,7 +251,15 @@ LogicalResult PartitionAttr::verify(EmitErrorFn emitError, unsigned warpBase,
                                     ArrayRef<unsigned> registers,
                                     ArrayRef<unsigned> barriers,
                                     unsigned sharedMemory, unsigned stages,
-                                    int workCounter, unsigned groupSize) {
+                                    int workCounter, unsigned groupSize,
+                                    unsigned clusterM, unsigned clusterN) {
+  if (clusterM < 1 || clusterN < 1 || clusterM * clusterN > 2)
+    return emitError() << "cluster_m = " << clusterM << " and cluster_n = "
+                       << clusterN
+                       << ": a partition's cluster is 1x1, 2x1 or 1x2 CTAs";
+  if (clusterM * clusterN > 1 && stages == 0)
+    return emitError() << "only a wgmma partition (stages > 0) can have a "
+                          "cluster";
   if (numWarps == 0)
     return emitError() << "a partition needs at least one warp";
   if (!registers.empty()) {

@@ -54,6 +54,8 @@ struct Partition {
   int64_t stageBytes = 0;
   unsigned stages = 0;
   unsigned groupSize = 0;
+  /// A wgmma kernel's thread-block cluster (ism-pipeline's cluster_m/n).
+  unsigned clusterM = 1, clusterN = 1;
   /// Warps: the kernel's own (the consumers of a wgmma kernel).
   unsigned kernelWarps = 0;
   /// Shared memory a non-wgmma partition is estimated to need.
@@ -184,8 +186,14 @@ FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
       p.groupSize = 8;
       if (auto persistent =
               p.kernel->getAttrOfType<DictionaryAttr>(kPersistentAttrName))
+      {
         if (auto g = persistent.getAs<IntegerAttr>("group_size"))
           p.groupSize = g.getInt();
+        if (auto c = persistent.getAs<IntegerAttr>("cluster_m"))
+          p.clusterM = c.getInt();
+        if (auto c = persistent.getAs<IntegerAttr>("cluster_n"))
+          p.clusterN = c.getInt();
+      }
     } else {
       estimate(p, prefetch);
     }
@@ -557,7 +565,9 @@ LogicalResult IsmCoschedulePass::decide(
     int64_t slice = base[i];
     attrs.push_back(PartitionAttr::get(
         ctx, warpBase[i], p.warps(), registers[i], barriers[i], unsigned(slice),
-        stages[i], counters[i], p.isWgmma() ? p.groupSize : 0));
+        stages[i], counters[i], p.isWgmma() ? p.groupSize : 0,
+        // A CTA of block_interleaved runs one program: no pairs to share.
+        shared ? p.clusterM : 1, shared ? p.clusterN : 1));
   }
 
   summary = llvm::formatv("{0}, {1} threads, {2} CTA(s)/SM, {3} B shared "
@@ -583,7 +593,15 @@ LogicalResult IsmCoschedulePass::decide(
                                 [](unsigned b) { return std::to_string(b); }),
                 ","),
             base[i],
-            p.isWgmma() ? llvm::formatv(" ({0} stages)", stages[i]).str() : "",
+            p.isWgmma()
+                ? llvm::formatv(" ({0} stages{1})", stages[i],
+                                shared && p.clusterM * p.clusterN > 1
+                                    ? llvm::formatv(", {0}x{1} cluster",
+                                                    p.clusterM, p.clusterN)
+                                          .str()
+                                    : "")
+                      .str()
+                : "",
             counters[i] >= 0
                 ? llvm::formatv(", work counter {0}", counters[i]).str()
                 : "",

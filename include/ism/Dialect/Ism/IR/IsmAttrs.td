@@ -148,6 +148,10 @@ def Ism_PartitionAttr : Ism_Attr<"Partition", "partition"> {
       work items from (-1: it strides over its grid statically).
     - `group_size`: programs along x per group of its tile order (0: plain
       row-major order of its grid).
+    - `cluster_m`, `cluster_n` (default 1, not printed then): the
+      thread-block cluster of a wgmma partition, 2x1 or 1x2 CTAs whose
+      producers multicast the shared tile (the fused kernel is then
+      launched in clusters of two).
 
     ```mlir
     #ism.partition<{warp_base = 0, num_warps = 12, registers = [232, 232, 40],
@@ -158,7 +162,9 @@ def Ism_PartitionAttr : Ism_Attr<"Partition", "partition"> {
   let parameters = (ins "unsigned":$warpBase, "unsigned":$numWarps,
                         Ism_DimList:$registers, Ism_DimList:$barriers,
                         "unsigned":$sharedMemory, "unsigned":$stages,
-                        "int":$workCounter, "unsigned":$groupSize);
+                        "int":$workCounter, "unsigned":$groupSize,
+                        DefaultValuedParameter<"unsigned", "1">:$clusterM,
+                        DefaultValuedParameter<"unsigned", "1">:$clusterN);
   let assemblyFormat = "`<` `{` struct(params) `}` `>`";
   let genVerifyDecl = 1;
 }
