@@ -462,6 +462,16 @@ LogicalResult mlir::ism::lowerPartitions(
              << i << " is the second with a cluster; a fused kernel has one "
                 "cluster barrier";
     clustered = true;
+    // Here, before any partition runs, so that each thread arrives once.
+    Value lo = indexConstant(b, loc, 32 * p.getWarpBase());
+    Value hi = indexConstant(b, loc, 32 * (p.getWarpBase() + p.getNumWarps()));
+    Value outside =
+        arith::OrIOp::create(b, loc, cmp(b, loc, arith::CmpIPredicate::ult, tid, lo),
+                             cmp(b, loc, arith::CmpIPredicate::uge, tid, hi));
+    scf::IfOp::create(b, loc, outside, [&](OpBuilder &tb, Location tl) {
+      NVVM::ClusterArriveRelaxedOp::create(tb, tl, UnitAttr());
+      scf::YieldOp::create(tb, tl);
+    });
   }
 
   // One branch per partition, holding its program.
@@ -491,10 +501,6 @@ LogicalResult mlir::ism::lowerPartitions(
     Block *then = branch.thenBlock();
     then->getOperations().splice(Block::iterator(then->getTerminator()),
                                  ws.getBodies()[i].front().getOperations());
-    if (clustered && p.getClusterM() * p.getClusterN() == 1) {
-      OpBuilder ab(then, then->begin());
-      NVVM::ClusterArriveRelaxedOp::create(ab, loc, UnitAttr());
-    }
     branches.push_back(branch);
   }
 
