@@ -465,9 +465,9 @@ LogicalResult mlir::ism::lowerPartitions(
     // Here, before any partition runs, so that each thread arrives once.
     Value lo = indexConstant(b, loc, 32 * p.getWarpBase());
     Value hi = indexConstant(b, loc, 32 * (p.getWarpBase() + p.getNumWarps()));
-    Value outside =
-        arith::OrIOp::create(b, loc, cmp(b, loc, arith::CmpIPredicate::ult, tid, lo),
-                             cmp(b, loc, arith::CmpIPredicate::uge, tid, hi));
+    Value below = cmp(b, loc, arith::CmpIPredicate::ult, tid, lo);
+    Value above = cmp(b, loc, arith::CmpIPredicate::uge, tid, hi);
+    Value outside = arith::OrIOp::create(b, loc, below, above);
     scf::IfOp::create(b, loc, outside, [&](OpBuilder &tb, Location tl) {
       NVVM::ClusterArriveRelaxedOp::create(tb, tl, UnitAttr());
       scf::YieldOp::create(tb, tl);

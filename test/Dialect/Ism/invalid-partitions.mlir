@@ -141,3 +141,23 @@ ism.kernel @k(%g: index) attributes {num_warps = 6 : i32} {
 ism.kernel @k(%g: index) attributes {num_warps = 6 : i32} {
   ism.return
 }
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
+  // expected-error @+2 {{cluster_m = 2 and cluster_n = 2: a partition's cluster is 1x1, 2x1 or 1x2 CTAs}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 8, registers = [], barriers = [1, 2, 3], sharedMemory = 0, stages = 3, workCounter = -1, groupSize = 8, clusterM = 2, clusterN = 2}>] {
+  }
+  ism.return
+}
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
+  // expected-error @+2 {{only a wgmma partition (stages > 0) can have a cluster}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0, clusterM = 2}>] {
+  }
+  ism.return
+}
