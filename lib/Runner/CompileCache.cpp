@@ -493,8 +493,7 @@ struct EntryReader {
     const json::Value *fused = get(*object, "fused", path);
     return readBool(*object, "persistent", path, kernel.persistent) &&
            readUnsigned(*object, "cluster_size", path, kernel.clusterSize) &&
-           fused &&
-           readFused(*fused, path.field("fused"), kernel.fused);
+           fused && readFused(*fused, path.field("fused"), kernel.fused);
   }
 
   static bool readModule(const json::Value &value, json::Path path,

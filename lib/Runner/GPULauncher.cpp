@@ -144,10 +144,9 @@ llvm::Error GPULauncher::launchOn(LaunchOp op, const unsigned grid[3],
         context.getMaxActiveClusters(**kernel, facts.numThreads, cluster);
     if (!clusters)
       return clusters.takeError();
-    physical[0] =
-        unsigned(std::min<uint64_t>((total + cluster - 1) / cluster,
-                                    *clusters)) *
-        cluster;
+    physical[0] = unsigned(std::min<uint64_t>((total + cluster - 1) / cluster,
+                                              *clusters)) *
+                  cluster;
   }
   if (total == 0)
     physical[0] = 0;
@@ -295,8 +294,8 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
         context.getMaxActiveClusters(**kernel, facts.numThreads, cluster);
     if (!clusters)
       return clusters.takeError();
-    ctas = std::min<uint64_t>((ctas + cluster - 1) / cluster, *clusters) *
-           cluster;
+    ctas =
+        std::min<uint64_t>((ctas + cluster - 1) / cluster, *clusters) * cluster;
   }
 
   // The hidden parameters: TMA descriptors, then the work counters.

@@ -371,18 +371,20 @@ llvm::Expected<unsigned> Context::getMaxActiveClusters(const Kernel &kernel,
     config.blockDimX = threads;
     config.blockDimY = config.blockDimZ = 1;
     config.sharedMemBytes = kernel.sharedMemoryBytes;
-    if (llvm::Error error = driver.check(
-            driver.cuOccupancyMaxActiveClusters(&clusters, kernel.function,
-                                                &config),
-            "cuOccupancyMaxActiveClusters", kernel.name))
+    if (llvm::Error error =
+            driver.check(driver.cuOccupancyMaxActiveClusters(
+                             &clusters, kernel.function, &config),
+                         "cuOccupancyMaxActiveClusters", kernel.name))
       return std::move(error);
   }
   if (clusters < 1)
-    return llvm::createStringError(llvm::formatv(
-        "kernel '{0}': no cluster of {1} CTAs ({2} threads, {3} bytes of "
-        "shared memory each) fits on {4}",
-        kernel.name, clusterSize, threads, kernel.sharedMemoryBytes,
-        info.name).str());
+    return llvm::createStringError(
+        llvm::formatv(
+            "kernel '{0}': no cluster of {1} CTAs ({2} threads, {3} bytes of "
+            "shared memory each) fits on {4}",
+            kernel.name, clusterSize, threads, kernel.sharedMemoryBytes,
+            info.name)
+            .str());
   return unsigned(clusters);
 }
 

@@ -329,8 +329,8 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
                              ArrayRef<Operation *> outerSlice,
                              ArrayRef<Operation *> innerSlice,
                              const WgmmaPipeline &p, Value ringBase,
-                             Value descA, Value descB, bool useTMA,
-                             Value ptid, Value rank) {
+                             Value descA, Value descB, bool useTMA, Value ptid,
+                             Value rank) {
   IRMapping map;
   for (Operation *op : outerSlice)
     b.clone(*op, map);
@@ -740,10 +740,10 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
     op->moveBefore(consumer->getTerminator());
   Value valid;
   SmallVector<Value> programId;
-  scf::ForOp tiles = wrapPersistent(
-      b, loc, consumer, grid, config.first, config.stride, group,
-      consumerLoop.getInitArgsMutable()[1], consumerLoop.getResult(1), p,
-      rank, &valid, &programId);
+  scf::ForOp tiles =
+      wrapPersistent(b, loc, consumer, grid, config.first, config.stride, group,
+                     consumerLoop.getInitArgsMutable()[1],
+                     consumerLoop.getResult(1), p, rank, &valid, &programId);
   Block *tileBody = tiles.getBody();
   if (valid) {
     // The second program of a cluster's last pair on an odd grid computes
@@ -989,8 +989,8 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     }
     for (int64_t i = 0; i < numRegs; ++i)
       constraints += "," + std::to_string(i);
-    auto waitType = LLVM::LLVMStructType::getLiteral(
-        ctx, SmallVector<Type>(numRegs, f32));
+    auto waitType =
+        LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(numRegs, f32));
     auto wait = LLVM::InlineAsmOp::create(
         rewriter, loc, waitType, accRegs, "wgmma.wait_group.sync.aligned 0;",
         constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,

@@ -459,7 +459,8 @@ LogicalResult mlir::ism::lowerPartitions(
                 "CTAs run one program each";
     if (clustered)
       return ws.emitOpError("partition ")
-             << i << " is the second with a cluster; a fused kernel has one "
+             << i
+             << " is the second with a cluster; a fused kernel has one "
                 "cluster barrier";
     clustered = true;
     // Here, before any partition runs, so that each thread arrives once.

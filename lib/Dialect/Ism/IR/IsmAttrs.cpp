@@ -254,8 +254,8 @@ LogicalResult PartitionAttr::verify(EmitErrorFn emitError, unsigned warpBase,
                                     int workCounter, unsigned groupSize,
                                     unsigned clusterM, unsigned clusterN) {
   if (clusterM < 1 || clusterN < 1 || clusterM * clusterN > 2)
-    return emitError() << "cluster_m = " << clusterM << " and cluster_n = "
-                       << clusterN
+    return emitError() << "cluster_m = " << clusterM
+                       << " and cluster_n = " << clusterN
                        << ": a partition's cluster is 1x1, 2x1 or 1x2 CTAs";
   if (clusterM * clusterN > 1 && stages == 0)
     return emitError() << "only a wgmma partition (stages > 0) can have a "

@@ -185,8 +185,7 @@ FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
     if (p.isWgmma()) {
       p.groupSize = 8;
       if (auto persistent =
-              p.kernel->getAttrOfType<DictionaryAttr>(kPersistentAttrName))
-      {
+              p.kernel->getAttrOfType<DictionaryAttr>(kPersistentAttrName)) {
         if (auto g = persistent.getAs<IntegerAttr>("group_size"))
           p.groupSize = g.getInt();
         if (auto c = persistent.getAs<IntegerAttr>("cluster_m"))

@@ -100,11 +100,10 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
              << ": a wgmma kernel's cluster is 1x1, 2x1 or 1x2 CTAs";
     kernel->setAttr(
         kPersistentAttrName,
-        b.getDictionaryAttr({b.getNamedAttr("group_size",
-                                            b.getI64IntegerAttr(group)),
-                             b.getNamedAttr("cluster_m", b.getI64IntegerAttr(cm)),
-                             b.getNamedAttr("cluster_n",
-                                            b.getI64IntegerAttr(cn))}));
+        b.getDictionaryAttr(
+            {b.getNamedAttr("group_size", b.getI64IntegerAttr(group)),
+             b.getNamedAttr("cluster_m", b.getI64IntegerAttr(cm)),
+             b.getNamedAttr("cluster_n", b.getI64IntegerAttr(cn))}));
     return success();
   }
 
