@@ -28,6 +28,30 @@ GPULauncher::getKernel(llvm::StringRef name, unsigned sharedMemoryBytes) {
   return &kernels[name];
 }
 
+llvm::Expected<uint64_t>
+GPULauncher::inWholeClusters(const cuda::Kernel &kernel,
+                             const CompiledKernel &facts, uint64_t ctas) {
+  unsigned cluster = facts.clusterSize;
+  if (cluster <= 1 || ctas == 0)
+    return ctas;
+  // Occupancy depends on the kernel's shared memory too.
+  auto it = maxActiveClusters.find(kernel.name);
+  if (it == maxActiveClusters.end() ||
+      it->second.first != kernel.sharedMemoryBytes) {
+    llvm::Expected<unsigned> clusters =
+        context.getMaxActiveClusters(kernel, facts.numThreads, cluster);
+    if (!clusters)
+      return clusters.takeError();
+    it = maxActiveClusters
+             .insert_or_assign(
+                 kernel.name,
+                 std::make_pair(kernel.sharedMemoryBytes, *clusters))
+             .first;
+  }
+  return std::min<uint64_t>((ctas + cluster - 1) / cluster, it->second.second) *
+         cluster;
+}
+
 /// Appends the kernel parameters of one argument to `params`, one 8-byte
 /// slot each (the driver copies each parameter's size from its slot).
 static llvm::Error appendParams(Type type, const HostValue &value,
@@ -138,18 +162,11 @@ llvm::Error GPULauncher::launchOn(LaunchOp op, const unsigned grid[3],
   for (unsigned d = 0; d < 3; ++d)
     hidden.push_back(grid[d]);
   unsigned sms = std::max(1, context.getDeviceInfo().smCount);
-  unsigned physical[3] = {unsigned(std::min<uint64_t>(total, sms)), 1, 1};
-  if (unsigned cluster = facts.clusterSize; cluster > 1) {
-    llvm::Expected<unsigned> clusters =
-        context.getMaxActiveClusters(**kernel, facts.numThreads, cluster);
-    if (!clusters)
-      return clusters.takeError();
-    physical[0] = unsigned(std::min<uint64_t>((total + cluster - 1) / cluster,
-                                              *clusters)) *
-                  cluster;
-  }
-  if (total == 0)
-    physical[0] = 0;
+  llvm::Expected<uint64_t> ctas =
+      inWholeClusters(**kernel, facts, std::min<uint64_t>(total, sms));
+  if (!ctas)
+    return ctas.takeError();
+  unsigned physical[3] = {unsigned(*ctas), 1, 1};
   return run(**kernel, physical, block, types, args, hidden, onStream);
 }
 
@@ -288,15 +305,10 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
       getKernel(name, facts.sharedMemoryBytes);
   if (!kernel)
     return kernel.takeError();
-  if (unsigned cluster = facts.clusterSize; cluster > 1 && ctas > 0) {
-    // Whole clusters, no more than run at once.
-    llvm::Expected<unsigned> clusters =
-        context.getMaxActiveClusters(**kernel, facts.numThreads, cluster);
-    if (!clusters)
-      return clusters.takeError();
-    ctas =
-        std::min<uint64_t>((ctas + cluster - 1) / cluster, *clusters) * cluster;
-  }
+  llvm::Expected<uint64_t> whole = inWholeClusters(**kernel, facts, ctas);
+  if (!whole)
+    return whole.takeError();
+  ctas = *whole;
 
   // The hidden parameters: TMA descriptors, then the work counters.
   llvm::Expected<std::vector<uint64_t>> maps =

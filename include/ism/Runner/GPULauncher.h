@@ -106,6 +106,12 @@ public:
 private:
   llvm::Expected<const cuda::Kernel *> getKernel(llvm::StringRef name,
                                                  unsigned sharedMemoryBytes);
+  /// `ctas` CTAs of `facts`'s kernel as whole thread-block clusters, no
+  /// more clusters than run at once (asked of the driver once per kernel);
+  /// `ctas` itself for a kernel without a cluster.
+  llvm::Expected<uint64_t> inWholeClusters(const cuda::Kernel &kernel,
+                                           const CompiledKernel &facts,
+                                           uint64_t ctas);
   /// launch() on `onStream`.
   llvm::Error launchOn(LaunchOp op, const unsigned grid[3],
                        llvm::ArrayRef<HostValue> args, cuda::CUstream onStream);
@@ -139,6 +145,9 @@ private:
   cuda::CUstream stream;
   cuda::CUmodule module;
   llvm::StringMap<cuda::Kernel> kernels;
+  /// inWholeClusters: per kernel, the shared memory it was asked for with
+  /// and the clusters of it that run at once.
+  llvm::StringMap<std::pair<unsigned, unsigned>> maxActiveClusters;
   /// launchConcurrently: the auxiliary streams, the event each records after
   /// its launch, and the event the main stream records before the region.
   std::vector<cuda::CUstream> auxiliaryStreams;

@@ -179,17 +179,17 @@ scf::ForOp wrapPersistent(OpBuilder &b, Location loc, Block *block,
   Value gx = units(realX, p.clusterM), gy = units(realY, p.clusterN);
   Value perZ = arith::MulIOp::create(b, loc, gx, gy);
   Value total = arith::MulIOp::create(b, loc, perZ, gz);
-  Value clusterSize = indexConstant(b, loc, p.clusterSize());
-  if (!first) {
-    first = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-    if (p.clusterSize() > 1)
-      first = arith::DivUIOp::create(b, loc, first, clusterSize);
-  }
-  if (!stride) {
-    stride = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-    if (p.clusterSize() > 1)
-      stride = arith::DivUIOp::create(b, loc, stride, clusterSize);
-  }
+  // Per cluster: its index and the number of clusters.
+  auto perCluster = [&](Value v) -> Value {
+    if (p.clusterSize() == 1)
+      return v;
+    return arith::DivUIOp::create(b, loc, v,
+                                  indexConstant(b, loc, p.clusterSize()));
+  };
+  if (!first)
+    first = perCluster(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  if (!stride)
+    stride = perCluster(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
   Value zero = indexConstant(b, loc, 0);
   auto loop = scf::ForOp::create(
       b, loc, first, total, stride, ValueRange{zero},
@@ -459,14 +459,10 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(
   config.block = &func.getBody().front();
   config.warpBase = context.getPartition().warpBase;
   config.sharedMemoryBase = context.getPartition().sharedMemoryBase;
-  if (persistent) {
-    if (auto g = persistent.getAs<IntegerAttr>("group_size"))
-      config.groupSize = g.getInt();
-    if (auto c = persistent.getAs<IntegerAttr>("cluster_m"))
-      config.clusterM = c.getInt();
-    if (auto c = persistent.getAs<IntegerAttr>("cluster_n"))
-      config.clusterN = c.getInt();
-  }
+  PersistentOptions options = getPersistentOptions(persistent);
+  config.groupSize = options.groupSize;
+  config.clusterM = options.clusterM;
+  config.clusterN = options.clusterN;
   if (context.getPartition().warpBase != 0 ||
       context.getPartition().barrierId != 0) {
     for (DotLoop dl : getAcceleratedDotLoops(func))
@@ -534,7 +530,7 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   p.warpsN = mma.getWarpsPerCTA()[1];
   p.clusterM = config.clusterM;
   p.clusterN = config.clusterN;
-  if (p.clusterM < 1 || p.clusterN < 1 || p.clusterSize() > 2 ||
+  if (!isSupportedCluster(p.clusterM, p.clusterN) ||
       (p.clusterM == 2 ? p.blockK : p.blockM) % 16 != 0)
     return dl.loop.emitOpError("a ")
            << p.clusterM << "x" << p.clusterN

@@ -443,27 +443,16 @@ LogicalResult mlir::ism::lowerPartitions(
     firstRecord[i] = sum;
   }
 
-  // A partition in a thread-block cluster synchronises the cluster's CTAs
-  // (barrier.cluster) before its producers multicast, and every thread of
-  // the CTA must arrive there: the other partitions arrive once as they
-  // start (and are not waited for when they end: exited threads count).
-  bool clustered = false;
+  // A partition in a thread-block cluster (at most one, of a
+  // warp_specialized kernel: the op's verifier) synchronises the cluster's
+  // CTAs (barrier.cluster) before its producers multicast, and every thread
+  // of the CTA must arrive there: the other partitions arrive once, here,
+  // before any partition runs (and are not waited for when they end:
+  // exited threads count).
   for (unsigned i = 0; i < n; ++i) {
     PartitionAttr p = ws.getPartition(i);
     if (p.getClusterM() * p.getClusterN() == 1)
       continue;
-    if (!shared)
-      return ws.emitOpError("partition ")
-             << i << " has a " << p.getClusterM() << "x" << p.getClusterN()
-             << " cluster, which a block_interleaved kernel cannot have: its "
-                "CTAs run one program each";
-    if (clustered)
-      return ws.emitOpError("partition ")
-             << i
-             << " is the second with a cluster; a fused kernel has one "
-                "cluster barrier";
-    clustered = true;
-    // Here, before any partition runs, so that each thread arrives once.
     Value lo = indexConstant(b, loc, 32 * p.getWarpBase());
     Value hi = indexConstant(b, loc, 32 * (p.getWarpBase() + p.getNumWarps()));
     Value below = cmp(b, loc, arith::CmpIPredicate::ult, tid, lo);

@@ -161,3 +161,25 @@ ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
   }
   ism.return
 }
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 16 : i32} {
+  // expected-error @+1 {{partitions 0 and 1 both have a cluster; a kernel has one cluster barrier}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g, %g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 8, registers = [], barriers = [1, 2, 3], sharedMemory = 0, stages = 3, workCounter = -1, groupSize = 8, clusterM = 2}>,
+      #ism.partition<{warpBase = 8, numWarps = 8, registers = [], barriers = [4, 5, 6], sharedMemory = 100000, stages = 3, workCounter = -1, groupSize = 8, clusterN = 2}>] {
+  }, {
+  }
+  ism.return
+}
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
+  // expected-error @+1 {{partition 0 has a 2x1 cluster, which a block_interleaved kernel cannot have: its CTAs run one program each}}
+  ism.warp_specialize block_interleaved grids(%g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 8, registers = [], barriers = [1, 2, 3], sharedMemory = 0, stages = 3, workCounter = -1, groupSize = 8, clusterM = 2}>] {
+  }
+  ism.return
+}

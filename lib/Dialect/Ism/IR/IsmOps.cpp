@@ -890,8 +890,21 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
   unsigned kernelWarps = kernel.getNumWarps();
   bool shared = getPolicy() == CoschedulePolicy::WarpSpecialized;
   llvm::SmallDenseMap<unsigned, unsigned> barrierOwner;
+  std::optional<unsigned> clustered;
   for (unsigned i = 0; i < n; ++i) {
     PartitionAttr p = getPartition(i);
+    if (p.getClusterM() * p.getClusterN() > 1) {
+      if (!shared)
+        return emitOpError("partition ")
+               << i << " has a " << p.getClusterM() << "x" << p.getClusterN()
+               << " cluster, which a block_interleaved kernel cannot have: "
+                  "its CTAs run one program each";
+      if (clustered)
+        return emitOpError("partitions ")
+               << *clustered << " and " << i
+               << " both have a cluster; a kernel has one cluster barrier";
+      clustered = i;
+    }
     if (p.getWarpBase() + p.getNumWarps() > kernelWarps)
       return emitOpError("partition ")
              << i << " uses warps " << p.getWarpBase() << ".."

@@ -183,16 +183,11 @@ FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
           unsigned(std::min<int64_t>(232, (acc + 32 + 7) / 8 * 8));
     }
     if (p.isWgmma()) {
-      p.groupSize = 8;
-      if (auto persistent =
-              p.kernel->getAttrOfType<DictionaryAttr>(kPersistentAttrName)) {
-        if (auto g = persistent.getAs<IntegerAttr>("group_size"))
-          p.groupSize = g.getInt();
-        if (auto c = persistent.getAs<IntegerAttr>("cluster_m"))
-          p.clusterM = c.getInt();
-        if (auto c = persistent.getAs<IntegerAttr>("cluster_n"))
-          p.clusterN = c.getInt();
-      }
+      PersistentOptions options = getPersistentOptions(
+          p.kernel->getAttrOfType<DictionaryAttr>(kPersistentAttrName));
+      p.groupSize = options.groupSize;
+      p.clusterM = options.clusterM;
+      p.clusterN = options.clusterN;
     } else {
       estimate(p, prefetch);
     }

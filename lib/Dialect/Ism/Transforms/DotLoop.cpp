@@ -59,3 +59,16 @@ bool mlir::ism::isReplicableScalar(Operation *op) {
     return true;
   return isPure(op);
 }
+
+PersistentOptions mlir::ism::getPersistentOptions(DictionaryAttr persistent) {
+  PersistentOptions options;
+  if (!persistent)
+    return options;
+  if (auto g = persistent.getAs<IntegerAttr>("group_size"))
+    options.groupSize = g.getInt();
+  if (auto c = persistent.getAs<IntegerAttr>("cluster_m"))
+    options.clusterM = c.getInt();
+  if (auto c = persistent.getAs<IntegerAttr>("cluster_n"))
+    options.clusterN = c.getInt();
+  return options;
+}

@@ -94,7 +94,7 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
       return kernel.emitOpError("group_size must be at least 1");
     unsigned cm = kernelOption(kernel, "cluster_m", clusterM);
     unsigned cn = kernelOption(kernel, "cluster_n", clusterN);
-    if (cm < 1 || cm > 2 || cn < 1 || cn > 2 || cm * cn > 2)
+    if (!isSupportedCluster(cm, cn))
       return kernel.emitOpError("cluster_m = ")
              << cm << " and cluster_n = " << cn
              << ": a wgmma kernel's cluster is 1x1, 2x1 or 1x2 CTAs";

@@ -20,8 +20,24 @@ namespace mlir::ism {
 /// Attribute of a K loop scheduled by ism-pipeline: {num_stages = S}.
 inline constexpr llvm::StringLiteral kPipelineAttrName = "ism.pipeline";
 /// Attribute of a kernel whose programs run on a persistent grid:
-/// {group_size = G}.
+/// {group_size = G, cluster_m = M, cluster_n = N}.
 inline constexpr llvm::StringLiteral kPersistentAttrName = "ism.persistent";
+
+/// What ism-pipeline records in kPersistentAttrName (missing entries keep
+/// these defaults).
+struct PersistentOptions {
+  /// Programs along x per group of the tile order.
+  int64_t groupSize = 8;
+  /// CTAs of the thread-block cluster along x (sharing B) and y (sharing A).
+  unsigned clusterM = 1, clusterN = 1;
+};
+PersistentOptions getPersistentOptions(DictionaryAttr persistent);
+
+/// Whether a wgmma kernel can run in a `clusterM` x `clusterN` cluster:
+/// 1x1, 2x1 or 1x2.
+inline bool isSupportedCluster(unsigned clusterM, unsigned clusterN) {
+  return clusterM >= 1 && clusterN >= 1 && clusterM * clusterN <= 2;
+}
 
 struct DotLoop {
   scf::ForOp loop;
