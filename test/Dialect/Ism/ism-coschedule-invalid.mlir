@@ -296,7 +296,8 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
 
 // -----
 
-// A 128x256 f32 accumulator does not fit the register cap of a 512-thread CTA.
+// An m64n256k16 wgmma (a 128x256 tile on two consumer warpgroups) needs 154
+// registers in one instruction, more than a 512-thread CTA starts with.
 ism.kernel @matmul(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
                    %C: memref<?x?xbf16>) attributes {num_warps = 8 : i32} {
   %pm = ism.program_id x : index
@@ -367,7 +368,7 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
   %gm = arith.ceildivui %M, %block : index
   %gn = arith.ceildivui %N, %block : index
   %rows = memref.dim %x, %c0 : memref<?x?xbf16>
-  // expected-error @+1 {{registers: the wgmma consumers of @matmul need about 160 registers a thread for their accumulator, but a CTA of 512 threads starts with 128 a thread, which setmaxnreg cannot raise for the code}}
+  // expected-error @+1 {{registers: a wgmma instruction of @matmul (m64n256k16) needs 154 registers, but a CTA of 512 threads starts with 128 a thread, and ptxas checks every instruction against that limit}}
   ism.coschedule warp_specialized {
     ism.launch @matmul grid(%gm, %gn) (%A, %B, %C)
         : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)

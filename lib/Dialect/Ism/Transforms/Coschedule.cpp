@@ -69,6 +69,12 @@ struct Partition {
   int64_t ringSlotBytes = 0;
   /// Registers a wgmma consumer thread needs: its accumulator and ~32 more.
   unsigned consumerEstimate = 0;
+  /// Registers one of its wgmma instructions needs: ptxas checks each
+  /// instruction against the kernel's register limit at launch (not the
+  /// warpgroup's setmaxnreg), and an m64nNk16 with an f32 accumulator needs
+  /// its N/2 accumulator registers plus 26 (measured: 90 for N = 128, 154
+  /// for N = 256).
+  unsigned instructionRegisters = 0;
   /// The launch this partition runs, and which copy of it (the copies of a
   /// memory-bound launch share one work counter, so that more of its
   /// programs are in flight on each SM).
@@ -181,6 +187,7 @@ FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
       // 96 registers without spilling.
       p.consumerEstimate =
           unsigned(std::min<int64_t>(232, (acc + 32 + 7) / 8 * 8));
+      p.instructionRegisters = unsigned(mma.getInstrShape()[1] / 2 + 26);
     }
     if (p.isWgmma()) {
       PersistentOptions options = getPersistentOptions(
@@ -290,8 +297,8 @@ IsmCoschedulePass::replicate(CoscheduleOp op, CoschedulePolicy policy,
         return false;
       int64_t atLaunch = std::min<int64_t>(248, 65536 / threads / 8 * 8);
       for (const Partition &p : parts)
-        if (p.isWgmma() && p.consumerEstimate > atLaunch)
-          return false; // the cap ptxas compiles the consumers within
+        if (p.instructionRegisters > atLaunch)
+          return false;
       return need <= threads * atLaunch;
     };
     bool grew = true;
@@ -452,19 +459,23 @@ LogicalResult IsmCoschedulePass::decide(
   }
 
   // Registers: setmaxnreg per warpgroup when a wgmma partition is there.
+  // The CTA starts with `atLaunch` registers a thread (the kernel's
+  // .maxnreg); ptxas allocates the code after a warpgroup's
+  // `setmaxnreg.inc` within the new count, so only the pool bounds what the
+  // warpgroups ask for (a 640-thread kernel at .maxnreg 96 keeps 160 live
+  // floats after setmaxnreg.inc 232 without spilling). One instruction,
+  // though, must fit the limit at launch: a wgmma's accumulator fragment.
   int64_t atLaunch = std::min<int64_t>(
       248, kRegistersPerSM / (int64_t(threads) * ctasPerSM) / 8 * 8);
-  // ptxas compiles every partition within the registers a thread has when
-  // the kernel starts; setmaxnreg moves registers between warpgroups at run
-  // time but cannot raise that cap for the code.
   for (const Partition &p : parts)
-    if (p.isWgmma() && p.consumerEstimate > atLaunch)
-      return op.emitOpError("registers: the wgmma consumers of @")
-             << p.kernel.getName() << " need about " << p.consumerEstimate
-             << " registers a thread for their accumulator, but a CTA of "
-             << threads << " threads starts with " << atLaunch
-             << " a thread, which setmaxnreg cannot raise for the code; use "
-                "a smaller BLOCK_M x BLOCK_N or fewer warps in the other "
+    if (p.instructionRegisters > atLaunch)
+      return op.emitOpError("registers: a wgmma instruction of @")
+             << p.kernel.getName() << " (m64n"
+             << 2 * (p.instructionRegisters - 26) << "k16) needs "
+             << p.instructionRegisters << " registers, but a CTA of " << threads
+             << " threads starts with " << atLaunch
+             << " a thread, and ptxas checks every instruction against that "
+                "limit; use a smaller BLOCK_N or fewer warps in the other "
                 "partitions";
   SmallVector<SmallVector<unsigned>> registers(parts.size());
   if (registersAttr) {
@@ -503,7 +514,11 @@ LogicalResult IsmCoschedulePass::decide(
     int64_t consumer =
         std::min<int64_t>(kMaxConsumerRegisters,
                           consumerThreads ? rest / consumerThreads / 8 * 8 : 0);
-    if (consumer < 64) {
+    unsigned needed = 64;
+    for (const Partition &p : parts)
+      if (p.isWgmma())
+        needed = std::max(needed, p.consumerEstimate);
+    if (consumer < needed) {
       std::string list;
       for (const Partition &p : parts)
         list += llvm::formatv("{0}@{1} {2} threads at {3}",
@@ -514,8 +529,9 @@ LogicalResult IsmCoschedulePass::decide(
                     .str();
       return op.emitOpError("registers: the wgmma consumers would get ")
              << consumer << " registers a thread (" << list << "; " << pool
-             << " in the CTA), fewer than the 64 they need; give the "
-                "other partitions fewer warps";
+             << " in the CTA), fewer than the " << needed
+             << " their accumulator needs; give the other partitions fewer "
+                "warps (replicas) or the GEMM a smaller BLOCK_M x BLOCK_N";
     }
     for (unsigned i : order) {
       const Partition &p = parts[i];
