@@ -233,25 +233,31 @@ func.func @main(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %C: memref<?x?x{t}>,
 """
 
 
-def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8):
-    """Two-pass split-K: grid z splits K into num_programs(z) chunks (whole
-    BLOCK_K steps); each program writes its f32 partial tile to the
-    workspace W ((splits*M) x N, split s at rows s*M), then a second kernel
-    sums the splits into C. M must be a multiple of BLOCK_M."""
+def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
+                   stages=0, group=8):
+    """Two-pass split-K, C = A x B: grid z splits K into `splits` chunks
+    (whole BLOCK_K steps); each program writes its f32 partial tile to a
+    workspace the host function allocates (memref.alloc: `splits` bands of
+    ceil(M / BLOCK_M) * BLOCK_M rows x N), then a second kernel sums the
+    bands into C. Same signature as program(): (A, B, C), any M, N, K."""
     t = DTYPES[dtype]
     acc = f"tensor<{bm}x{bn}xf32>"
+    attrs = [f"num_warps = {warps} : i32", f"group_size = {group} : i32"]
+    if stages:
+        attrs.append(f"num_stages = {stages} : i32")
+    sr, sc = 32, 128  # the summing kernel's tile
     return f"""ism.kernel @gemm_split(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %W: memref<?x?xf32>)
-    attributes {{num_warps = {warps} : i32}} {{
+    attributes {{{', '.join(attrs)}}} {{
   %pm = ism.program_id x : index
   %pn = ism.program_id y : index
   %z = ism.program_id z : index
+  %gm = ism.num_programs x : index
   %splits = ism.num_programs z : index
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %bm = arith.constant {bm} : index
   %bn = arith.constant {bn} : index
   %bk = arith.constant {bk} : index
-  %M = memref.dim %A, %c0 : memref<?x?x{t}>
   %K = memref.dim %A, %c1 : memref<?x?x{t}>
   %steps = arith.ceildivui %K, %bk : index
   %per = arith.ceildivui %steps, %splits : index
@@ -268,54 +274,58 @@ def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8):
     %d = ism.dot %a, %b, %acc : tensor<{bm}x{bk}x{t}> * tensor<{bk}x{bn}x{t}> -> {acc}
     scf.yield %d : {acc}
   }}
-  %zm = arith.muli %z, %M : index
+  %band = arith.muli %gm, %bm : index
+  %zm = arith.muli %z, %band : index
   %row = arith.addi %zm, %m0 : index
   ism.store %acc, %W[%row, %n0] : {acc} -> memref<?x?xf32>
   ism.return
 }}
 
-ism.kernel @split_sum(%W: memref<?x?xf32>, %C: memref<?x?x{t}>, %S: i32)
+ism.kernel @split_sum(%W: memref<?x?xf32>, %C: memref<?x?x{t}>, %band: index, %splits: index)
     attributes {{num_warps = 4 : i32}} {{
   %pm = ism.program_id x : index
   %pn = ism.program_id y : index
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %b = arith.constant 64 : index
-  %M = memref.dim %C, %c0 : memref<?x?x{t}>
-  %splits = arith.index_cast %S : i32 to index
-  %m0 = arith.muli %pm, %b : index
-  %n0 = arith.muli %pn, %b : index
-  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
-  %sum = scf.for %s = %c0 to %splits step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32>) {{
-    %sm = arith.muli %s, %M : index
+  %br = arith.constant {sr} : index
+  %bc = arith.constant {sc} : index
+  %m0 = arith.muli %pm, %br : index
+  %n0 = arith.muli %pn, %bc : index
+  %zero = arith.constant dense<0.0> : tensor<{sr}x{sc}xf32>
+  %sum = scf.for %s = %c0 to %splits step %c1 iter_args(%acc = %zero) -> (tensor<{sr}x{sc}xf32>) {{
+    %sm = arith.muli %s, %band : index
     %row = arith.addi %sm, %m0 : index
-    %p = ism.load %W[%row, %n0] : memref<?x?xf32> -> tensor<64x64xf32>
-    %r = arith.addf %acc, %p : tensor<64x64xf32>
-    scf.yield %r : tensor<64x64xf32>
+    %p = ism.load %W[%row, %n0] : memref<?x?xf32> -> tensor<{sr}x{sc}xf32>
+    %r = arith.addf %acc, %p : tensor<{sr}x{sc}xf32>
+    scf.yield %r : tensor<{sr}x{sc}xf32>
   }}
-  %out = arith.truncf %sum : tensor<64x64xf32> to tensor<64x64x{t}>
-  ism.store %out, %C[%m0, %n0] : tensor<64x64x{t}> -> memref<?x?x{t}>
+  %out = arith.truncf %sum : tensor<{sr}x{sc}xf32> to tensor<{sr}x{sc}x{t}>
+  ism.store %out, %C[%m0, %n0] : tensor<{sr}x{sc}x{t}> -> memref<?x?x{t}>
   ism.return
 }}
 
-func.func @main(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %C: memref<?x?x{t}>,
-                %W: memref<?x?xf32>, %S: i32) {{
+func.func @main(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %C: memref<?x?x{t}>) {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %bm = arith.constant {bm} : index
   %bn = arith.constant {bn} : index
-  %b = arith.constant 64 : index
+  %br = arith.constant {sr} : index
+  %bc = arith.constant {sc} : index
+  %gs = arith.constant {splits} : index
   %M = memref.dim %A, %c0 : memref<?x?x{t}>
   %N = memref.dim %B, %c1 : memref<?x?x{t}>
-  %gs = arith.index_cast %S : i32 to index
   %gm = arith.ceildivui %M, %bm : index
   %gn = arith.ceildivui %N, %bn : index
+  %band = arith.muli %gm, %bm : index
+  %rows = arith.muli %band, %gs : index
+  %W = memref.alloc(%rows, %N) : memref<?x?xf32>
   ism.launch @gemm_split grid(%gm, %gn, %gs) (%A, %B, %W)
       : (memref<?x?x{t}>, memref<?x?x{t}>, memref<?x?xf32>)
-  %hm = arith.ceildivui %M, %b : index
-  %hn = arith.ceildivui %N, %b : index
-  ism.launch @split_sum grid(%hm, %hn) (%W, %C, %S)
-      : (memref<?x?xf32>, memref<?x?x{t}>, i32)
+  %hm = arith.ceildivui %M, %br : index
+  %hn = arith.ceildivui %N, %bc : index
+  ism.launch @split_sum grid(%hm, %hn) (%W, %C, %band, %gs)
+      : (memref<?x?xf32>, memref<?x?x{t}>, index, index)
+  memref.dealloc %W : memref<?x?xf32>
   return
 }}
 """
@@ -330,11 +340,17 @@ def extra_checks():
          [f"bf16:{b * m}x{k}:randn", f"bf16:{b * k}x{n}:randn",
           f"bf16:{b * m}x{n}", f"i32:scalar={m}", f"i32:scalar={k}",
           f"i32:scalar={b}"]),
-        ("bf16_splitk4_256x512x4096", splitk_program(),
-         [f"bf16:256x4096:randn", f"bf16:4096x512:randn", f"bf16:256x512",
-          f"f32:{s * 256}x512", f"i32:scalar={s}"]),
+        ("bf16_splitk4_256x512x4096", splitk_program(splits=s),
+         [f"bf16:256x4096:randn", f"bf16:4096x512:randn", f"bf16:256x512"]),
+        # Skinny: M below the block, K not a multiple of the splits' chunks.
+        ("bf16_splitk3_16x1000x4000", splitk_program(
+            bm=64, bn=128, warps=4, splits=3),
+         [f"bf16:16x4000:randn", f"bf16:4000x1000:randn", f"bf16:16x1000"]),
     ]
 
+
+# Skinny and decode shapes: M = 1, 16, 64, 128 with N = K = 4096 and 8192.
+SKINNY = [(m, nk, nk) for nk in (4096, 8192) for m in (1, 16, 64, 128)]
 
 # name, program kwargs, (M, N, K)
 CHECKS = [
@@ -426,11 +442,18 @@ def bench(args):
             (16, 4096, 4096), (128, 4096, 4096)]
     dtypes = args.dtypes.split(",") if args.dtypes else (
         ["bf16"] if args.quick else ["bf16", "f16"])
+    if args.skinny:
+        shapes = SKINNY
     configs = [dict(bm=128, bn=256, warps=8), dict(bm=128, bn=128, warps=8),
                dict(bm=64, bn=128, warps=4),
                dict(bm=128, bn=256, warps=8, cluster=(2, 1)),
                dict(bm=128, bn=256, warps=8, cluster=(1, 2)),
                dict(bm=128, bn=128, warps=8, cluster=(2, 1))]
+    # Split-K, for shapes whose tiles do not fill the SMs.
+    split_configs = [dict(bm=bm, bn=bn, warps=w, splits=sp)
+                     for bm, bn, w in ((64, 128, 4), (64, 64, 4),
+                                       (128, 128, 8))
+                     for sp in (2, 4, 8)]
     results = []
     for dtype in dtypes:
         tdt = torch.bfloat16 if dtype == "bf16" else torch.float16
@@ -446,12 +469,12 @@ def bench(args):
                 print(f"triton persistent TMA failed on {m}x{n}x{k}: {e}")
                 t_tp = float("nan")
             best = None
-            for cfg in configs:
+            few_tiles = -(-m // 128) * -(-n // 128) < 132
+            for cfg in configs + (split_configs if few_tiles else []):
                 kw = dict(cfg, dtype=dtype)
-                cl = "x".join(map(str, cfg.get("cluster", (1, 1))))
-                path = write(args.out,
-                             f"gemm_{dtype}_{cfg['bm']}x{cfg['bn']}_c{cl}",
-                             program(**kw))
+                path = write(args.out, f"gemm_{dtype}_{config_name(cfg)}",
+                             splitk_program(**kw) if "splits" in cfg
+                             else program(**kw))
                 cmd = [args.ism_run, path, "--bench", "--json",
                        f"--warmup={args.warmup}", f"--reps={args.reps}",
                        f"--flops={flops}"]
@@ -484,8 +507,7 @@ def bench(args):
             row = dict(dtype=dtype, shape=f"{m}x{n}x{k}",
                        ism=tf(best[0]), torch=tf(t_torch), triton=tf(t_triton),
                        triton_tma=tf(t_tp), ampere=ampere,
-                       config=f"{best[1]['bm']}x{best[1]['bn']}x64 w{best[1]['warps']}"
-                              f" c{'x'.join(map(str, best[1].get('cluster', (1, 1))))}")
+                       config=config_name(best[1]))
             results.append(row)
             print(f"{dtype} {row['shape']}: ism {row['ism']:.0f} TFLOP/s, "
                   f"torch {row['torch']:.0f}, triton {row['triton']:.0f}, "
@@ -505,9 +527,21 @@ def bench(args):
     return 0
 
 
+def config_name(cfg):
+    """A configuration of program() or splitk_program() as one word."""
+    name = f"{cfg['bm']}x{cfg['bn']}x64_w{cfg['warps']}"
+    cluster = tuple(cfg.get("cluster", (cfg.get("cm", 1), cfg.get("cn", 1))))
+    if cluster != (1, 1):
+        name += f"_c{cluster[0]}x{cluster[1]}"
+    if cfg.get("splits", 1) > 1:
+        name += f"_split{cfg['splits']}"
+    return name
+
+
 def tune_configs():
-    """ism.autotune's candidates for program(): block shapes, warps,
-    pipeline stages (0: the compiler's choice) and the L2 group size."""
+    """ism.autotune's candidates: block shapes, warps, pipeline stages (0:
+    the compiler's choice), the L2 group size, 2-CTA clusters (cm x cn) and
+    split-K (splits > 1: splitk_program)."""
     import ism
     out = []
     for bm, bn, warps in ((128, 256, 8), (128, 128, 8), (128, 128, 4),
@@ -515,14 +549,28 @@ def tune_configs():
         for stages in (0, 3, 4):
             for group in (8, 16):
                 out.append(ism.Config(bm=bm, bn=bn, warps=warps,
-                                      stages=stages, group=group,
-                                      cluster=(1, 1)))
+                                      stages=stages, group=group, cm=1, cn=1,
+                                      splits=1))
     # Two-CTA clusters (TMA multicast of the shared operand).
     for bm, bn in ((128, 256), (128, 128)):
-        for cluster in ((2, 1), (1, 2)):
+        for cm, cn in ((2, 1), (1, 2)):
             out.append(ism.Config(bm=bm, bn=bn, warps=8, stages=0, group=8,
-                                  cluster=cluster))
+                                  cm=cm, cn=cn, splits=1))
+    # Split-K for small grids (skinny and decode shapes).
+    for bm, bn, warps in ((64, 128, 4), (64, 64, 4), (128, 128, 8)):
+        for splits in (2, 4, 8):
+            out.append(ism.Config(bm=bm, bn=bn, warps=warps, stages=0,
+                                  group=8, cm=1, cn=1, splits=splits))
     return out
+
+
+def tuned_program(dtype, bm, bn, warps, stages, group, cm, cn, splits):
+    """The program of one tune_configs() candidate."""
+    if splits > 1:
+        return splitk_program(dtype=dtype, bm=bm, bn=bn, warps=warps,
+                              splits=splits, stages=stages, group=group)
+    return program(dtype=dtype, bm=bm, bn=bn, warps=warps, stages=stages,
+                   group=group, cluster=(cm, cn))
 
 
 def tune(args):
@@ -540,7 +588,9 @@ def tune(args):
 
     timer = Timer(args.warmup, args.reps)
     shapes = [(4096, 4096, 4096), (8192, 8192, 8192), (128, 4096, 4096)]
-    if not args.quick:
+    if args.skinny:
+        shapes = SKINNY
+    elif not args.quick:
         shapes = [(s, s, s) for s in (1024, 2048, 4096, 6144, 8192)] + [
             (8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336),
             (8192, 11008, 4096), (16, 4096, 4096), (128, 4096, 4096),
@@ -551,9 +601,7 @@ def tune(args):
     def make():
         return ism.autotune(configs=tune_configs(), cache=cache,
                             reps=max(5, args.reps // 5))(
-            lambda bm, bn, warps, stages, group, cluster: program(
-                dtype=dtype, bm=bm, bn=bn, warps=warps, stages=stages,
-                group=group, cluster=cluster))
+            lambda **cfg: tuned_program(dtype, **cfg))
 
     rows = []
     for dtype in dtypes:
@@ -579,9 +627,8 @@ def tune(args):
             best = r.best.kwargs
             row = dict(dtype=dtype, shape=f"{m}x{n}x{k}", ism=tf(t_ism),
                        torch=tf(t_torch), triton=tf(t_triton),
-                       config=f"{best['bm']}x{best['bn']} w{best['warps']} "
-                              f"s{best['stages'] or 'auto'} g{best['group']} "
-                              f"c{'x'.join(map(str, best['cluster']))}",
+                       config=f"{config_name(best)} "
+                              f"s{best['stages'] or 'auto'} g{best['group']}",
                        tuning_s=r.tuning_s, timed=len(r.timings_ms),
                        pruned=len(r.pruned), warm_hit=warm.from_cache,
                        lookup_ms=lookup_s * 1e3, rel_err=err)
@@ -619,6 +666,8 @@ def main():
     parser.add_argument("--reps", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--skinny", action="store_true",
+                        help="bench/tune: only the skinny and decode shapes")
     parser.add_argument("--dtypes", help="comma-separated: bf16,f16")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)

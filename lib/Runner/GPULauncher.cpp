@@ -54,13 +54,17 @@ GPULauncher::inWholeClusters(const cuda::Kernel &kernel,
 
 /// Appends the kernel parameters of one argument to `params`, one 8-byte
 /// slot each (the driver copies each parameter's size from its slot).
-static llvm::Error appendParams(Type type, const HostValue &value,
-                                llvm::ArrayRef<DeviceArg> buffers,
-                                std::vector<uint64_t> &params) {
+static llvm::Error
+appendParams(Type type, const HostValue &value,
+             llvm::function_ref<const DeviceArg *(unsigned)> getBuffer,
+             std::vector<uint64_t> &params) {
   if (auto memref = dyn_cast<MemRefType>(type)) {
-    if (value.kind != HostValue::Kind::Buffer)
+    const DeviceArg *found = value.kind == HostValue::Kind::Buffer
+                                 ? getBuffer(value.buffer)
+                                 : nullptr;
+    if (!found)
       return llvm::createStringError("a memref argument is not a buffer");
-    const DeviceArg &buffer = buffers[value.buffer];
+    const DeviceArg &buffer = *found;
     params.push_back(buffer.ptr); // allocated
     params.push_back(buffer.ptr); // aligned
     params.push_back(0);          // offset
@@ -103,7 +107,8 @@ llvm::Error GPULauncher::run(const cuda::Kernel &kernel, const unsigned grid[3],
                              cuda::CUstream onStream) {
   std::vector<uint64_t> slots;
   for (auto [type, value] : llvm::zip(types, args))
-    if (llvm::Error error = appendParams(type, value, buffers, slots))
+    if (llvm::Error error = appendParams(
+            type, value, [&](unsigned n) { return getBuffer(n); }, slots))
       return error;
   slots.insert(slots.end(), hiddenSlots.begin(), hiddenSlots.end());
   std::vector<void *> params;
@@ -124,6 +129,44 @@ GPULauncher::~GPULauncher() {
     llvm::consumeError(context.destroyEvent(event));
   if (forkEvent)
     llvm::consumeError(context.destroyEvent(forkEvent));
+}
+
+const DeviceArg *GPULauncher::getBuffer(unsigned number) const {
+  if (number >= kFirstTemporary) {
+    unsigned slot = number - kFirstTemporary;
+    return slot < temporaries.size() ? &temporaries[slot] : nullptr;
+  }
+  return number < buffers.size() ? &buffers[number] : nullptr;
+}
+
+llvm::Expected<unsigned> GPULauncher::allocate(unsigned slot, DType dtype,
+                                               llvm::ArrayRef<int64_t> shape) {
+  llvm::Expected<uint64_t> bytes = getBufferBytes(dtype, shape);
+  if (!bytes)
+    return bytes.takeError();
+  cuda::DeviceBuffer &storage = temporaryStorage[{stream, slot}];
+  if (storage.size() < std::max<uint64_t>(*bytes, 1)) {
+    // The stream's earlier runs may still read the old storage.
+    if (storage.get())
+      if (llvm::Error error = context.synchronize())
+        return std::move(error);
+    llvm::Expected<cuda::DeviceBuffer> grown =
+        context.allocate(std::max<uint64_t>(*bytes, 1));
+    if (!grown)
+      return llvm::createStringError(
+          llvm::formatv("cannot allocate temporary buffer {0} ({1} bytes) on "
+                        "the GPU: {2}",
+                        slot, *bytes, llvm::toString(grown.takeError()))
+              .str());
+    storage = std::move(*grown);
+  }
+  if (poisonTemporaries && *bytes)
+    if (llvm::Error error = context.memset(storage.get(), 0xFF, *bytes, stream))
+      return std::move(error);
+  if (temporaries.size() <= slot)
+    temporaries.resize(slot + 1);
+  temporaries[slot] = {storage.get(), llvm::SmallVector<int64_t, 4>(shape)};
+  return kFirstTemporary + slot;
 }
 
 llvm::Error GPULauncher::launch(LaunchOp op, const unsigned grid[3],
@@ -426,7 +469,10 @@ llvm::Expected<uint64_t> GPULauncher::getTensorMap(
   int dtype = element.isBF16()  ? cuda::kTensorMapBFloat16
               : element.isF16() ? cuda::kTensorMapFloat16
                                 : -1;
-  const DeviceArg &buffer = buffers[args[operand.arg].buffer];
+  const DeviceArg *found = getBuffer(args[operand.arg].buffer);
+  if (!found)
+    return 0;
+  const DeviceArg &buffer = *found;
   uint64_t elementBytes = memref.getElementTypeBitWidth() / 8;
   uint64_t rows = buffer.shape[0], cols = buffer.shape[1];
   uint64_t rowBytes = cols * elementBytes;

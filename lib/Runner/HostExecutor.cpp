@@ -39,6 +39,12 @@ LaunchHandler::launchFused(CoscheduleOp op, llvm::StringRef kernel,
       "on the GPU)");
 }
 
+llvm::Expected<unsigned> LaunchHandler::allocate(unsigned, DType,
+                                                 llvm::ArrayRef<int64_t>) {
+  return llvm::createStringError(
+      "this launcher has no temporary buffers (memref.alloc)");
+}
+
 llvm::StringRef mlir::ism::runner::getCoscheduleModeName(CoscheduleMode mode) {
   switch (mode) {
   case CoscheduleMode::Fused:
@@ -100,6 +106,9 @@ private:
       options.notes->push_back(text.str());
   }
   llvm::Error executeGPULaunch(gpu::LaunchFuncOp op);
+  llvm::Error executeAlloc(memref::AllocOp op);
+  /// The shape of buffer `buffer` (an argument or a temporary).
+  const llvm::SmallVector<int64_t, 4> *getShape(unsigned buffer) const;
   /// The value of `value` as a launch dimension from 0 to `max`; the error
   /// names it as `what`.
   llvm::Expected<unsigned> getDim(Value value, llvm::StringRef what,
@@ -119,8 +128,59 @@ private:
   /// The position of each ism.coschedule of the module in walk order (the
   /// numbering of CompiledModule::coschedules), for the fused mode.
   llvm::DenseMap<Operation *, unsigned> coscheduleIndex;
+  /// The temporary buffers (memref.alloc) made so far: the handler's
+  /// buffer number and the shape of each, in the order they were made.
+  llvm::SmallVector<std::pair<unsigned, llvm::SmallVector<int64_t, 4>>>
+      temporaries;
 };
 } // namespace
+
+const llvm::SmallVector<int64_t, 4> *
+HostInterpreter::getShape(unsigned buffer) const {
+  if (buffer < args.size())
+    return args[buffer].isBuffer ? &args[buffer].buffer.shape : nullptr;
+  for (const auto &[number, shape] : temporaries)
+    if (number == buffer)
+      return &shape;
+  return nullptr;
+}
+
+llvm::Error HostInterpreter::executeAlloc(memref::AllocOp op) {
+  MemRefType type = op.getType();
+  if (!type.getLayout().isIdentity() || type.getMemorySpace())
+    return fail(op, "memref.alloc of a temporary buffer must have the "
+                    "identity layout and the default memory space");
+  llvm::Expected<DType> dtype = getBufferDType(type);
+  if (!dtype)
+    return fail(op, "memref.alloc: " + llvm::toString(dtype.takeError()));
+  if (!op.getSymbolOperands().empty())
+    return fail(op, "memref.alloc with symbol operands is not supported in "
+                    "a host function");
+  llvm::SmallVector<int64_t, 4> shape;
+  auto dynamic = op.getDynamicSizes().begin();
+  for (int64_t size : type.getShape()) {
+    int64_t v =
+        ShapedType::isDynamic(size) ? values.lookup(*dynamic++).intValue : size;
+    if (v < 0)
+      return fail(op, llvm::formatv("memref.alloc: size {0} is {1}; it must "
+                                    "not be negative",
+                                    shape.size(), v)
+                          .str());
+    shape.push_back(v);
+  }
+  if (llvm::Expected<uint64_t> bytes = getBufferBytes(*dtype, shape); !bytes)
+    return fail(op, "memref.alloc: " + llvm::toString(bytes.takeError()));
+  llvm::Expected<unsigned> number =
+      handler.allocate(temporaries.size(), *dtype, shape);
+  if (!number)
+    return fail(op, "memref.alloc: " + llvm::toString(number.takeError()));
+  if (*number < args.size())
+    return fail(op, "memref.alloc: the launcher gave the temporary buffer "
+                    "the number of an argument");
+  temporaries.emplace_back(*number, shape);
+  values[op.getResult()] = HostValue::getBuffer(*number);
+  return llvm::Error::success();
+}
 
 llvm::Error HostInterpreter::run(func::FuncOp entry) {
   if (entry.isExternal())
@@ -161,12 +221,21 @@ llvm::Error HostInterpreter::execute(Operation *op) {
   if (auto dim = dyn_cast<memref::DimOp>(op)) {
     HostValue source = values.lookup(dim.getSource());
     HostValue index = values.lookup(dim.getIndex());
-    const BoundArg &buffer = args[source.buffer];
-    if (source.kind != HostValue::Kind::Buffer || index.intValue < 0 ||
-        index.intValue >= static_cast<int64_t>(buffer.buffer.shape.size()))
+    const llvm::SmallVector<int64_t, 4> *shape =
+        source.kind == HostValue::Kind::Buffer ? getShape(source.buffer)
+                                               : nullptr;
+    if (!shape || index.intValue < 0 ||
+        index.intValue >= static_cast<int64_t>(shape->size()))
       return fail(op, "memref.dim index out of range");
-    values[dim.getResult()] =
-        HostValue::getInt(buffer.buffer.shape[index.intValue]);
+    values[dim.getResult()] = HostValue::getInt((*shape)[index.intValue]);
+    return llvm::Error::success();
+  }
+  if (auto alloc = dyn_cast<memref::AllocOp>(op))
+    return executeAlloc(alloc);
+  if (isa<memref::DeallocOp>(op))
+    return llvm::Error::success();
+  if (auto cast = dyn_cast<memref::CastOp>(op)) {
+    values[cast.getResult()] = values.lookup(cast.getSource());
     return llvm::Error::success();
   }
   if (auto launch = dyn_cast<LaunchOp>(op))
@@ -183,7 +252,8 @@ llvm::Error HostInterpreter::execute(Operation *op) {
   }
   return fail(op, "ism-run cannot execute '" + op->getName().getStringRef() +
                       "' in a host function (supported: arith on scalars, "
-                      "memref.dim, ism.launch, ism.coschedule, "
+                      "memref.dim, memref.alloc, memref.dealloc, memref.cast, "
+                      "ism.launch, ism.coschedule, "
                       "gpu.launch_func, func.return)");
 }
 

@@ -1391,6 +1391,23 @@ llvm::Error ReferenceLauncher::launchGPUFunc(gpu::LaunchFuncOp op,
       op.getKernelName().str() + " cannot be checked or interpreted");
 }
 
+llvm::Expected<unsigned>
+ReferenceLauncher::allocate(unsigned, DType dtype,
+                            llvm::ArrayRef<int64_t> shape) {
+  uint64_t elements = 1;
+  for (int64_t size : shape)
+    elements *= uint64_t(size);
+  if (llvm::Error error = checkHostMemory(
+          8 * elements, "a temporary buffer of the reference interpreter"))
+    return std::move(error);
+  RefBuffer buffer;
+  buffer.shape.assign(shape.begin(), shape.end());
+  buffer.isInt = !isFloatDType(dtype);
+  buffer.data.assign(elements, buffer.isInt ? double(0x7fffffff) : NAN);
+  buffers.push_back(std::move(buffer));
+  return unsigned(buffers.size() - 1);
+}
+
 llvm::Error
 mlir::ism::runner::checkReferenceMemory(llvm::ArrayRef<BoundArg> args) {
   uint64_t bytes = 0;

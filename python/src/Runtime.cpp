@@ -195,6 +195,7 @@ RunResult mlir::ism::python::runHostFunction(ModuleOp module,
   llvm::scope_exit destroyStream(
       [&] { llvm::consumeError(gpu.destroyStream(*stream)); });
   GPULauncher launcher(gpu, *compiled, device->args, *stream);
+  launcher.setPoisonTemporaries(true); // one run, checked by its callers
   HostExecutionOptions execution;
   execution.coschedule = *mode;
   execution.fusedKernels = compiled->coschedules;

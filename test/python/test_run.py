@@ -134,11 +134,11 @@ def test_wrong_arguments_raise():
 def test_interpret_failure_raises_run_error():
     m = ism.Module.parse("""
 func.func @main(%x: memref<?xf32>) {
-  %a = memref.alloc() : memref<4xf32>
+  %a = memref.alloca() : memref<4xf32>
   return
 }
 """)
-    with pytest.raises(ism.RunError, match="memref.alloc"):
+    with pytest.raises(ism.RunError, match="memref.alloca"):
         ism.interpret(m, "main", np.zeros(4, np.float32))
 
 
@@ -176,3 +176,37 @@ def test_run_softmax_on_gpu():
                                rtol=1e-2, atol=1e-4)
     assert len(result.times_ms) == 3
     assert result.min_ms <= result.median_ms <= result.max_ms
+
+
+def test_interpret_temporary_buffer():
+    # memref.alloc in the host function: a buffer between two launches.
+    m = ism.Module.parse("""
+ism.kernel @scale(%x: memref<?xf32>, %t: memref<?xf32>) attributes {num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : index
+  %v = ism.load %x[%c0] : memref<?xf32> -> tensor<256xf32>
+  %r = arith.addf %v, %v : tensor<256xf32>
+  ism.store %r, %t[%c0] : tensor<256xf32> -> memref<?xf32>
+  ism.return
+}
+ism.kernel @neg(%t: memref<?xf32>, %y: memref<?xf32>) attributes {num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : index
+  %v = ism.load %t[%c0] : memref<?xf32> -> tensor<256xf32>
+  %r = arith.negf %v : tensor<256xf32>
+  ism.store %r, %y[%c0] : tensor<256xf32> -> memref<?xf32>
+  ism.return
+}
+func.func @main(%x: memref<?xf32>, %y: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %t = memref.alloc(%n) : memref<?xf32>
+  ism.launch @scale grid(%c1) (%x, %t) : (memref<?xf32>, memref<?xf32>)
+  ism.launch @neg grid(%c1) (%t, %y) : (memref<?xf32>, memref<?xf32>)
+  memref.dealloc %t : memref<?xf32>
+  return
+}
+""")
+    x = np.random.default_rng(3).standard_normal(200).astype(np.float32)
+    y = np.full(200, np.nan, np.float32)
+    ism.interpret(m, "main", x, y)
+    np.testing.assert_array_equal(y, -2 * x)

@@ -705,6 +705,9 @@ static int run() {
   if (!stream)
     return fail(stream.takeError());
   GPULauncher launcher(*gpu, *compiled, deviceArgs, *stream, *loaded);
+  // A program that reads a temporary buffer before writing it fails the
+  // check instead of passing on leftover data.
+  launcher.setPoisonTemporaries(check);
   HostExecutionOptions execution;
   execution.coschedule = *mode;
   execution.fusedKernels = compiled->coschedules;

@@ -83,6 +83,19 @@ public:
                           llvm::ArrayRef<std::array<unsigned, 3>> grids,
                           llvm::ArrayRef<HostValue> args) override;
 
+  /// A temporary buffer of the host function (memref.alloc): device memory
+  /// kept per stream and slot and reused by later runs on that stream (grown
+  /// when a run asks for more, after the stream finishes with the old one).
+  /// Numbered from kFirstTemporary, above every argument's number.
+  llvm::Expected<unsigned> allocate(unsigned slot, DType dtype,
+                                    llvm::ArrayRef<int64_t> shape) override;
+  static constexpr unsigned kFirstTemporary = 1u << 30;
+  /// Whether each temporary buffer is filled with 0xFF bytes (NaN for
+  /// floats) on the stream when a run makes it, so that a program reading a
+  /// temporary before writing it fails a check instead of passing by
+  /// chance (ism-run --check). Off by default: it costs a memset a run.
+  void setPoisonTemporaries(bool poison) { poisonTemporaries = poison; }
+
   /// Kernels launched so far (a fused kernel counts once).
   unsigned getNumLaunches() const { return numLaunches; }
 
@@ -139,9 +152,19 @@ private:
   getTensorMaps(const CompiledKernel &facts, llvm::ArrayRef<Type> types,
                 llvm::ArrayRef<HostValue> args, cuda::CUstream onStream);
 
+  /// Buffer `number` of the host function (an argument or a temporary),
+  /// or null when there is no such buffer.
+  const DeviceArg *getBuffer(unsigned number) const;
+
   cuda::Context &context;
   const CompiledModule &compiled;
   llvm::ArrayRef<DeviceArg> buffers;
+  /// The temporaries of the current run, by slot, and their storage per
+  /// stream and slot.
+  std::vector<DeviceArg> temporaries;
+  std::map<std::pair<cuda::CUstream, unsigned>, cuda::DeviceBuffer>
+      temporaryStorage;
+  bool poisonTemporaries = false;
   cuda::CUstream stream;
   cuda::CUmodule module;
   llvm::StringMap<cuda::Kernel> kernels;

@@ -100,6 +100,16 @@ public:
   virtual llvm::Error launchFused(CoscheduleOp op, llvm::StringRef kernel,
                                   llvm::ArrayRef<std::array<unsigned, 3>> grids,
                                   llvm::ArrayRef<HostValue> args);
+  /// Makes the host function's temporary buffer number `slot` (its
+  /// `memref.alloc`s count from 0 in the order they run): `shape` elements
+  /// of `dtype`, row-major, contents undefined until a kernel writes them.
+  /// Returns the buffer's number for HostValue::getBuffer, which must not
+  /// be one of the arguments' (those are 0 .. arguments - 1). A handler may
+  /// keep the storage for the next run of the function (the launches of
+  /// one run are ordered, and so are consecutive runs on one stream). The
+  /// default is an error.
+  virtual llvm::Expected<unsigned> allocate(unsigned slot, DType dtype,
+                                            llvm::ArrayRef<int64_t> shape);
 };
 
 /// How executeHostFunction runs a host function.
@@ -119,9 +129,12 @@ struct HostExecutionOptions {
 };
 
 /// Executes `entry` with `args` as its arguments, passing launches to
-/// `handler`. Ops other than arith on scalars, memref.dim, ism.launch,
-/// ism.coschedule (run as `options.coschedule` says), gpu.launch_func,
-/// gpu.wait and func.return are an error naming the op.
+/// `handler`. Ops other than arith on scalars, memref.dim, memref.alloc
+/// (a temporary buffer from LaunchHandler::allocate: identity layout,
+/// default memory space), memref.dealloc (nothing to do: the handler owns
+/// the storage), memref.cast (the same buffer), ism.launch, ism.coschedule (run
+/// as `options.coschedule` says), gpu.launch_func, gpu.wait and func.return are
+/// an error naming the op.
 llvm::Error executeHostFunction(func::FuncOp entry,
                                 llvm::ArrayRef<BoundArg> args,
                                 LaunchHandler &handler,

@@ -61,6 +61,11 @@ public:
                             const unsigned block[3],
                             unsigned dynamicSharedMemoryBytes,
                             llvm::ArrayRef<HostValue> args) override;
+  /// A temporary buffer (memref.alloc) appended to the buffers, filled with
+  /// NaN (floats) or the integer 0x7fffffff: never what a kernel that
+  /// writes it before reading it would see.
+  llvm::Expected<unsigned> allocate(unsigned slot, DType dtype,
+                                    llvm::ArrayRef<int64_t> shape) override;
 
   /// Program instances interpreted so far.
   uint64_t getNumInstances() const { return numInstances; }
