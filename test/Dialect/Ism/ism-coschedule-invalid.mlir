@@ -377,3 +377,88 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
   }
   return
 }
+
+// -----
+
+// Two copies of a row kernel holding 64 floats a thread (168 registers each)
+// leave the 128x128 GEMM's consumers 48 registers, fewer than the 96 their
+// 64x128 accumulator per warpgroup needs.
+ism.kernel @matmul(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                   %C: memref<?x?xbf16>) attributes {num_warps = 8 : i32} {
+  %pm = ism.program_id x : index
+  %pn = ism.program_id y : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant 128 : index
+  %bn = arith.constant 128 : index
+  %bk = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %n0 = arith.muli %pn, %bn : index
+  %K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero)
+      -> (tensor<128x128xf32>) {
+    %a = ism.load %A[%m0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
+    %b = ism.load %B[%k, %n0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x128xbf16>
+        -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  ism.store %out, %C[%m0, %n0] : tensor<128x128xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+
+ism.kernel @rmsnorm(%x: memref<?x?xbf16>, %w: memref<?xbf16>,
+                    %y: memref<?x?xbf16>, %eps: f32)
+    attributes {num_warps = 4 : i32} {
+  %row = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c1 : memref<?x?xbf16>
+  %n32 = arith.index_cast %n : index to i32
+  %nf = arith.uitofp %n32 : i32 to f32
+
+  %t = ism.load %x[%row, %c0] : memref<?x?xbf16> -> tensor<1x8192xbf16>
+  %wt = ism.load %w[%c0] : memref<?xbf16> -> tensor<8192xbf16>
+  %t1 = ism.reshape %t : tensor<1x8192xbf16> -> tensor<8192xbf16>
+  %v = arith.extf %t1 : tensor<8192xbf16> to tensor<8192xf32>
+  %sq = arith.mulf %v, %v : tensor<8192xf32>
+  %ssq = ism.reduce %sq axis = 0 : tensor<8192xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    ism.yield %s : f32
+  }
+  %ms = arith.divf %ssq, %nf : f32
+  %mseps = arith.addf %ms, %eps : f32
+  %rrms = math.rsqrt %mseps : f32
+  %rrmss = ism.splat %rrms : f32 -> tensor<8192xf32>
+  %normed = arith.mulf %v, %rrmss : tensor<8192xf32>
+  %wf = arith.extf %wt : tensor<8192xbf16> to tensor<8192xf32>
+  %scaled = arith.mulf %normed, %wf : tensor<8192xf32>
+  %o16 = arith.truncf %scaled : tensor<8192xf32> to tensor<8192xbf16>
+  %out = ism.reshape %o16 : tensor<8192xbf16> -> tensor<1x8192xbf16>
+  ism.store %out, %y[%row, %c0] : tensor<1x8192xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+
+func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>,
+                %x: memref<?x?xbf16>, %w: memref<?xbf16>, %y: memref<?x?xbf16>,
+                %eps: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %block = arith.constant 128 : index
+  %M = memref.dim %A, %c0 : memref<?x?xbf16>
+  %N = memref.dim %B, %c1 : memref<?x?xbf16>
+  %gm = arith.ceildivui %M, %block : index
+  %gn = arith.ceildivui %N, %block : index
+  %rows = memref.dim %x, %c0 : memref<?x?xbf16>
+  // expected-error @+1 {{registers: the wgmma consumers would get 48 registers a thread (@matmul 384 threads at 40 (producer) + consumers, @rmsnorm 128 threads at 168, @rmsnorm 128 threads at 168; 61440 in the CTA), fewer than the 96 their accumulator needs}}
+  ism.coschedule warp_specialized attributes {replicas = array<i32: 1, 2>} {
+    ism.launch @matmul grid(%gm, %gn) (%A, %B, %C)
+        : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
+    ism.launch @rmsnorm grid(%rows) (%x, %w, %y, %eps)
+        : (memref<?x?xbf16>, memref<?xbf16>, memref<?x?xbf16>, f32)
+  }
+  return
+}
