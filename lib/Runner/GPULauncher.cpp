@@ -144,14 +144,15 @@ llvm::Expected<unsigned> GPULauncher::allocate(unsigned slot, DType dtype,
   llvm::Expected<uint64_t> bytes = getBufferBytes(dtype, shape);
   if (!bytes)
     return bytes.takeError();
+  // At least a byte: an empty temporary still gets an address.
+  uint64_t storageBytes = std::max<uint64_t>(*bytes, 1);
   cuda::DeviceBuffer &storage = temporaryStorage[{stream, slot}];
-  if (storage.size() < std::max<uint64_t>(*bytes, 1)) {
+  if (storage.size() < storageBytes) {
     // The stream's earlier runs may still read the old storage.
     if (storage.get())
       if (llvm::Error error = context.synchronize())
         return std::move(error);
-    llvm::Expected<cuda::DeviceBuffer> grown =
-        context.allocate(std::max<uint64_t>(*bytes, 1));
+    llvm::Expected<cuda::DeviceBuffer> grown = context.allocate(storageBytes);
     if (!grown)
       return llvm::createStringError(
           llvm::formatv("cannot allocate temporary buffer {0} ({1} bytes) on "

@@ -39,6 +39,13 @@ constexpr int64_t kSharedReservedPerCTA = 1024;
 constexpr unsigned kMaxThreads = 1024;
 constexpr unsigned kProducerRegisters = 40;
 constexpr unsigned kMaxConsumerRegisters = 232;
+/// The registers a thread has when a CTA of `threads` threads starts, with
+/// `ctasPerSM` CTAs on an SM (the kernel's .maxnreg: a multiple of 8, at
+/// most 248).
+int64_t getRegistersAtLaunch(int64_t threads, int64_t ctasPerSM) {
+  return std::min<int64_t>(248,
+                           kRegistersPerSM / (threads * ctasPerSM) / 8 * 8);
+}
 /// Bytes at the start of a counter-driven partition's slice: two slots that
 /// hand the next work item from the thread that fetched it to the others.
 constexpr int64_t kWorkSlotBytes = 16;
@@ -69,18 +76,22 @@ struct Partition {
   int64_t ringSlotBytes = 0;
   /// Registers a wgmma consumer thread needs: its accumulator and ~32 more.
   unsigned consumerEstimate = 0;
-  /// Registers one of its wgmma instructions needs: ptxas checks each
-  /// instruction against the kernel's register limit at launch (not the
-  /// warpgroup's setmaxnreg), and an m64nNk16 with an f32 accumulator needs
-  /// its N/2 accumulator registers plus 26 (measured: 90 for N = 128, 154
-  /// for N = 256).
-  unsigned instructionRegisters = 0;
+  /// N of its m64nNk16 wgmma instructions (0: not a wgmma partition).
+  unsigned wgmmaN = 0;
   /// The launch this partition runs, and which copy of it (the copies of a
   /// memory-bound launch share one work counter, so that more of its
   /// programs are in flight on each SM).
   unsigned launchIndex = 0, replica = 0;
 
   bool isWgmma() const { return bool(wgmmaLoop); }
+  /// Registers one of its wgmma instructions needs: ptxas checks each
+  /// instruction against the kernel's register limit at launch (not the
+  /// warpgroup's setmaxnreg), and an m64nNk16 with an f32 accumulator needs
+  /// its N/2 accumulator registers plus 26 (measured: 90 for N = 128, 154
+  /// for N = 256).
+  unsigned instructionRegisters() const {
+    return isWgmma() ? wgmmaN / 2 + 26 : 0;
+  }
   unsigned warps() const { return kernelWarps + (isWgmma() ? 4 : 0); }
   unsigned numBarriers() const { return isWgmma() ? 3 : 1; }
   /// The ring of a wgmma partition with `s` stages: an alignment slack of
@@ -187,7 +198,7 @@ FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
       // 96 registers without spilling.
       p.consumerEstimate =
           unsigned(std::min<int64_t>(232, (acc + 32 + 7) / 8 * 8));
-      p.instructionRegisters = unsigned(mma.getInstrShape()[1] / 2 + 26);
+      p.wgmmaN = unsigned(mma.getInstrShape()[1]);
     }
     if (p.isWgmma()) {
       PersistentOptions options = getPersistentOptions(
@@ -295,9 +306,9 @@ IsmCoschedulePass::replicate(CoscheduleOp op, CoschedulePolicy policy,
       }
       if (threads > 1024 || shared > kSharedPerCTA)
         return false;
-      int64_t atLaunch = std::min<int64_t>(248, 65536 / threads / 8 * 8);
+      int64_t atLaunch = getRegistersAtLaunch(threads, 1);
       for (const Partition &p : parts)
-        if (p.instructionRegisters > atLaunch)
+        if (p.instructionRegisters() > atLaunch)
           return false;
       return need <= threads * atLaunch;
     };
@@ -465,15 +476,13 @@ LogicalResult IsmCoschedulePass::decide(
   // warpgroups ask for (a 640-thread kernel at .maxnreg 96 keeps 160 live
   // floats after setmaxnreg.inc 232 without spilling). One instruction,
   // though, must fit the limit at launch: a wgmma's accumulator fragment.
-  int64_t atLaunch = std::min<int64_t>(
-      248, kRegistersPerSM / (int64_t(threads) * ctasPerSM) / 8 * 8);
+  int64_t atLaunch = getRegistersAtLaunch(threads, ctasPerSM);
   for (const Partition &p : parts)
-    if (p.instructionRegisters > atLaunch)
+    if (p.instructionRegisters() > atLaunch)
       return op.emitOpError("registers: a wgmma instruction of @")
-             << p.kernel.getName() << " (m64n"
-             << 2 * (p.instructionRegisters - 26) << "k16) needs "
-             << p.instructionRegisters << " registers, but a CTA of " << threads
-             << " threads starts with " << atLaunch
+             << p.kernel.getName() << " (m64n" << p.wgmmaN << "k16) needs "
+             << p.instructionRegisters() << " registers, but a CTA of "
+             << threads << " threads starts with " << atLaunch
              << " a thread, and ptxas checks every instruction against that "
                 "limit; use a smaller BLOCK_N or fewer warps in the other "
                 "partitions";
