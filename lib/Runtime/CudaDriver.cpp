@@ -9,8 +9,12 @@
 #include "ism/Runtime/CudaDriver.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
 
 #include <algorithm>
 #include <atomic>
@@ -336,8 +340,74 @@ llvm::Error Context::loadPTX(llvm::StringRef ptx) {
   return llvm::Error::success();
 }
 
+/// Assembles `ptx` with the ptxas at `ptxas` (for the `.target` the PTX
+/// names) and returns the cubin.
+static llvm::Expected<std::string> assemble(llvm::StringRef ptxas,
+                                            llvm::StringRef ptx) {
+  llvm::StringRef arch;
+  for (llvm::StringRef line : llvm::split(ptx, '\n')) {
+    line = line.trim();
+    if (line.consume_front(".target ")) {
+      arch = line.split(',').first.trim();
+      break;
+    }
+  }
+  if (arch.empty())
+    return llvm::createStringError("ISM_PTXAS: the PTX names no .target");
+  llvm::SmallString<128> in, out, err;
+  for (auto [path, suffix] : {std::pair(&in, "ptx"), std::pair(&out, "cubin"),
+                              std::pair(&err, "log")})
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("ism-ptxas", suffix, *path))
+      return llvm::createStringError("ISM_PTXAS: cannot create a temporary "
+                                     "file: " +
+                                     ec.message());
+  auto cleanup = llvm::make_scope_exit([&] {
+    for (const auto &path : {in, out, err})
+      llvm::sys::fs::remove(path);
+  });
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    if (ec)
+      return llvm::createStringError("ISM_PTXAS: " + ec.message());
+    os << ptx;
+  }
+  std::string archFlag = ("-arch=" + arch).str();
+  llvm::SmallVector<llvm::StringRef> args = {ptxas, archFlag, "-o", out, in};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, err, err};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                     /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                                     &message);
+  if (rc != 0) {
+    std::string log;
+    if (auto buffer = llvm::MemoryBuffer::getFile(err))
+      log = (*buffer)->getBuffer().trim().str();
+    return llvm::createStringError(
+        llvm::formatv("ISM_PTXAS: '{0}' failed ({1}): {2}", ptxas,
+                      message.empty() ? llvm::formatv("exit {0}", rc).str()
+                                      : message,
+                      log)
+            .str());
+  }
+  auto cubin = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
+  if (!cubin)
+    return llvm::createStringError("ISM_PTXAS: no cubin from '" + ptxas +
+                                   "': " + cubin.getError().message());
+  return (*cubin)->getBuffer().str();
+}
+
 llvm::Expected<CUmodule> Context::loadModule(llvm::StringRef ptx) {
   std::string image = ptx.str(); // the driver wants a NUL-terminated image
+  // ISM_PTXAS names an offline ptxas to assemble with instead of the
+  // driver's JIT (a newer or older compiler than the driver's).
+  if (const char *ptxas = std::getenv("ISM_PTXAS"); ptxas && *ptxas) {
+    llvm::Expected<std::string> cubin = assemble(ptxas, ptx);
+    if (!cubin)
+      return cubin.takeError();
+    image = std::move(*cubin);
+  }
   std::vector<char> errorLog(1 << 16, 0);
   std::vector<char> infoLog(1 << 16, 0);
   int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSizeBytes,
