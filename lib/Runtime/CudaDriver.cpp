@@ -385,10 +385,10 @@ static llvm::Expected<std::string> assemble(llvm::StringRef ptxas,
     if (auto buffer = llvm::MemoryBuffer::getFile(err))
       log = (*buffer)->getBuffer().trim().str();
     return llvm::createStringError(
-        llvm::formatv("ISM_PTXAS: '{0}' failed ({1}): {2}", ptxas,
+        llvm::formatv("ISM_PTXAS: '{0}' failed ({1}){2}", ptxas,
                       message.empty() ? llvm::formatv("exit {0}", rc).str()
                                       : message,
-                      log)
+                      log.empty() ? "" : ": " + log)
             .str());
   }
   auto cubin = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);

@@ -13,6 +13,7 @@
  * with LD_LIBRARY_PATH=DIR. */
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -160,6 +161,16 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n,
                             int *options, void **values) {
   static int dummy;
   *module = &dummy;
+  /* FAKE_CUDA_IMAGE_LOG names a file that gets one line per module: "cubin"
+     for an ELF image (assembled before the load), else "ptx". */
+  const char *log = getenv("FAKE_CUDA_IMAGE_LOG");
+  if (log) {
+    FILE *f = fopen(log, "a");
+    if (f) {
+      fputs(memcmp(image, "\177ELF", 4) == 0 ? "cubin\n" : "ptx\n", f);
+      fclose(f);
+    }
+  }
   return kSuccess;
 }
 CUresult cuModuleUnload(void *module) { return kSuccess; }
