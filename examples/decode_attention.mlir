@@ -5,9 +5,11 @@
 // The keys of each head are split in as many chunks as the workspace has
 // columns (Mp and Lp are (batch * heads, splits), Op (batch * heads,
 // splits, 128)). @decode_partial runs one program per
-// (chunk, head): an online softmax over its keys in blocks of 64, leaving
-// the chunk's maximum score m, sum of exp(score - m) l and unnormalised
-// output in the workspace. @decode_combine then merges the chunks of each
+// (chunk, head): an online softmax over its keys in blocks of 64, kept
+// separately for 8 lanes of keys (so that the loop's reductions stay
+// within a warp and need no shared memory or barrier) and merged at the
+// end, leaving the chunk's maximum score m, sum of exp(score - m) l and
+// unnormalised output in the workspace. @decode_combine then merges the chunks of each
 // head, 64 chunks at a time: with M = max m, O = sum(exp(m - M) * out) /
 // sum(exp(m - M) * l).
 // Chunks past the end of a short sequence are empty (m = -inf, l = 0).
@@ -32,78 +34,120 @@ ism.kernel @decode_partial(%Q: memref<?x?xbf16>, %K: memref<?x?x?xbf16>,
   %hi0 = arith.addi %lo, %chunk : index
   %hi = arith.minui %hi0, %S : index
 
+  // A block of 64 keys is viewed as 8 x 8: key n + 8 * i + j is at (i, j).
+  // Each of the 8 columns j (a lane of keys) keeps its own online softmax
+  // (running max m, sum l and output acc), so the loop's reductions run
+  // along i, within a thread, and along the head dimension; the lanes are
+  // merged once, after the loop.
   %q2 = ism.load %Q[%bh, %c0] : memref<?x?xbf16> -> tensor<1x128xbf16>
   %qf = arith.extf %q2 : tensor<1x128xbf16> to tensor<1x128xf32>
   %scales = ism.splat %scale : f32 -> tensor<1x128xf32>
   %qs = arith.mulf %qf, %scales : tensor<1x128xf32>
-  %qb = ism.broadcast %qs : tensor<1x128xf32> -> tensor<64x128xf32>
-  %iota = ism.range 0 to 64 : tensor<64xi32>
+  %q3 = ism.reshape %qs : tensor<1x128xf32> -> tensor<1x1x128xf32>
+  %qb = ism.broadcast %q3 : tensor<1x1x128xf32> -> tensor<8x8x128xf32>
+  %iota64 = ism.range 0 to 64 : tensor<64xi32>
+  %iota = ism.reshape %iota64 : tensor<64xi32> -> tensor<8x8xi32>
   %Si = arith.index_cast %S : index to i32
-  %Ss = ism.splat %Si : i32 -> tensor<64xi32>
-  %ninf_s = arith.constant dense<0xFF800000> : tensor<64xf32>
+  %Ss = ism.splat %Si : i32 -> tensor<8x8xi32>
+  %ninf_s = arith.constant dense<0xFF800000> : tensor<8x8xf32>
+  %ninf_l = arith.constant dense<0xFF800000> : tensor<8xf32>
+  %zero_l = arith.constant dense<0.0> : tensor<8xf32>
+  %zero_acc = arith.constant dense<0.0> : tensor<8x128xf32>
   %ninf = arith.constant 0xFF800000 : f32
   %zero = arith.constant 0.0 : f32
-  %zero_acc = arith.constant dense<0.0> : tensor<128xf32>
 
   %r:3 = scf.for %n = %lo to %hi step %bn
-      iter_args(%m = %ninf, %l = %zero, %acc = %zero_acc)
-      -> (f32, f32, tensor<128xf32>) {
+      iter_args(%m = %ninf_l, %l = %zero_l, %acc = %zero_acc)
+      -> (tensor<8xf32>, tensor<8xf32>, tensor<8x128xf32>) {
     %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
-    %k = ism.reshape %k3 : tensor<1x64x128xbf16> -> tensor<64x128xbf16>
+    %k = ism.reshape %k3 : tensor<1x64x128xbf16> -> tensor<8x8x128xbf16>
     // V's loads leave with K's, before the math that waits for K.
     %v3 = ism.load %V[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
-    %v = ism.reshape %v3 : tensor<1x64x128xbf16> -> tensor<64x128xbf16>
-    %kf = arith.extf %k : tensor<64x128xbf16> to tensor<64x128xf32>
-    %qk = arith.mulf %kf, %qb : tensor<64x128xf32>
-    %s0 = ism.reduce %qk axis = 1 : tensor<64x128xf32> -> tensor<64xf32> {
+    %v = ism.reshape %v3 : tensor<1x64x128xbf16> -> tensor<8x8x128xbf16>
+    %kf = arith.extf %k : tensor<8x8x128xbf16> to tensor<8x8x128xf32>
+    %qk = arith.mulf %kf, %qb : tensor<8x8x128xf32>
+    %s0 = ism.reduce %qk axis = 2 : tensor<8x8x128xf32> -> tensor<8x8xf32> {
     ^bb0(%a: f32, %b: f32):
       %x = arith.addf %a, %b : f32
       ism.yield %x : f32
     }
     // Keys past the end score -inf.
     %ni = arith.index_cast %n : index to i32
-    %ns = ism.splat %ni : i32 -> tensor<64xi32>
-    %cols = arith.addi %iota, %ns : tensor<64xi32>
-    %valid = arith.cmpi slt, %cols, %Ss : tensor<64xi32>
-    %s = arith.select %valid, %s0, %ninf_s : tensor<64xi1>, tensor<64xf32>
-    %smax = ism.reduce %s axis = 0 : tensor<64xf32> -> f32 {
+    %ns = ism.splat %ni : i32 -> tensor<8x8xi32>
+    %cols = arith.addi %iota, %ns : tensor<8x8xi32>
+    %valid = arith.cmpi slt, %cols, %Ss : tensor<8x8xi32>
+    %s = arith.select %valid, %s0, %ninf_s : tensor<8x8xi1>, tensor<8x8xf32>
+    %smax = ism.reduce %s axis = 0 : tensor<8x8xf32> -> tensor<8xf32> {
     ^bb0(%a: f32, %b: f32):
       %x = arith.maximumf %a, %b : f32
       ism.yield %x : f32
     }
-    %m_new = arith.maximumf %m, %smax : f32
-    %m_news = ism.splat %m_new : f32 -> tensor<64xf32>
-    %shifted = arith.subf %s, %m_news : tensor<64xf32>
-    %p = math.exp %shifted : tensor<64xf32>
-    %m_diff = arith.subf %m, %m_new : f32
-    %alpha = math.exp %m_diff : f32
-    %psum = ism.reduce %p axis = 0 : tensor<64xf32> -> f32 {
+    %m_new = arith.maximumf %m, %smax : tensor<8xf32>
+    // A lane whose keys are all past the end keeps m = -inf: shift by 0
+    // there, so that exp gives 0 and not NaN.
+    %empty = arith.cmpf oeq, %m_new, %ninf_l : tensor<8xf32>
+    %m_safe = arith.select %empty, %zero_l, %m_new : tensor<8xi1>, tensor<8xf32>
+    %m_safe2 = ism.expand_dims %m_safe axis = 0 : tensor<8xf32> -> tensor<1x8xf32>
+    %m_safes = ism.broadcast %m_safe2 : tensor<1x8xf32> -> tensor<8x8xf32>
+    %shifted = arith.subf %s, %m_safes : tensor<8x8xf32>
+    %p = math.exp %shifted : tensor<8x8xf32>
+    %m_diff = arith.subf %m, %m_safe : tensor<8xf32>
+    %alpha = math.exp %m_diff : tensor<8xf32>
+    %psum = ism.reduce %p axis = 0 : tensor<8x8xf32> -> tensor<8xf32> {
     ^bb0(%a: f32, %b: f32):
       %x = arith.addf %a, %b : f32
       ism.yield %x : f32
     }
-    %l_scaled = arith.mulf %l, %alpha : f32
-    %l_new = arith.addf %l_scaled, %psum : f32
-    %vf = arith.extf %v : tensor<64x128xbf16> to tensor<64x128xf32>
-    %p2 = ism.expand_dims %p axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
-    %pb = ism.broadcast %p2 : tensor<64x1xf32> -> tensor<64x128xf32>
-    %pv = arith.mulf %vf, %pb : tensor<64x128xf32>
-    %part = ism.reduce %pv axis = 0 : tensor<64x128xf32> -> tensor<128xf32> {
+    %l_scaled = arith.mulf %l, %alpha : tensor<8xf32>
+    %l_new = arith.addf %l_scaled, %psum : tensor<8xf32>
+    %vf = arith.extf %v : tensor<8x8x128xbf16> to tensor<8x8x128xf32>
+    %p3 = ism.expand_dims %p axis = 2 : tensor<8x8xf32> -> tensor<8x8x1xf32>
+    %pb = ism.broadcast %p3 : tensor<8x8x1xf32> -> tensor<8x8x128xf32>
+    %pv = arith.mulf %vf, %pb : tensor<8x8x128xf32>
+    %part = ism.reduce %pv axis = 0 : tensor<8x8x128xf32> -> tensor<8x128xf32> {
     ^bb0(%a: f32, %b: f32):
       %x = arith.addf %a, %b : f32
       ism.yield %x : f32
     }
-    %alphas = ism.splat %alpha : f32 -> tensor<128xf32>
-    %acc_scaled = arith.mulf %acc, %alphas : tensor<128xf32>
-    %acc_new = arith.addf %acc_scaled, %part : tensor<128xf32>
-    scf.yield %m_new, %l_new, %acc_new : f32, f32, tensor<128xf32>
+    %alpha2 = ism.expand_dims %alpha axis = 1 : tensor<8xf32> -> tensor<8x1xf32>
+    %alphas = ism.broadcast %alpha2 : tensor<8x1xf32> -> tensor<8x128xf32>
+    %acc_scaled = arith.mulf %acc, %alphas : tensor<8x128xf32>
+    %acc_new = arith.addf %acc_scaled, %part : tensor<8x128xf32>
+    scf.yield %m_new, %l_new, %acc_new : tensor<8xf32>, tensor<8xf32>, tensor<8x128xf32>
   }
 
-  %m1 = ism.splat %r#0 : f32 -> tensor<1x1xf32>
+  // Merge the lanes: with M = max m, l = sum(exp(m - M) * l) and out =
+  // sum(exp(m - M) * acc). An empty chunk (no keys) leaves m = -inf, l = 0.
+  %M = ism.reduce %r#0 axis = 0 : tensor<8xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %x = arith.maximumf %a, %b : f32
+    ism.yield %x : f32
+  }
+  %M_empty = arith.cmpf oeq, %M, %ninf : f32
+  %M_safe = arith.select %M_empty, %zero, %M : f32
+  %M_safes = ism.splat %M_safe : f32 -> tensor<8xf32>
+  %md = arith.subf %r#0, %M_safes : tensor<8xf32>
+  %w = math.exp %md : tensor<8xf32>
+  %wl = arith.mulf %w, %r#1 : tensor<8xf32>
+  %L = ism.reduce %wl axis = 0 : tensor<8xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %x = arith.addf %a, %b : f32
+    ism.yield %x : f32
+  }
+  %w2 = ism.expand_dims %w axis = 1 : tensor<8xf32> -> tensor<8x1xf32>
+  %wb = ism.broadcast %w2 : tensor<8x1xf32> -> tensor<8x128xf32>
+  %ow = arith.mulf %r#2, %wb : tensor<8x128xf32>
+  %out = ism.reduce %ow axis = 0 : tensor<8x128xf32> -> tensor<128xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %x = arith.addf %a, %b : f32
+    ism.yield %x : f32
+  }
+
+  %m1 = ism.splat %M : f32 -> tensor<1x1xf32>
   ism.store %m1, %Mp[%bh, %sp] : tensor<1x1xf32> -> memref<?x?xf32>
-  %l1 = ism.splat %r#1 : f32 -> tensor<1x1xf32>
+  %l1 = ism.splat %L : f32 -> tensor<1x1xf32>
   ism.store %l1, %Lp[%bh, %sp] : tensor<1x1xf32> -> memref<?x?xf32>
-  %o3 = ism.reshape %r#2 : tensor<128xf32> -> tensor<1x1x128xf32>
+  %o3 = ism.reshape %out : tensor<128xf32> -> tensor<1x1x128xf32>
   ism.store %o3, %Op[%bh, %sp, %c0] : tensor<1x1x128xf32> -> memref<?x?x?xf32>
   ism.return
 }

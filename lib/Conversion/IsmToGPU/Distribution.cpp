@@ -11,10 +11,7 @@ using namespace mlir::ism;
 Distribution::Distribution(RankedTensorType type) : type(type) {
   if (auto slice = dyn_cast<SliceEncodingAttr>(type.getEncoding())) {
     sliceDim = slice.getDim();
-    SmallVector<int64_t> shape(type.getShape());
-    shape.insert(shape.begin() + sliceDim, 1);
-    parent = std::make_shared<Distribution>(
-        RankedTensorType::get(shape, type.getElementType(), slice.getParent()));
+    parent = std::make_shared<Distribution>(getSliceParentType(type));
     numRegs = parent->numRegs;
     return;
   }
@@ -46,17 +43,32 @@ int64_t Distribution::getNumThreads() const {
   return 32 * layout.getNumWarps();
 }
 
+RankedTensorType Distribution::getSliceParentType(RankedTensorType type) {
+  auto slice = cast<SliceEncodingAttr>(type.getEncoding());
+  unsigned dim = slice.getDim();
+  SmallVector<int64_t> shape(type.getShape());
+  shape.insert(shape.begin() + dim, 1);
+  Attribute layout = slice.getParent();
+  // A blocked parent holds one element along the sliced dimension: its
+  // lanes and warps there hold copies.
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(layout);
+      blocked && blocked.getSizePerThread()[dim] != 1) {
+    SmallVector<unsigned> spt(blocked.getSizePerThread());
+    spt[dim] = 1;
+    layout = BlockedEncodingAttr::get(
+        blocked.getContext(), spt, blocked.getThreadsPerWarp(),
+        blocked.getWarpsPerCTA(), blocked.getOrder());
+  }
+  return RankedTensorType::get(shape, type.getElementType(), layout);
+}
+
 bool Distribution::isSupported(RankedTensorType type, std::string &reason) {
   if (auto slice = dyn_cast_or_null<SliceEncodingAttr>(type.getEncoding())) {
-    SmallVector<int64_t> shape(type.getShape());
-    if (slice.getDim() > shape.size()) {
+    if (slice.getDim() > type.getRank()) {
       reason = "has an #ism.slice layout whose dim exceeds the tile's rank";
       return false;
     }
-    shape.insert(shape.begin() + slice.getDim(), 1);
-    return isSupported(
-        RankedTensorType::get(shape, type.getElementType(), slice.getParent()),
-        reason);
+    return isSupported(getSliceParentType(type), reason);
   }
   if (auto mma = dyn_cast_or_null<MmaEncodingAttr>(type.getEncoding())) {
     ArrayRef<unsigned> warps = mma.getWarpsPerCTA();

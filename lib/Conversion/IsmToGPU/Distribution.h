@@ -90,6 +90,11 @@ public:
   /// Row-major linear index of `coord` in `shape`.
   static int64_t linearize(ArrayRef<int64_t> coord, ArrayRef<int64_t> shape);
 
+  /// The parent tile of an #ism.slice tile: its shape with a dimension of
+  /// size 1 put back, in the parent layout (a blocked parent with one
+  /// element a thread along that dimension).
+  static RankedTensorType getSliceParentType(RankedTensorType type);
+
 private:
   /// Footprint of one CTA along each dimension, and repetitions.
   int64_t footprint(unsigned dim) const;

@@ -280,6 +280,82 @@ ism.kernel @broadcast_row(%c: memref<?x?xf32>, %y: memref<?x?x?xf32>) {
 
 // -----
 
+// Online softmax over lanes of keys, as in examples/decode_attention.mlir:
+// the scores' reduction along the head dimension stays within a warp, so
+// the scores, their running maximum and the rescaled output are slices of
+// the K tile's layout (ism-assign-layouts), and the loop moves no data
+// between warps: shuffles, no shared memory, no barrier.
+// CHECK-LABEL: gpu.func @lanes_online_softmax
+// CHECK-SAME: ism.shared_memory_bytes = 0 : i32
+// CHECK-NOT: nvvm.barrier0
+// CHECK-NOT: gpu.dynamic_shared_memory
+// CHECK: scf.for
+// CHECK: gpu.shuffle xor
+// CHECK: gpu.return
+ism.kernel @lanes_online_softmax(%K: memref<?x?xbf16>, %V: memref<?x?xbf16>,
+                                 %O: memref<?x?xf32>, %n: index)
+    attributes {num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %ninf = arith.constant dense<0xFF800000> : tensor<8xf32>
+  %zero = arith.constant dense<0.0> : tensor<8xf32>
+  %zacc = arith.constant dense<0.0> : tensor<8x128xf32>
+  %r:3 = scf.for %i = %c0 to %n step %c64
+      iter_args(%m = %ninf, %l = %zero, %acc = %zacc)
+      -> (tensor<8xf32>, tensor<8xf32>, tensor<8x128xf32>) {
+    %k2 = ism.load %K[%i, %c0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %k = ism.reshape %k2 : tensor<64x128xbf16> -> tensor<8x8x128xbf16>
+    %v2 = ism.load %V[%i, %c0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %v = ism.reshape %v2 : tensor<64x128xbf16> -> tensor<8x8x128xbf16>
+    %kf = arith.extf %k : tensor<8x8x128xbf16> to tensor<8x8x128xf32>
+    %s = ism.reduce %kf axis = 2 : tensor<8x8x128xf32> -> tensor<8x8xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %smax = ism.reduce %s axis = 0 : tensor<8x8xf32> -> tensor<8xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %mn = arith.maximumf %m, %smax : tensor<8xf32>
+    %mn2 = ism.expand_dims %mn axis = 0 : tensor<8xf32> -> tensor<1x8xf32>
+    %mns = ism.broadcast %mn2 : tensor<1x8xf32> -> tensor<8x8xf32>
+    %d = arith.subf %s, %mns : tensor<8x8xf32>
+    %p = math.exp %d : tensor<8x8xf32>
+    %md = arith.subf %m, %mn : tensor<8xf32>
+    %alpha = math.exp %md : tensor<8xf32>
+    %ps = ism.reduce %p axis = 0 : tensor<8x8xf32> -> tensor<8xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %la = arith.mulf %l, %alpha : tensor<8xf32>
+    %ln = arith.addf %la, %ps : tensor<8xf32>
+    %vf = arith.extf %v : tensor<8x8x128xbf16> to tensor<8x8x128xf32>
+    %p3 = ism.expand_dims %p axis = 2 : tensor<8x8xf32> -> tensor<8x8x1xf32>
+    %pb = ism.broadcast %p3 : tensor<8x8x1xf32> -> tensor<8x8x128xf32>
+    %pv = arith.mulf %vf, %pb : tensor<8x8x128xf32>
+    %part = ism.reduce %pv axis = 0 : tensor<8x8x128xf32> -> tensor<8x128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %a2 = ism.expand_dims %alpha axis = 1 : tensor<8xf32> -> tensor<8x1xf32>
+    %ab = ism.broadcast %a2 : tensor<8x1xf32> -> tensor<8x128xf32>
+    %as = arith.mulf %acc, %ab : tensor<8x128xf32>
+    %an = arith.addf %as, %part : tensor<8x128xf32>
+    scf.yield %mn, %ln, %an : tensor<8xf32>, tensor<8xf32>, tensor<8x128xf32>
+  }
+  %l2 = ism.expand_dims %r#1 axis = 1 : tensor<8xf32> -> tensor<8x1xf32>
+  %lb = ism.broadcast %l2 : tensor<8x1xf32> -> tensor<8x128xf32>
+  %o = arith.divf %r#2, %lb : tensor<8x128xf32>
+  ism.store %o, %O[%c0, %c0] : tensor<8x128xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+// -----
+
 // min_ctas_per_sm becomes NVVM's minctasm (PTX .minnctapersm, ptxas caps
 // the registers); a kernel without it gets no such attribute.
 // CHECK-LABEL: gpu.func @occupancy

@@ -97,12 +97,22 @@ func.func @f(%a: tensor<2x64x64xf16, #ism.dot_op<{opIdx = 0, parent = #ism.mma<{
 
 // -----
 
-// expected-error @+1 {{#ism.slice parent must be a 2-D #ism.mma layout}}
-func.func @f(%a: tensor<64xf32, #ism.slice<{dim = 1, parent = #ism.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>}>>)
+// expected-error @+1 {{#ism.slice parent must be a #ism.blocked layout, a 2-D #ism.mma layout or an #ism.slice, of rank 2 or more}}
+func.func @f(%a: tensor<f32, #ism.slice<{dim = 0, parent = #ism.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>}>>)
 
 // -----
 
-// expected-error @+1 {{#ism.slice dim must be 1 (the rows of the parent layout), got 0}}
+// expected-error @+1 {{#ism.slice dim must be a dimension of the parent layout (rank 2), got 2}}
+func.func @f(%a: tensor<64xf32, #ism.slice<{dim = 2, parent = #ism.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>}>>)
+
+// -----
+
+// expected-error @+1 {{#ism.slice layout has rank 1 but the tensor has rank 2}}
+func.func @f(%a: tensor<8x8xf32, #ism.slice<{dim = 0, parent = #ism.slice<{dim = 2, parent = #ism.blocked<{sizePerThread = [1, 1, 8], threadsPerWarp = [1, 2, 16], warpsPerCTA = [1, 4, 1], order = [2, 1, 0]}>}>}>>)
+
+// -----
+
+// expected-error @+1 {{#ism.slice dim must be 1 (the rows of the parent #ism.mma layout), got 0}}
 func.func @f(%a: tensor<64xf32, #ism.slice<{dim = 0, parent = #ism.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>}>>)
 
 // -----

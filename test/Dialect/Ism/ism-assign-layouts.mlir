@@ -92,3 +92,56 @@ ism.kernel @broadcast_source(%x: memref<?x?x?xbf16>, %c: memref<?x?xf32>, %y: me
   ism.store %p, %y[%c0, %c0, %c0] : tensor<1x32x64xf32> -> memref<?x?x?xf32>
   ism.return
 }
+
+// -----
+
+// Reductions that stay within a warp keep their totals where the source's
+// threads hold them: the row sums of a 64x128 tile whose rows lie within
+// a warp's 16 lanes are the #ism.slice of its layout, and so is the
+// elementwise math on them, the loop that carries them and the splat
+// constant they meet; the expand_dims + broadcast that brings them back
+// to the rows takes the tile's layout with one column a thread, with no
+// ism.convert_layout. The sum over the 4 warps' rows (axis 0) crosses
+// warps: it keeps the blocked layout of its shape.
+// CHECK-DAG: #[[$TILE:.*]] = #ism.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-DAG: #[[$ROWS:.*]] = #ism.slice<{dim = 1, parent = #[[$TILE]]}>
+// CHECK-DAG: #[[$COL:.*]] = #ism.blocked<{sizePerThread = [1, 1], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-LABEL: ism.kernel @rows_in_warps
+// CHECK-NOT: ism.convert_layout
+// CHECK: arith.constant dense<0.000000e+00> : tensor<64xf32, #[[$ROWS]]>
+// CHECK: scf.for {{.*}} -> (tensor<64xf32, #[[$ROWS]]>)
+// CHECK: ism.reduce {{.*}} axis = 1 : tensor<64x128xf32, #[[$TILE]]> -> tensor<64xf32, #[[$ROWS]]>
+// CHECK: arith.addf {{.*}} : tensor<64xf32, #[[$ROWS]]>
+// CHECK: ism.expand_dims {{.*}} : tensor<64xf32, #[[$ROWS]]> -> tensor<64x1xf32, #[[$COL]]>
+// CHECK: ism.broadcast {{.*}} : tensor<64x1xf32, #[[$COL]]> -> tensor<64x128xf32, #[[$TILE]]>
+// CHECK: ism.reduce {{.*}} axis = 0 : tensor<64x128xf32, #[[$TILE]]> -> tensor<128xf32, #blocked{{[0-9]*}}>
+ism.kernel @rows_in_warps(%x: memref<?x?xbf16>, %y: memref<?xf32>,
+                          %n: index) attributes {num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %sums = scf.for %i = %c0 to %n step %c64 iter_args(%acc = %zero)
+      -> (tensor<64xf32>) {
+    %t = ism.load %x[%i, %c0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %f = arith.extf %t : tensor<64x128xbf16> to tensor<64x128xf32>
+    %r = ism.reduce %f axis = 1 : tensor<64x128xf32> -> tensor<64xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      ism.yield %s : f32
+    }
+    %next = arith.addf %acc, %r : tensor<64xf32>
+    scf.yield %next : tensor<64xf32>
+  }
+  %t = ism.load %x[%c0, %c0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+  %f = arith.extf %t : tensor<64x128xbf16> to tensor<64x128xf32>
+  %e = ism.expand_dims %sums axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+  %b = ism.broadcast %e : tensor<64x1xf32> -> tensor<64x128xf32>
+  %p = arith.mulf %f, %b : tensor<64x128xf32>
+  %c = ism.reduce %p axis = 0 : tensor<64x128xf32> -> tensor<128xf32> {
+  ^bb0(%a: f32, %b2: f32):
+    %s = arith.addf %a, %b2 : f32
+    ism.yield %s : f32
+  }
+  ism.store %c, %y[%c0] : tensor<128xf32> -> memref<?xf32>
+  ism.return
+}

@@ -172,23 +172,43 @@ LogicalResult MmaEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
 // SliceEncodingAttr
 //===----------------------------------------------------------------------===//
 
+/// The rank of the tiles a layout fits, or 0 when `layout` is not one
+/// that #ism.slice can take apart.
+static unsigned getSliceableRank(Attribute layout) {
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(layout))
+    return blocked.getRank();
+  if (auto mma = dyn_cast<MmaEncodingAttr>(layout))
+    return mma.getWarpsPerCTA().size() == 2 ? 2 : 0;
+  if (auto slice = dyn_cast<SliceEncodingAttr>(layout)) {
+    unsigned rank = getSliceableRank(slice.getParent());
+    return rank > 1 ? rank - 1 : 0;
+  }
+  return 0;
+}
+
 LogicalResult SliceEncodingAttr::verify(EmitErrorFn emitError, unsigned dim,
                                         Attribute parent) {
-  auto mma = dyn_cast<MmaEncodingAttr>(parent);
-  if (!mma || mma.getWarpsPerCTA().size() != 2)
-    return emitError() << "#ism.slice parent must be a 2-D #ism.mma layout, "
-                          "got "
+  unsigned rank = getSliceableRank(parent);
+  if (rank < 2)
+    return emitError() << "#ism.slice parent must be a #ism.blocked layout, "
+                          "a 2-D #ism.mma layout or an #ism.slice, of rank "
+                          "2 or more, got "
                        << parent;
-  if (dim != 1)
+  if (isa<MmaEncodingAttr>(parent) && dim != 1)
     return emitError() << "#ism.slice dim must be 1 (the rows of the parent "
-                          "layout), got "
+                          "#ism.mma layout), got "
                        << dim;
+  if (dim >= rank)
+    return emitError() << "#ism.slice dim must be a dimension of the parent "
+                          "layout (rank "
+                       << rank << "), got " << dim;
   return success();
 }
 
 LogicalResult SliceEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
                                                 EmitErrorFn emitError) const {
-  return verifyRank(emitError, "slice", 1, shape);
+  return verifyRank(emitError, "slice", getSliceableRank(getParent()) - 1,
+                    shape);
 }
 
 //===----------------------------------------------------------------------===//

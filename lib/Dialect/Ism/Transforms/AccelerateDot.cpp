@@ -11,6 +11,7 @@
 
 #include "ism/Dialect/Ism/IR/IsmOps.h"
 #include "ism/Dialect/Ism/Transforms/DotLoop.h"
+#include "ism/Dialect/Ism/Transforms/LayoutPropagation.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -49,11 +50,6 @@ int64_t smVersion(StringRef chip) {
   return version;
 }
 
-RankedTensorType withEncoding(RankedTensorType type, Attribute encoding) {
-  return RankedTensorType::get(type.getShape(), type.getElementType(),
-                               encoding);
-}
-
 /// Why `loop` cannot use wgmma (empty when it can); fills `warpsM`/`warpsN`.
 std::string checkWgmma(DotLoop loop, unsigned numWarps,
                        unsigned &warpsM, unsigned &warpsN) {
@@ -85,7 +81,6 @@ std::string checkWgmma(DotLoop loop, unsigned numWarps,
   }
   return "";
 }
-
 
 /// The mma.sync warp arrangement of an m x n accumulator: the warps tile it
 /// with 16-row stripes (warpsM of them) and column blocks of at least 16
@@ -172,187 +167,6 @@ std::string checkMmaSync(DotLoop loop, unsigned numWarps, unsigned &warpsM,
              "index arithmetic";
   }
   return "";
-}
-
-/// Whether `op` computes its tile results element by element from its tile
-/// operands (so it can run in any layout).
-bool isElementwise(Operation *op) {
-  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-      op->getNumResults() != 1 || isa<arith::ConstantOp>(op))
-    return false;
-  return op->hasTrait<OpTrait::Elementwise>();
-}
-
-void propagateForward(Value root, Attribute encoding, Attribute blocked,
-                      OpBuilder &b);
-void adapt(OpOperand &use, Attribute encoding, OpBuilder &b);
-
-/// Has `loop` carry its tile #i in the layout `encoding`: the iter_arg and
-/// the result take it, the init and the yielded value adapt to it, and the
-/// users of the iter_arg and of the result follow (converting back to the
-/// layout the tile had where they cannot).
-void carryInLayout(scf::ForOp loop, unsigned i, Attribute encoding,
-                   OpBuilder &b) {
-  BlockArgument arg = loop.getRegionIterArg(i);
-  auto type = cast<RankedTensorType>(arg.getType());
-  Attribute old = type.getEncoding();
-  arg.setType(withEncoding(type, encoding));
-  loop.getResult(i).setType(arg.getType());
-  adapt(loop.getInitArgsMutable()[i], encoding, b);
-  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  adapt(yield->getOpOperand(i), encoding, b);
-  propagateForward(arg, encoding, old, b);
-  propagateForward(loop.getResult(i), encoding, old, b);
-}
-
-/// Gives the value `v` (a tile) the layout `encoding` for its use `use`:
-/// retypes the producers that can produce any layout (splat constants,
-/// loads, broadcasts, splats used only here) and loop-carried tiles, else
-/// converts.
-void adapt(OpOperand &use, Attribute encoding, OpBuilder &b) {
-  Value v = use.get();
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || type.getEncoding() == encoding)
-    return;
-  RankedTensorType target = withEncoding(type, encoding);
-  // A loop-carried tile: the loop carries it in the layout (its init and
-  // the yielded value adapt in turn, its other users follow).
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-    if (loop && arg.getOwner() == loop.getBody() && arg.getArgNumber() > 0) {
-      carryInLayout(loop, arg.getArgNumber() - 1, encoding, b);
-      return;
-    }
-  }
-  Operation *def = v.getDefiningOp();
-  // A splat or broadcast already repeated in the layout earlier in the
-  // block (see below) is reused.
-  if (def && isa<BroadcastOp, SplatOp>(def)) {
-    for (Operation *other : def->getOperand(0).getUsers())
-      if (other != def && other->getName() == def->getName() &&
-          other->getResult(0).getType() == target &&
-          other->getBlock() == use.getOwner()->getBlock() &&
-          other->isBeforeInBlock(use.getOwner())) {
-        use.set(other->getResult(0));
-        if (def->use_empty())
-          def->erase();
-        return;
-      }
-  }
-  if (def && v.hasOneUse() && isa<LoadOp, BroadcastOp, SplatOp>(def) &&
-      def->getNumResults() == 1) {
-    v.setType(target);
-    return;
-  }
-  // A splat or broadcast used elsewhere too is repeated here in the layout:
-  // that moves at most its source, not the whole tile.
-  if (def && isa<BroadcastOp, SplatOp>(def)) {
-    b.setInsertionPoint(use.getOwner());
-    Operation *copy = b.clone(*def);
-    copy->getResult(0).setType(target);
-    use.set(copy->getResult(0));
-    if (def->use_empty())
-      def->erase();
-    return;
-  }
-  // Elementwise math feeding only this use runs in the layout too (its
-  // operands adapt in turn), rather than converting its result.
-  if (def && v.hasOneUse() && isElementwise(def)) {
-    v.setType(target);
-    for (OpOperand &operand : def->getOpOperands())
-      adapt(operand, encoding, b);
-    return;
-  }
-  b.setInsertionPoint(use.getOwner());
-  if (auto constant = v.getDefiningOp<arith::ConstantOp>()) {
-    if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-        dense && dense.isSplat()) {
-      use.set(arith::ConstantOp::create(b, constant.getLoc(),
-                                        dense.reshape(target)));
-      return;
-    }
-  }
-  use.set(ConvertLayoutOp::create(b, v.getLoc(), target, v));
-}
-
-/// Runs the epilogue after the loop in the accumulator's layout: elementwise
-/// users of `root` take the layout, their other operands adapt to it,
-/// stores write it directly, and anything else gets a conversion back.
-void propagateForward(Value root, Attribute encoding, Attribute blocked,
-                      OpBuilder &b) {
-  SmallVector<Value> worklist{root};
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    for (OpOperand &use : llvm::make_early_inc_range(v.getUses())) {
-      Operation *user = use.getOwner();
-      if (isa<StoreOp>(user) && use.getOperandNumber() == 0)
-        continue;
-      // Reductions and the operands of products read any layout; an
-      // accumulator in this layout feeds a product in it directly.
-      if (auto reduce = dyn_cast<ReduceOp>(user);
-          reduce && reduce.getSrcs().size() == 1)
-        continue;
-      if (auto dot = dyn_cast<DotOp>(user)) {
-        if (use.getOperandNumber() < 2 ||
-            dot.getType().getEncoding() == encoding)
-          continue;
-      }
-      // Row statistics expanded back to the rows of their accumulator: the
-      // expansion takes the parent layout (a one-column tile), and so do
-      // the broadcasts of it; no data moves between threads.
-      if (auto expand = dyn_cast<ExpandDimsOp>(user)) {
-        auto slice = dyn_cast<SliceEncodingAttr>(encoding);
-        if (slice && expand.getAxis() == slice.getDim()) {
-          Value e = expand.getResult();
-          auto oldType = cast<RankedTensorType>(e.getType());
-          e.setType(withEncoding(oldType, slice.getParent()));
-          for (OpOperand &eu : llvm::make_early_inc_range(e.getUses())) {
-            if (auto bc = dyn_cast<BroadcastOp>(eu.getOwner())) {
-              auto bcType = cast<RankedTensorType>(bc.getType());
-              bc.getResult().setType(withEncoding(bcType, slice.getParent()));
-              propagateForward(bc.getResult(), slice.getParent(),
-                               bcType.getEncoding(), b);
-              continue;
-            }
-            b.setInsertionPoint(eu.getOwner());
-            eu.set(ConvertLayoutOp::create(b, e.getLoc(), oldType, e));
-          }
-          continue;
-        }
-      }
-      // A tile carried by a loop: the loop carries it in this layout.
-      if (auto yield = dyn_cast<scf::YieldOp>(user)) {
-        if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp())) {
-          unsigned i = use.getOperandNumber();
-          auto argType =
-              cast<RankedTensorType>(loop.getRegionIterArg(i).getType());
-          if (argType.getEncoding() != encoding)
-            carryInLayout(loop, i, encoding, b);
-          continue;
-        }
-      }
-      auto result = user->getNumResults() == 1
-                        ? dyn_cast<RankedTensorType>(user->getResult(0).getType())
-                        : RankedTensorType();
-      if (isElementwise(user) && result &&
-          result.getShape() == cast<RankedTensorType>(v.getType()).getShape() &&
-          result.getEncoding() != encoding) {
-        user->getResult(0).setType(withEncoding(result, encoding));
-        for (OpOperand &operand : user->getOpOperands())
-          if (operand.get() != v)
-            adapt(operand, encoding, b);
-        worklist.push_back(user->getResult(0));
-        continue;
-      }
-      if (isElementwise(user) && result && result.getEncoding() == encoding)
-        continue;
-      // Anything else sees the tile in the layout it was assigned.
-      b.setInsertionPoint(user);
-      use.set(ConvertLayoutOp::create(
-          b, v.getLoc(),
-          withEncoding(cast<RankedTensorType>(v.getType()), blocked), v));
-    }
-  }
 }
 
 struct IsmAccelerateDotPass

@@ -1,6 +1,7 @@
 //===- AssignLayouts.cpp - ism-assign-layouts: pick thread layouts --------===//
 
 #include "ism/Dialect/Ism/IR/IsmOps.h"
+#include "ism/Dialect/Ism/Transforms/LayoutPropagation.h"
 #include "ism/Dialect/Ism/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -88,6 +89,91 @@ BlockedEncodingAttr sliceForBroadcast(BlockedEncodingAttr result,
   return BlockedEncodingAttr::get(result.getContext(), sizePerThread,
                                   result.getThreadsPerWarp(),
                                   result.getWarpsPerCTA(), result.getOrder());
+}
+
+/// The layout of a broadcast source of `sourceShape` whose result has
+/// `result` (blocked, or slices of a blocked layout): sliceForBroadcast,
+/// through the slices. Null for other layouts.
+Attribute getBroadcastSourceLayout(Attribute result,
+                                   ArrayRef<int64_t> sourceShape) {
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(result))
+    return sliceForBroadcast(blocked, sourceShape);
+  auto slice = dyn_cast<SliceEncodingAttr>(result);
+  if (!slice)
+    return {};
+  Shape parentShape(sourceShape);
+  parentShape.insert(parentShape.begin() + slice.getDim(), 1);
+  Attribute parent = getBroadcastSourceLayout(slice.getParent(), parentShape);
+  if (!parent)
+    return {};
+  return SliceEncodingAttr::get(result.getContext(), slice.getDim(), parent);
+}
+
+/// The warps along `axis` of a tile of `type` (a blocked layout or slices
+/// of one) that hold distinct elements, or 0 for other layouts.
+int64_t getDistinctWarps(RankedTensorType type, unsigned axis) {
+  Attribute layout = type.getEncoding();
+  Shape shape(type.getShape());
+  while (auto slice = dyn_cast_or_null<SliceEncodingAttr>(layout)) {
+    if (axis >= slice.getDim())
+      ++axis;
+    shape.insert(shape.begin() + slice.getDim(), 1);
+    layout = getSliceParentLayout(slice);
+  }
+  auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(layout);
+  if (!blocked)
+    return 0;
+  int64_t perWarp = int64_t(blocked.getSizePerThread()[axis]) *
+                    blocked.getThreadsPerWarp()[axis];
+  return std::min<int64_t>(blocked.getWarpsPerCTA()[axis],
+                           std::max<int64_t>(1, shape[axis] / perWarp));
+}
+
+/// Gives the totals of each reduction that stays within a warp (one warp
+/// along its axis) the #ism.slice of its source's layout: every thread
+/// then keeps the totals of its own elements, with no shared memory or
+/// barrier, and the elementwise math, loops and broadcasts that use them
+/// follow (ism::propagateForward).
+void keepReductionsInWarps(KernelOp kernel) {
+  SmallVector<ReduceOp> reduces;
+  kernel.walk([&](ReduceOp reduce) { reduces.push_back(reduce); });
+  OpBuilder b(kernel.getContext());
+  for (ReduceOp reduce : reduces) {
+    auto type = dyn_cast<RankedTensorType>(reduce.getResult(0).getType());
+    if (!type || reduce.getSrcs().size() != 1)
+      continue;
+    auto src = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
+    if (getDistinctWarps(src, reduce.getAxis()) != 1)
+      continue;
+    auto slice = SliceEncodingAttr::get(kernel.getContext(), reduce.getAxis(),
+                                        src.getEncoding());
+    if (type.getEncoding() == slice)
+      continue;
+    reduce.getResult(0).setType(ism::withEncoding(type, slice));
+    propagateForward(reduce.getResult(0), slice, type.getEncoding(), b);
+  }
+  if (reduces.empty())
+    return;
+  // Broadcasts whose result the totals' layouts reached: their sources
+  // (and the expand_dims that make them) take the result's layout sliced
+  // to their shape, reading a converted tile's original directly, so the
+  // broadcast and the expansion stay in registers.
+  kernel.walk([&](BroadcastOp bc) {
+    auto src = cast<RankedTensorType>(bc.getSrc().getType());
+    Attribute layout =
+        getBroadcastSourceLayout(bc.getType().getEncoding(), src.getShape());
+    if (!layout || src.getEncoding() == layout || !bc.getSrc().hasOneUse())
+      return;
+    auto expand = bc.getSrc().getDefiningOp<ExpandDimsOp>();
+    if (!expand)
+      return;
+    expand.getResult().setType(ism::withEncoding(src, layout));
+    if (auto convert = expand.getSrc().getDefiningOp<ConvertLayoutOp>()) {
+      expand.getSrcMutable().assign(convert.getSrc());
+      if (convert->use_empty())
+        convert->erase();
+    }
+  });
 }
 
 /// The layout of an expand_dims source that keeps `result`'s distribution:
@@ -230,6 +316,8 @@ struct IsmAssignLayoutsPass
                 dense.reshape(cast<ShapedType>(constant.getType())));
       }
     });
+
+    keepReductionsInWarps(kernel);
   }
 };
 
