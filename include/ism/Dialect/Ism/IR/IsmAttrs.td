@@ -96,7 +96,10 @@ def Ism_SliceEncodingAttr : Ism_Encoding<"SliceEncoding", "slice"> {
     each thread holds the rows (for `dim = 1`) it holds in `parent`. A row
     reduction of an accumulator yields its row totals in this layout, and
     `ism.expand_dims` + `ism.broadcast` give them back to the accumulator's
-    layout without moving data between threads.
+    layout without moving data between threads. `parent` is a 2-D
+    `#ism.mma` (with `dim = 1`), an `#ism.blocked` layout (the totals of a
+    reduction that stays within a warp; lanes and warps along `dim` hold
+    copies) or another `#ism.slice`.
 
     ```mlir
     tensor<64xf32, #ism.slice<{dim = 1, parent = #ism.mma<{version = 2,

@@ -46,6 +46,15 @@ def IsmAssignLayouts : Pass<"ism-assign-layouts", "::mlir::ModuleOp"> {
     the result needs, lanes and warps along the broadcast dimensions
     replicate them, and the broadcast moves no data.
 
+    A reduction whose axis lies within one warp of its source's layout
+    (shuffles suffice) instead yields its totals in the `#ism.slice` of
+    that layout, where the threads that reduced them already hold them:
+    the elementwise math on them, the loops that carry them and the
+    `ism.expand_dims` + `ism.broadcast` that bring them back to the source's
+    shape follow (a conversion back only where a user cannot), so such a
+    reduction needs no shared memory or barrier. Reductions of such slices
+    (slices of slices) are handled the same way.
+
     Tiles that already carry an encoding are left as they are.
   }];
   let options = [
