@@ -152,24 +152,28 @@ void keepReductionsInWarps(KernelOp kernel) {
     reduce.getResult(0).setType(ism::withEncoding(type, slice));
     propagateForward(reduce.getResult(0), slice, type.getEncoding(), b);
   }
-  if (reduces.empty())
-    return;
-  // Broadcasts whose result the totals' layouts reached: their sources
-  // (and the expand_dims that make them) take the result's layout sliced
-  // to their shape, reading a converted tile's original directly, so the
-  // broadcast and the expansion stay in registers.
+  // Broadcasts of totals, or into a tile, that the slices reached: the
+  // expand_dims that makes their source takes the result's layout sliced
+  // to its shape and reads a converted tile's original directly, so the
+  // expansion and the broadcast stay in registers.
   kernel.walk([&](BroadcastOp bc) {
     auto src = cast<RankedTensorType>(bc.getSrc().getType());
+    auto expand = bc.getSrc().getDefiningOp<ExpandDimsOp>();
+    if (!expand || !bc.getSrc().hasOneUse())
+      return;
+    auto convert = expand.getSrc().getDefiningOp<ConvertLayoutOp>();
+    Value original = convert ? convert.getSrc() : expand.getSrc();
+    if (!isa<SliceEncodingAttr>(bc.getType().getEncoding()) &&
+        !isa<SliceEncodingAttr>(
+            cast<RankedTensorType>(original.getType()).getEncoding()))
+      return;
     Attribute layout =
         getBroadcastSourceLayout(bc.getType().getEncoding(), src.getShape());
-    if (!layout || src.getEncoding() == layout || !bc.getSrc().hasOneUse())
-      return;
-    auto expand = bc.getSrc().getDefiningOp<ExpandDimsOp>();
-    if (!expand)
+    if (!layout || src.getEncoding() == layout)
       return;
     expand.getResult().setType(ism::withEncoding(src, layout));
-    if (auto convert = expand.getSrc().getDefiningOp<ConvertLayoutOp>()) {
-      expand.getSrcMutable().assign(convert.getSrc());
+    if (convert) {
+      expand.getSrcMutable().assign(original);
       if (convert->use_empty())
         convert->erase();
     }
