@@ -72,6 +72,9 @@ void mlir::ism::buildIsmToGPUPipeline(OpPassManager &pm,
   ConvertIsmToGPUOptions lowering;
   lowering.trace = options.trace;
   pm.addPass(createConvertIsmToGPU(lowering));
+  IsmDependentLaunchOptions dependent;
+  dependent.chip = options.chip;
+  pm.addPass(createIsmDependentLaunch(dependent));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

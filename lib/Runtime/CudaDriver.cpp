@@ -158,6 +158,7 @@ std::string Driver::load(Driver &driver) {
   resolve(library, "cuTensorMapEncodeTiled", driver.cuTensorMapEncodeTiled);
   resolve(library, "cuOccupancyMaxActiveClusters",
           driver.cuOccupancyMaxActiveClusters);
+  resolve(library, "cuLaunchKernelEx", driver.cuLaunchKernelEx);
 
   CUresult result = driver.cuInit(0);
   if (result == kCudaErrorNoDevice)
@@ -340,6 +341,24 @@ llvm::Error Context::loadPTX(llvm::StringRef ptx) {
   return llvm::Error::success();
 }
 
+/// The entry points of `ptx` whose body waits for the grids before it
+/// (griddepcontrol.wait).
+static std::vector<std::string> getWaitingKernels(llvm::StringRef ptx) {
+  std::vector<std::string> names;
+  llvm::StringRef rest = ptx;
+  size_t at = rest.find(".entry ");
+  while (at != llvm::StringRef::npos) {
+    rest = rest.drop_front(at + strlen(".entry "));
+    llvm::StringRef name =
+        rest.take_while([](char c) { return c != '(' && !isspace(c); });
+    size_t next = rest.find(".entry ");
+    if (rest.take_front(next).contains("griddepcontrol.wait"))
+      names.push_back(name.str());
+    at = next;
+  }
+  return names;
+}
+
 /// Assembles `ptx` with the ptxas at `ptxas` (for the `.target` the PTX
 /// names) and returns the cubin.
 static llvm::Expected<std::string> assemble(llvm::StringRef ptxas,
@@ -426,6 +445,7 @@ llvm::Expected<CUmodule> Context::loadModule(llvm::StringRef ptx) {
                                    "; JIT log: " + log);
   }
   modules.push_back(module);
+  waitingKernels[module] = getWaitingKernels(ptx);
   return module;
 }
 
@@ -470,8 +490,11 @@ llvm::Expected<Kernel> Context::getKernel(llvm::StringRef name,
       continue;
     last = driver.cuModuleGetFunction(&kernel.function, module,
                                       kernel.name.c_str());
-    if (last == kCudaSuccess)
+    if (last == kCudaSuccess) {
+      kernel.dependentLaunch =
+          llvm::is_contained(waitingKernels[module], kernel.name);
       break;
+    }
     kernel.function = nullptr;
   }
   if (!kernel.function) {
@@ -539,13 +562,37 @@ llvm::Error Context::launch(const Kernel &kernel, const unsigned grid[3],
                       "{2} {3} allows",
                       kernel.name, threads, info.maxThreadsPerBlock, info.name)
             .str());
-  if (llvm::Error error =
-          driver.check(driver.cuLaunchKernel(
-                           kernel.function, grid[0], grid[1], grid[2], block[0],
-                           block[1], block[2], kernel.sharedMemoryBytes, stream,
-                           const_cast<void **>(params.data()), nullptr),
-                       "cuLaunchKernel", kernel.name))
+  if (kernel.dependentLaunch && driver.cuLaunchKernelEx) {
+    // The kernel waits for the grids before it: its CTAs may be scheduled
+    // while the previous kernel finishes, which hides the launch gap.
+    CUlaunchAttribute attribute = {};
+    attribute.id = kLaunchAttrProgrammaticStreamSerialization;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config = {};
+    config.gridDimX = grid[0];
+    config.gridDimY = grid[1];
+    config.gridDimZ = grid[2];
+    config.blockDimX = block[0];
+    config.blockDimY = block[1];
+    config.blockDimZ = block[2];
+    config.sharedMemBytes = kernel.sharedMemoryBytes;
+    config.hStream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    if (llvm::Error error =
+            driver.check(driver.cuLaunchKernelEx(
+                             &config, kernel.function,
+                             const_cast<void **>(params.data()), nullptr),
+                         "cuLaunchKernelEx", kernel.name))
+      return error;
+  } else if (llvm::Error error = driver.check(
+                 driver.cuLaunchKernel(
+                     kernel.function, grid[0], grid[1], grid[2], block[0],
+                     block[1], block[2], kernel.sharedMemoryBytes, stream,
+                     const_cast<void **>(params.data()), nullptr),
+                 "cuLaunchKernel", kernel.name)) {
     return error;
+  }
   if (timeoutSeconds > 0) {
     pendingLaunches.push_back({++numLaunches, stream, kernel.name});
     if (pendingLaunches.size() > kMaxPendingLaunches)

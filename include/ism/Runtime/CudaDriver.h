@@ -41,14 +41,24 @@ using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
 
-/// cuda.h's CUlaunchConfig (attributes as an opaque pointer: none are
-/// passed).
+/// cuda.h's CUlaunchAttribute, with the one value the runtime sets
+/// (CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION's flag).
+struct CUlaunchAttribute {
+  unsigned id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+
+/// cuda.h's CUlaunchConfig.
 struct CUlaunchConfig {
   unsigned gridDimX, gridDimY, gridDimZ;
   unsigned blockDimX, blockDimY, blockDimZ;
   unsigned sharedMemBytes;
   CUstream hStream;
-  void *attrs;
+  CUlaunchAttribute *attrs;
   unsigned numAttrs;
 };
 
@@ -153,6 +163,8 @@ public:
                                      int, int, int) = nullptr;
   CUresult (*cuOccupancyMaxActiveClusters)(int *, CUfunction,
                                            const CUlaunchConfig *) = nullptr;
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,
+                               void **) = nullptr;
 
 private:
   Driver() = default;
@@ -167,6 +179,7 @@ enum : int {
   kCudaSuccess = 0,
   kCudaErrorNoDevice = 100,
   kCudaErrorNotReady = 600,
+  kLaunchAttrProgrammaticStreamSerialization = 6,
   kAttrMaxThreadsPerBlock = 1,
   kAttrMaxBlockDimX = 2,
   kAttrMaxGridDimX = 5,
@@ -216,6 +229,11 @@ struct Kernel {
   std::string name;
   CUfunction function = nullptr;
   unsigned sharedMemoryBytes = 0;
+  /// The kernel waits for the grids before it (griddepcontrol.wait) before
+  /// it touches memory, so it is launched with programmatic stream
+  /// serialization: its CTAs may start while the previous kernel in the
+  /// stream finishes (when the driver has cuLaunchKernelEx).
+  bool dependentLaunch = false;
 };
 
 /// The primary context of one device, current on the calling thread, with
@@ -317,6 +335,10 @@ private:
   CUdevice device = 0;
   CUcontext context = nullptr;
   std::vector<CUmodule> modules;
+  /// For each module, the kernels whose PTX waits for the grids before it
+  /// (griddepcontrol.wait): launched with programmatic stream
+  /// serialization (Kernel::dependentLaunch).
+  std::map<CUmodule, std::vector<std::string>> waitingKernels;
   unsigned timeoutSeconds = 0;
   /// With a timeout: the streams created here, and the kernels launched
   /// since the last wait that saw them finish (launch number, stream, name;

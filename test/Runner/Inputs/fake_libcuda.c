@@ -211,6 +211,42 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
     hungStreams[numHung++] = stream;
   return kSuccess;
 }
+/* cuda.h's CUlaunchConfig and CUlaunchAttribute, as far as used here. */
+typedef struct {
+  unsigned id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+  } value;
+} FakeLaunchAttribute;
+typedef struct {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  void *hStream;
+  FakeLaunchAttribute *attrs;
+  unsigned numAttrs;
+} FakeLaunchConfig;
+/* Logs "dependent launch NAME" to FAKE_CUDA_IMAGE_LOG for a launch with
+   programmatic stream serialization, then launches as cuLaunchKernel. */
+CUresult cuLaunchKernelEx(const FakeLaunchConfig *config, void *function,
+                          void **params, void **extra) {
+  const char *log = getenv("FAKE_CUDA_IMAGE_LOG");
+  for (unsigned i = 0; log && i < config->numAttrs; ++i) {
+    if (config->attrs[i].id != 6 ||
+        !config->attrs[i].value.programmaticStreamSerializationAllowed)
+      continue;
+    FILE *f = fopen(log, "a");
+    if (f) {
+      fprintf(f, "dependent launch %s\n", (const char *)function);
+      fclose(f);
+    }
+  }
+  return cuLaunchKernel(function, config->gridDimX, config->gridDimY,
+                        config->gridDimZ, config->blockDimX, config->blockDimY,
+                        config->blockDimZ, config->sharedMemBytes,
+                        config->hStream, params, extra);
+}
 CUresult cuMemAlloc_v2(uint64_t *ptr, size_t bytes) {
   if (allocated + bytes > deviceMemory())
     return kOutOfMemory;

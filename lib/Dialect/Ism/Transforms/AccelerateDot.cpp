@@ -39,17 +39,6 @@ constexpr int64_t kMaxAccumulatorRegs = 192;
 /// the epilogue need the rest of the 255).
 constexpr int64_t kMaxMmaSyncAccumulatorRegs = 128;
 
-/// The compute capability of `chip` ("sm_80" -> 80, "sm_90a" -> 90), or -1.
-int64_t smVersion(StringRef chip) {
-  if (!chip.consume_front("sm_"))
-    return -1;
-  StringRef digits = chip.take_while([](char c) { return isdigit(c); });
-  int64_t version = -1;
-  if (digits.empty() || digits.getAsInteger(10, version))
-    return -1;
-  return version;
-}
-
 /// Why `loop` cannot use wgmma (empty when it can); fills `warpsM`/`warpsN`.
 std::string checkWgmma(DotLoop loop, unsigned numWarps,
                        unsigned &warpsM, unsigned &warpsN) {
@@ -228,7 +217,7 @@ struct IsmAccelerateDotPass
   LogicalResult accelerateProduct(DotOp dot, unsigned numWarps,
                                   bool rowsPerWarp) {
     unsigned warpsM = 0, warpsN = 0;
-    if (smVersion(chip) < 80 ||
+    if (getSMVersion(chip) < 80 ||
         !checkMmaSyncProduct(dot, numWarps, warpsM, warpsN, rowsPerWarp)
              .empty())
       return success(); // the SIMT dot
@@ -319,7 +308,7 @@ struct IsmAccelerateDotPass
       return true;
     }
     // Ampere's mma.sync (also on later chips, for loops wgmma cannot take).
-    if (smVersion(chip) < 80 ||
+    if (getSMVersion(chip) < 80 ||
         !checkMmaSync(loop, numWarps, warpsM, warpsN).empty())
       return false;
     if (regs > kMaxMmaSyncAccumulatorRegs)
@@ -359,3 +348,13 @@ struct IsmAccelerateDotPass
 };
 
 } // namespace
+
+int64_t mlir::ism::getSMVersion(StringRef chip) {
+  if (!chip.consume_front("sm_"))
+    return -1;
+  StringRef digits = chip.take_while([](char c) { return isdigit(c); });
+  int64_t version = -1;
+  if (digits.empty() || digits.getAsInteger(10, version))
+    return -1;
+  return version;
+}

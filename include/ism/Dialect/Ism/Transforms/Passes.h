@@ -13,6 +13,10 @@ namespace mlir::ism {
 
 #define GEN_PASS_REGISTRATION
 #include "ism/Dialect/Ism/Transforms/Passes.h.inc"
+
+/// The compute capability a chip option names ("sm_80" -> 80, "sm_90a" ->
+/// 90), or -1.
+int64_t getSMVersion(StringRef chip);
 } // namespace mlir::ism
 
 #endif // ISM_DIALECT_ISM_TRANSFORMS_PASSES_H

@@ -227,6 +227,30 @@ def IsmCoschedule : Pass<"ism-coschedule", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def IsmDependentLaunch : Pass<"ism-dependent-launch", "::mlir::ModuleOp"> {
+  let summary = "Let each GPU kernel's launch overlap the end of the kernel before it";
+  let description = [{
+    On sm_90 and newer, every GPU kernel (`gpu.func` with `gpu.kernel`)
+    starts with `griddepcontrol.wait`, which waits until the grids before
+    it in the stream have finished and their memory is visible, and then
+    `griddepcontrol.launch_dependents`, which lets the kernel after it be
+    scheduled once every CTA of this one has started. The runtime launches
+    a kernel whose PTX waits with programmatic stream serialization
+    (`cuLaunchKernelEx`), so its CTAs are placed on the SMs while the
+    previous kernel's last CTAs finish, and start at once when it is done:
+    the launch gap between the kernels of a host function (split-K's sum,
+    decode attention's combination) disappears. Both instructions do
+    nothing for a kernel launched without that attribute. Kernels for
+    older chips are left as they are, and so is a kernel that already
+    waits.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "Target GPU (sm_90 and newer get the instructions)">,
+  ];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
+}
+
 def IsmExternDynamicShared : Pass<"ism-extern-dynamic-shared"> {
   let summary = "Declare dynamic shared memory as an extern array";
   let description = [{
