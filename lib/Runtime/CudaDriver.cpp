@@ -562,7 +562,13 @@ llvm::Error Context::launch(const Kernel &kernel, const unsigned grid[3],
                       "{2} {3} allows",
                       kernel.name, threads, info.maxThreadsPerBlock, info.name)
             .str());
-  if (kernel.dependentLaunch && driver.cuLaunchKernelEx) {
+  // ISM_DEPENDENT_LAUNCH=0 launches every kernel plainly (for comparison,
+  // or a driver that mishandles the attribute).
+  static const bool dependentLaunches = [] {
+    const char *value = std::getenv("ISM_DEPENDENT_LAUNCH");
+    return !value || llvm::StringRef(value) != "0";
+  }();
+  if (kernel.dependentLaunch && dependentLaunches && driver.cuLaunchKernelEx) {
     // The kernel waits for the grids before it: its CTAs may be scheduled
     // while the previous kernel finishes, which hides the launch gap.
     CUlaunchAttribute attribute = {};
