@@ -14,7 +14,6 @@ assembler's SASS of the forward kernel and its register count.
 """
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 
@@ -27,6 +26,7 @@ import torch  # noqa: E402
 import ism  # noqa: E402
 import rope_autograd as R  # noqa: E402
 import triton_kernels as tk  # noqa: E402
+from rope_variants import print_rounds, time_rounds  # noqa: E402
 
 
 def triton_ptxas() -> str:
@@ -99,23 +99,15 @@ def main():
         t = torch.randn(seq, a.batch, a.heads, dim, device="cuda").bfloat16()
         for direction in ("fwd", "bwd"):
             bwd = direction == "bwd"
-            res = {}
-            for _ in range(a.rounds):
-                for n in assemblers:
-                    k = kern[(n, "backward" if bwd else "main")]
-                    res.setdefault("ism, " + n, []).append(
-                        timer(lambda: k(t, cos, sin)))
-                res.setdefault("triton 8 warps", []).append(
-                    timer(lambda: tk.rope_inplace_triton(
-                        t, cos, sin, backward=bwd, num_warps=8)))
-            base = statistics.median(res["triton 8 warps"])
-            print(f"seq {seq} {direction}:")
-            for n, v in res.items():
-                med = statistics.median(v)
-                print(f"  {n:60s} " + " ".join(f"{x * 1e3:7.2f}" for x in v)
-                      + f"   median {med * 1e3:7.2f}  x triton "
-                        f"{base / med:.3f}")
-
+            variants = {
+                "ism, " + n: (lambda k=kern[(n, "backward" if bwd else "main")]:
+                              k(t, cos, sin))
+                for n in assemblers}
+            variants["triton 8 warps"] = lambda: tk.rope_inplace_triton(
+                t, cos, sin, backward=bwd, num_warps=8)
+            print_rounds(f"seq {seq} {direction}",
+                         time_rounds(timer, variants, a.rounds),
+                         "triton 8 warps", 60)
 
 if __name__ == "__main__":
     main()

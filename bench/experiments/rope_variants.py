@@ -27,6 +27,27 @@ import rope_autograd as R  # noqa: E402
 import triton_kernels as tk  # noqa: E402
 
 
+def time_rounds(timer, variants, rounds):
+    """Times every variant (name -> function) once per round, the variants
+    interleaved within a round; returns name -> the rounds' times (ms)."""
+    res = {n: [] for n in variants}
+    for _ in range(rounds):
+        for n, fn in variants.items():
+            res[n].append(timer(fn))
+    return res
+
+
+def print_rounds(title, res, base, width):
+    """Prints each variant's rounds (us), its median and the ratio of the
+    `base` variant's median to it (above 1: faster than `base`)."""
+    base_ms = statistics.median(res[base])
+    print(f"{title}:")
+    for n, v in res.items():
+        med = statistics.median(v)
+        print(f"  {n:{width}s} " + " ".join(f"{x * 1e3:7.2f}" for x in v)
+              + f"   median {med * 1e3:7.2f}  x triton {base_ms / med:.3f}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seqs", default="512,1024,2048,4096,8192")
@@ -58,23 +79,17 @@ def main():
         t = torch.randn(seq, a.batch, heads, dim, device="cuda").bfloat16()
         for direction in ("fwd",) if a.fwd_only else ("fwd", "bwd"):
             bwd = direction == "bwd"
-            res = {}
-            for _ in range(a.rounds):
-                for n in mods:
-                    k = kern[(n, "backward" if bwd else "main")]
-                    res.setdefault(n, []).append(
-                        timer(lambda: k(t, cos, sin)))
-                for nw in (4, 8):
-                    res.setdefault(f"triton {nw} warps", []).append(
-                        timer(lambda: tk.rope_inplace_triton(
-                            t, cos, sin, backward=bwd, num_warps=nw)))
-            base = statistics.median(res["triton 4 warps"])
-            print(f"seq {seq} {direction}:")
-            for n, v in res.items():
-                med = statistics.median(v)
-                print(f"  {n:22s} " + " ".join(f"{x * 1e3:7.2f}" for x in v)
-                      + f"   median {med * 1e3:7.2f}  x triton "
-                        f"{base / med:.3f}")
+            variants = {
+                n: (lambda k=kern[(n, "backward" if bwd else "main")]:
+                    k(t, cos, sin))
+                for n in mods}
+            for nw in (4, 8):
+                variants[f"triton {nw} warps"] = (
+                    lambda nw=nw: tk.rope_inplace_triton(
+                        t, cos, sin, backward=bwd, num_warps=nw))
+            print_rounds(f"seq {seq} {direction}",
+                         time_rounds(timer, variants, a.rounds),
+                         "triton 4 warps", 22)
 
 
 if __name__ == "__main__":

@@ -45,21 +45,10 @@ int64_t Distribution::getNumThreads() const {
 
 RankedTensorType Distribution::getSliceParentType(RankedTensorType type) {
   auto slice = cast<SliceEncodingAttr>(type.getEncoding());
-  unsigned dim = slice.getDim();
   SmallVector<int64_t> shape(type.getShape());
-  shape.insert(shape.begin() + dim, 1);
-  Attribute layout = slice.getParent();
-  // A blocked parent holds one element along the sliced dimension: its
-  // lanes and warps there hold copies.
-  if (auto blocked = dyn_cast<BlockedEncodingAttr>(layout);
-      blocked && blocked.getSizePerThread()[dim] != 1) {
-    SmallVector<unsigned> spt(blocked.getSizePerThread());
-    spt[dim] = 1;
-    layout = BlockedEncodingAttr::get(
-        blocked.getContext(), spt, blocked.getThreadsPerWarp(),
-        blocked.getWarpsPerCTA(), blocked.getOrder());
-  }
-  return RankedTensorType::get(shape, type.getElementType(), layout);
+  shape.insert(shape.begin() + slice.getDim(), 1);
+  return RankedTensorType::get(shape, type.getElementType(),
+                               slice.getUnslicedLayout());
 }
 
 bool Distribution::isSupported(RankedTensorType type, std::string &reason) {

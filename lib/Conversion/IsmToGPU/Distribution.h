@@ -91,8 +91,7 @@ public:
   static int64_t linearize(ArrayRef<int64_t> coord, ArrayRef<int64_t> shape);
 
   /// The parent tile of an #ism.slice tile: its shape with a dimension of
-  /// size 1 put back, in the parent layout (a blocked parent with one
-  /// element a thread along that dimension).
+  /// size 1 put back, in SliceEncodingAttr::getUnslicedLayout().
   static RankedTensorType getSliceParentType(RankedTensorType type);
 
 private:

@@ -205,6 +205,17 @@ LogicalResult SliceEncodingAttr::verify(EmitErrorFn emitError, unsigned dim,
   return success();
 }
 
+Attribute SliceEncodingAttr::getUnslicedLayout() const {
+  auto blocked = dyn_cast<BlockedEncodingAttr>(getParent());
+  if (!blocked || blocked.getSizePerThread()[getDim()] == 1)
+    return getParent();
+  SmallVector<unsigned> sizePerThread(blocked.getSizePerThread());
+  sizePerThread[getDim()] = 1;
+  return BlockedEncodingAttr::get(getContext(), sizePerThread,
+                                  blocked.getThreadsPerWarp(),
+                                  blocked.getWarpsPerCTA(), blocked.getOrder());
+}
+
 LogicalResult SliceEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
                                                 EmitErrorFn emitError) const {
   return verifyRank(emitError, "slice", getSliceableRank(getParent()) - 1,

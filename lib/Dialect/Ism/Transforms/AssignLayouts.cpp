@@ -118,7 +118,7 @@ int64_t getDistinctWarps(RankedTensorType type, unsigned axis) {
     if (axis >= slice.getDim())
       ++axis;
     shape.insert(shape.begin() + slice.getDim(), 1);
-    layout = getSliceParentLayout(slice);
+    layout = slice.getUnslicedLayout();
   }
   auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(layout);
   if (!blocked)

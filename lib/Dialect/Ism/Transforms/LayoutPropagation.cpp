@@ -24,17 +24,6 @@ RankedTensorType withEncoding(RankedTensorType type, Attribute encoding) {
                                encoding);
 }
 
-Attribute getSliceParentLayout(SliceEncodingAttr slice) {
-  auto blocked = dyn_cast<BlockedEncodingAttr>(slice.getParent());
-  if (!blocked || blocked.getSizePerThread()[slice.getDim()] == 1)
-    return slice.getParent();
-  SmallVector<unsigned> spt(blocked.getSizePerThread());
-  spt[slice.getDim()] = 1;
-  return BlockedEncodingAttr::get(blocked.getContext(), spt,
-                                  blocked.getThreadsPerWarp(),
-                                  blocked.getWarpsPerCTA(), blocked.getOrder());
-}
-
 /// Whether `op` computes its tile results element by element from its tile
 /// operands (so it can run in any layout).
 bool isElementwise(Operation *op) {
@@ -170,7 +159,7 @@ void propagateForward(Value root, Attribute encoding, Attribute blocked,
         if (slice && expand.getAxis() == slice.getDim()) {
           Value e = expand.getResult();
           auto oldType = cast<RankedTensorType>(e.getType());
-          e.setType(withEncoding(oldType, getSliceParentLayout(slice)));
+          e.setType(withEncoding(oldType, slice.getUnslicedLayout()));
           for (OpOperand &eu : llvm::make_early_inc_range(e.getUses())) {
             if (auto bc = dyn_cast<BroadcastOp>(eu.getOwner())) {
               auto bcType = cast<RankedTensorType>(bc.getType());

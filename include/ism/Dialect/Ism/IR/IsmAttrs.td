@@ -107,6 +107,12 @@ def Ism_SliceEncodingAttr : Ism_Encoding<"SliceEncoding", "slice"> {
     ```
   }];
   let parameters = (ins "unsigned":$dim, "::mlir::Attribute":$parent);
+  let extraClassDeclaration = [{
+    /// The layout of the tile with dimension `dim` put back (size 1): the
+    /// parent, holding one element a thread along `dim` when it is blocked
+    /// (its lanes and warps there hold copies).
+    ::mlir::Attribute getUnslicedLayout() const;
+  }];
 }
 
 def Ism_SharedEncodingAttr : Ism_Encoding<"SharedEncoding", "shared"> {

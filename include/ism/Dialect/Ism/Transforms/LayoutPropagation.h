@@ -19,11 +19,6 @@ namespace mlir::ism {
 /// `type` with layout `encoding`.
 RankedTensorType withEncoding(RankedTensorType type, Attribute encoding);
 
-/// The layout of a slice's tile with its sliced dimension put back (size
-/// 1): the parent, holding one element a thread along that dimension when
-/// it is blocked.
-Attribute getSliceParentLayout(SliceEncodingAttr slice);
-
 /// Whether `op` computes its tile results element by element from its tile
 /// operands (so it can run in any layout).
 bool isElementwise(Operation *op);
