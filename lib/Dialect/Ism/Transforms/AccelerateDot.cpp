@@ -163,6 +163,11 @@ struct IsmAccelerateDotPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (getSMVersion(chip) < 0) {
+      getOperation().emitError("ism-accelerate-dot: chip '")
+          << chip << "' is not an NVIDIA target (sm_80, sm_90a, ...)";
+      return signalPassFailure();
+    }
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
       SmallVector<DotLoop> loops;
       SmallVector<DotOp> others;
@@ -353,8 +358,10 @@ int64_t mlir::ism::getSMVersion(StringRef chip) {
   if (!chip.consume_front("sm_"))
     return -1;
   StringRef digits = chip.take_while([](char c) { return isdigit(c); });
+  StringRef suffix = chip.drop_front(digits.size());
   int64_t version = -1;
-  if (digits.empty() || digits.getAsInteger(10, version))
+  if (digits.empty() || digits.getAsInteger(10, version) ||
+      !(suffix.empty() || suffix == "a" || suffix == "f"))
     return -1;
   return version;
 }

@@ -26,7 +26,13 @@ struct IsmDependentLaunchPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (ism::getSMVersion(chip) < 90)
+    int64_t version = ism::getSMVersion(chip);
+    if (version < 0) {
+      getOperation().emitError("ism-dependent-launch: chip '")
+          << chip << "' is not an NVIDIA target (sm_80, sm_90a, ...)";
+      return signalPassFailure();
+    }
+    if (version < 90)
       return;
     getOperation().walk([&](gpu::GPUFuncOp fn) {
       if (!fn.isKernel() || fn.isExternal())

@@ -15,7 +15,8 @@ namespace mlir::ism {
 #include "ism/Dialect/Ism/Transforms/Passes.h.inc"
 
 /// The compute capability a chip option names ("sm_80" -> 80, "sm_90a" ->
-/// 90), or -1.
+/// 90), or -1 when it names none (anything but sm_<digits>, optionally
+/// followed by "a" or "f").
 int64_t getSMVersion(StringRef chip);
 } // namespace mlir::ism
 
