@@ -4,21 +4,24 @@
 //
 // The keys of each head are split in as many chunks as the workspace has
 // columns (Mp and Lp are (batch * heads, splits), Op (batch * heads,
-// splits, 128)). @decode_partial runs one program per
-// (chunk, head): an online softmax over its keys in blocks of 64, kept
-// separately for 8 lanes of keys (so that the loop's reductions stay
-// within a warp and need no shared memory or barrier) and merged at the
-// end, leaving the chunk's maximum score m, sum of exp(score - m) l and
-// unnormalised output in the workspace. @decode_combine then merges the chunks of each
-// head, 64 chunks at a time: with M = max m, O = sum(exp(m - M) * out) /
-// sum(exp(m - M) * l).
+// splits, 128)); one program runs per (chunk, head), in one launch. Each
+// runs an online softmax over its keys in blocks of 64, kept separately for
+// 8 lanes of keys (so that the loop's reductions stay within a warp and
+// need no shared memory or barrier) and merged at the end, and leaves the
+// chunk's maximum score m, sum of exp(score - m) l and unnormalised output
+// in the workspace. Then it takes a ticket from the head's counter (Count,
+// (batch * heads) int32, zero before the launch and left at zero after it):
+// the program with the last ticket sees every chunk of its head (the
+// ticket's acq_rel) and merges them, 64 chunks at a time: with M = max m,
+// O = sum(exp(m - M) * out) / sum(exp(m - M) * l).
 // Chunks past the end of a short sequence are empty (m = -inf, l = 0).
-// Both kernels are memory-bound: K and V are read once.
+// The kernel is memory-bound: K and V are read once.
 
-ism.kernel @decode_partial(%Q: memref<?x?xbf16>, %K: memref<?x?x?xbf16>,
-                           %V: memref<?x?x?xbf16>, %Mp: memref<?x?xf32>,
-                           %Lp: memref<?x?xf32>, %Op: memref<?x?x?xf32>,
-                           %scale: f32) attributes {num_warps = 4 : i32} {
+ism.kernel @decode(%Q: memref<?x?xbf16>, %K: memref<?x?x?xbf16>,
+                   %V: memref<?x?x?xbf16>, %O: memref<?x?xbf16>,
+                   %Mp: memref<?x?xf32>, %Lp: memref<?x?xf32>,
+                   %Op: memref<?x?x?xf32>, %Count: memref<?xi32>,
+                   %scale: f32) attributes {num_warps = 4 : i32} {
   %sp = ism.program_id x : index
   %bh = ism.program_id y : index
   %splits = ism.num_programs x : index
@@ -149,87 +152,99 @@ ism.kernel @decode_partial(%Q: memref<?x?xbf16>, %K: memref<?x?x?xbf16>,
   ism.store %l1, %Lp[%bh, %sp] : tensor<1x1xf32> -> memref<?x?xf32>
   %o3 = ism.reshape %out : tensor<128xf32> -> tensor<1x1x128xf32>
   ism.store %o3, %Op[%bh, %sp, %c0] : tensor<1x1x128xf32> -> memref<?x?x?xf32>
-  ism.return
-}
 
-ism.kernel @decode_combine(%Mp: memref<?x?xf32>, %Lp: memref<?x?xf32>,
-                           %Op: memref<?x?x?xf32>, %O: memref<?x?xbf16>)
-    attributes {num_warps = 4 : i32} {
-  %bh = ism.program_id x : index
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c64 = arith.constant 64 : index
-  %splits = memref.dim %Mp, %c1 : memref<?x?xf32>
-  %ninf = arith.constant 0xFF800000 : f32
-  %zero = arith.constant 0.0 : f32
-  %zero_o = arith.constant dense<0.0> : tensor<128xf32>
-  // The chunks 64 at a time, merged like the keys of a chunk: a running
-  // maximum M, sum L and output O, rescaled when M grows. The first 64
-  // always hold a non-empty chunk (empty ones are the last), so M is finite
-  // after the first step. Chunks past the workspace read m = -inf, l = 0,
-  // out = 0.
-  %r:3 = scf.for %c = %c0 to %splits step %c64
-      iter_args(%M = %ninf, %L = %zero, %acc = %zero_o) -> (f32, f32, tensor<128xf32>) {
-    %m2 = ism.load %Mp[%bh, %c] {padding = 0xFF800000 : f32}
-        : memref<?x?xf32> -> tensor<1x64xf32>
-    %m = ism.reshape %m2 : tensor<1x64xf32> -> tensor<64xf32>
-    %l2 = ism.load %Lp[%bh, %c] : memref<?x?xf32> -> tensor<1x64xf32>
-    %l = ism.reshape %l2 : tensor<1x64xf32> -> tensor<64xf32>
-    %o3 = ism.load %Op[%bh, %c, %c0] : memref<?x?x?xf32> -> tensor<1x64x128xf32>
-    %o = ism.reshape %o3 : tensor<1x64x128xf32> -> tensor<64x128xf32>
-    %mmax = ism.reduce %m axis = 0 : tensor<64xf32> -> f32 {
-    ^bb0(%a: f32, %b: f32):
-      %x = arith.maximumf %a, %b : f32
-      ism.yield %x : f32
-    }
-    %M_new = arith.maximumf %M, %mmax : f32
-    %M_diff = arith.subf %M, %M_new : f32
-    %alpha = math.exp %M_diff : f32
-    %M_news = ism.splat %M_new : f32 -> tensor<64xf32>
-    %md = arith.subf %m, %M_news : tensor<64xf32>
-    %w = math.exp %md : tensor<64xf32>
-    %wl = arith.mulf %w, %l : tensor<64xf32>
-    %lsum = ism.reduce %wl axis = 0 : tensor<64xf32> -> f32 {
-    ^bb0(%a: f32, %b: f32):
-      %x = arith.addf %a, %b : f32
-      ism.yield %x : f32
-    }
-    %L_scaled = arith.mulf %L, %alpha : f32
-    %L_new = arith.addf %L_scaled, %lsum : f32
-    %w2 = ism.expand_dims %w axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
-    %wb = ism.broadcast %w2 : tensor<64x1xf32> -> tensor<64x128xf32>
-    %ow = arith.mulf %o, %wb : tensor<64x128xf32>
-    %osum = ism.reduce %ow axis = 0 : tensor<64x128xf32> -> tensor<128xf32> {
-    ^bb0(%a: f32, %b: f32):
-      %x = arith.addf %a, %b : f32
-      ism.yield %x : f32
-    }
-    %alphas = ism.splat %alpha : f32 -> tensor<128xf32>
-    %acc_scaled = arith.mulf %acc, %alphas : tensor<128xf32>
-    %acc_new = arith.addf %acc_scaled, %osum : tensor<128xf32>
-    scf.yield %M_new, %L_new, %acc_new : f32, f32, tensor<128xf32>
+  // A ticket from the head's counter. acq_rel: this program's stores above
+  // happen before its ticket, and the program with the last ticket reads
+  // the workspace after every other program of the head took its own.
+  %bhi = arith.index_cast %bh : index to i32
+  %slot = ism.splat %bhi : i32 -> tensor<1xi32>
+  %one = arith.constant dense<1> : tensor<1xi32>
+  %t1 = ism.atomic_rmw add %Count[%slot], %one sem = acq_rel
+      : memref<?xi32>[tensor<1xi32>], tensor<1xi32>
+  %ticket = ism.reduce %t1 axis = 0 : tensor<1xi32> -> i32 {
+  ^bb0(%a: i32, %b: i32):
+    %x = arith.addi %a, %b : i32
+    ism.yield %x : i32
   }
-  %Ls = ism.splat %r#1 : f32 -> tensor<128xf32>
-  %out = arith.divf %r#2, %Ls : tensor<128xf32>
-  %out16 = arith.truncf %out : tensor<128xf32> to tensor<128xbf16>
-  %out2 = ism.reshape %out16 : tensor<128xbf16> -> tensor<1x128xbf16>
-  ism.store %out2, %O[%bh, %c0] : tensor<1x128xbf16> -> memref<?x?xbf16>
+  %splits_i = arith.index_cast %splits : index to i32
+  %c1_i = arith.constant 1 : i32
+  %last_ticket = arith.subi %splits_i, %c1_i : i32
+  %is_last = arith.cmpi eq, %ticket, %last_ticket : i32
+  scf.if %is_last {
+    // The chunks 64 at a time, merged like the keys of a chunk: a running
+    // maximum M, sum L and output O, rescaled when M grows. The first 64
+    // always hold a non-empty chunk (empty ones are the last), so M is
+    // finite after the first step. Chunks past the workspace read
+    // m = -inf, l = 0, out = 0.
+    %c64 = arith.constant 64 : index
+    %zero_o = arith.constant dense<0.0> : tensor<128xf32>
+    %h:3 = scf.for %c = %c0 to %splits step %c64
+        iter_args(%Mc = %ninf, %Lc = %zero, %oacc = %zero_o)
+        -> (f32, f32, tensor<128xf32>) {
+      %cm2 = ism.load %Mp[%bh, %c] {padding = 0xFF800000 : f32}
+          : memref<?x?xf32> -> tensor<1x64xf32>
+      %cm = ism.reshape %cm2 : tensor<1x64xf32> -> tensor<64xf32>
+      %cl2 = ism.load %Lp[%bh, %c] : memref<?x?xf32> -> tensor<1x64xf32>
+      %cl = ism.reshape %cl2 : tensor<1x64xf32> -> tensor<64xf32>
+      %co3 = ism.load %Op[%bh, %c, %c0] : memref<?x?x?xf32> -> tensor<1x64x128xf32>
+      %co = ism.reshape %co3 : tensor<1x64x128xf32> -> tensor<64x128xf32>
+      %cmax = ism.reduce %cm axis = 0 : tensor<64xf32> -> f32 {
+      ^bb0(%a: f32, %b: f32):
+        %x = arith.maximumf %a, %b : f32
+        ism.yield %x : f32
+      }
+      %Mc_new = arith.maximumf %Mc, %cmax : f32
+      %Mc_diff = arith.subf %Mc, %Mc_new : f32
+      %calpha = math.exp %Mc_diff : f32
+      %Mc_news = ism.splat %Mc_new : f32 -> tensor<64xf32>
+      %cmd = arith.subf %cm, %Mc_news : tensor<64xf32>
+      %cw = math.exp %cmd : tensor<64xf32>
+      %cwl = arith.mulf %cw, %cl : tensor<64xf32>
+      %clsum = ism.reduce %cwl axis = 0 : tensor<64xf32> -> f32 {
+      ^bb0(%a: f32, %b: f32):
+        %x = arith.addf %a, %b : f32
+        ism.yield %x : f32
+      }
+      %Lc_scaled = arith.mulf %Lc, %calpha : f32
+      %Lc_new = arith.addf %Lc_scaled, %clsum : f32
+      %cw2 = ism.expand_dims %cw axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+      %cwb = ism.broadcast %cw2 : tensor<64x1xf32> -> tensor<64x128xf32>
+      %cow = arith.mulf %co, %cwb : tensor<64x128xf32>
+      %cosum = ism.reduce %cow axis = 0 : tensor<64x128xf32> -> tensor<128xf32> {
+      ^bb0(%a: f32, %b: f32):
+        %x = arith.addf %a, %b : f32
+        ism.yield %x : f32
+      }
+      %calphas = ism.splat %calpha : f32 -> tensor<128xf32>
+      %oacc_scaled = arith.mulf %oacc, %calphas : tensor<128xf32>
+      %oacc_new = arith.addf %oacc_scaled, %cosum : tensor<128xf32>
+      scf.yield %Mc_new, %Lc_new, %oacc_new : f32, f32, tensor<128xf32>
+    }
+    %Ls = ism.splat %h#1 : f32 -> tensor<128xf32>
+    %final = arith.divf %h#2, %Ls : tensor<128xf32>
+    %final16 = arith.truncf %final : tensor<128xf32> to tensor<128xbf16>
+    %final2 = ism.reshape %final16 : tensor<128xbf16> -> tensor<1x128xbf16>
+    ism.store %final2, %O[%bh, %c0] : tensor<1x128xbf16> -> memref<?x?xbf16>
+    // Every program of the head has taken its ticket: reset the counter
+    // for the next launch.
+    %zero_t = arith.constant dense<0> : tensor<1xi32>
+    ism.scatter %zero_t, %Count[%slot] : tensor<1xi32> -> memref<?xi32>[tensor<1xi32>]
+  }
   ism.return
 }
 
 func.func @main(%Q: memref<?x?xbf16>, %K: memref<?x?x?xbf16>,
                 %V: memref<?x?x?xbf16>, %O: memref<?x?xbf16>,
                 %Mp: memref<?x?xf32>, %Lp: memref<?x?xf32>,
-                %Op: memref<?x?x?xf32>, %scale: f32) {
+                %Op: memref<?x?x?xf32>, %Count: memref<?xi32>, %scale: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %BH = memref.dim %Q, %c0 : memref<?x?xbf16>
   %splits = memref.dim %Mp, %c1 : memref<?x?xf32>
-  ism.launch @decode_partial grid(%splits, %BH)
-      (%Q, %K, %V, %Mp, %Lp, %Op, %scale)
+  ism.launch @decode grid(%splits, %BH)
+      (%Q, %K, %V, %O, %Mp, %Lp, %Op, %Count, %scale)
       : (memref<?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xbf16>,
-         memref<?x?xf32>, memref<?x?xf32>, memref<?x?x?xf32>, f32)
-  ism.launch @decode_combine grid(%BH) (%Mp, %Lp, %Op, %O)
-      : (memref<?x?xf32>, memref<?x?xf32>, memref<?x?x?xf32>, memref<?x?xbf16>)
+         memref<?x?xbf16>, memref<?x?xf32>, memref<?x?xf32>,
+         memref<?x?x?xf32>, memref<?xi32>, f32)
   return
 }

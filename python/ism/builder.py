@@ -35,6 +35,7 @@ _AXES = {"x": 0, "y": 1, "z": 2, 0: 0, 1: 1, 2: 2}
 _PRECISIONS = {"ieee": 0, "tf32": 1, "tf32x3": 2}
 _ATOMIC_KINDS = {"add": 0, "max": 1, "min": 2, "umax": 3, "umin": 4,
                  "and": 5, "or": 6, "xor": 7, "xchg": 8}
+_SEMANTICS = {"relaxed": 0, "acquire": 1, "release": 2, "acq_rel": 3}
 _POLICIES = {"warp_specialized": 0, "block_interleaved": 1}
 # arith.cmpf / arith.cmpi predicates (ordered floats, signed integers).
 _CMPF = {"eq": 1, "gt": 2, "ge": 3, "lt": 4, "le": 5, "ne": 6}
@@ -645,21 +646,29 @@ class KernelBuilder(_Builder):
                                                        int(mask is not None))})
 
     def atomic_rmw(self, kind: str, base: Value, indices: Sequence[Value],
-                   value: ValueLike, mask: Optional[Value] = None) -> Value:
+                   value: ValueLike, mask: Optional[Value] = None,
+                   sem: str = "relaxed") -> Value:
         """Atomically applies ``kind`` (add, max, min, umax, umin, and, or,
-        xor, xchg) at index-tile coordinates; returns the old values."""
+        xor, xchg) at index-tile coordinates; returns the old values.
+        ``sem`` (relaxed, acquire, release, acq_rel) orders the updates
+        with the program's other memory accesses, at GPU scope."""
         if kind not in _ATOMIC_KINDS:
             raise ValueError(f"unknown atomic kind {kind!r}; one of "
                              f"{', '.join(_ATOMIC_KINDS)}")
+        if sem not in _SEMANTICS:
+            raise ValueError(f"unknown memory semantics {sem!r}; one of "
+                             f"{', '.join(_SEMANTICS)}")
         indices = list(indices)
         if not isinstance(value, Value):
             if not indices:
                 raise ValueError("atomic_rmw needs index tiles")
             value = self.full(indices[0].shape, value, base.dtype)
         operands = [base] + indices + [value] + ([mask] if mask is not None else [])
-        return self._op1("ism.atomic_rmw", operands, value.type, {
-            "kind": f"{_ATOMIC_KINDS[kind]} : i32",
-            "operandSegmentSizes": _segments(1, len(indices), 1, int(mask is not None))})
+        attrs = {"kind": f"{_ATOMIC_KINDS[kind]} : i32",
+                 "operandSegmentSizes": _segments(1, len(indices), 1, int(mask is not None))}
+        if sem != "relaxed":
+            attrs["sem"] = f"{_SEMANTICS[sem]} : i32"
+        return self._op1("ism.atomic_rmw", operands, value.type, attrs)
 
     # -- computation -----------------------------------------------------------
     def dot(self, a: Value, b: Value, acc: Optional[Value] = None,

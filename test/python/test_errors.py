@@ -112,6 +112,8 @@ def test_bad_enum_values():
             k.program_id("w")
         with pytest.raises(ValueError, match="unknown atomic kind"):
             k.atomic_rmw("mul", k.args[0], [r], 1)
+        with pytest.raises(ValueError, match="unknown memory semantics"):
+            k.atomic_rmw("add", k.args[0], [r], 1, sem="seq_cst")
         with pytest.raises(ValueError, match="precision"):
             k.dot(r, r, precision="fp8")
     with m.host("main", []) as h:

@@ -57,6 +57,7 @@ def test_every_tile_op():
         g = k.gather(x, [r], mask=mask, padding=0.0)
         k.scatter(g, x, [r], mask=mask)
         old = k.atomic_rmw("add", hist, [r], 1, mask=mask)
+        k.atomic_rmw("max", hist, [r], old, sem="acq_rel")
         d = k.dot(tr, blockt, precision="tf32")     # 32x64 * 64x32 -> 32x32 f32
         d2 = k.dot(tr, blockt, k.zeros((32, 32), "f32"))
         red = k.reduce(d, 1, lambda p, q: k.maximum(p, q))
@@ -85,7 +86,7 @@ def test_every_tile_op():
     for op in ["ism.program_id", "ism.num_programs", "ism.range", "ism.splat",
                "ism.expand_dims", "ism.broadcast", "ism.reshape", "ism.trans",
                "ism.load", "ism.store", "ism.gather", "ism.scatter",
-               "ism.atomic_rmw", "ism.dot", "precision = tf32", "ism.reduce",
+               "ism.atomic_rmw", "sem = acq_rel", "ism.dot", "precision = tf32", "ism.reduce",
                "ism.scan", "reverse", "ism.yield", "ism.convert_layout",
                "ism.return", "arith.mulf", "arith.addf", "arith.subf",
                "arith.divf", "arith.cmpi", "arith.cmpf", "math.exp",

@@ -1,5 +1,6 @@
 """ism.compile on torch CUDA tensors (skipped without torch or a GPU):
-softmax, GEMM (TMA descriptors) and a fused co-schedule against PyTorch,
+softmax, GEMM (TMA descriptors), decode attention's ticket counter and a
+fused co-schedule against PyTorch,
 on the current stream and inside torch.cuda.Stream blocks, direct kernel
 launches, and the errors for tensors torch has but ism cannot take."""
 
@@ -92,6 +93,39 @@ def test_gemm_with_tma_on_several_tensor_sets():
             k(a, b, c)
         ref = (a.double() @ b.double())
         torch.testing.assert_close(c.double(), ref, atol=0.5, rtol=2e-2)
+
+
+def test_decode_ticket_counter_resets_between_launches():
+    """examples/decode_attention.mlir merges a head's chunks in the program
+    that takes the last ticket of the head's counter, and resets it: three
+    launches in a row on one counter (the last on another stream) are all
+    right, and the counter is zero after each."""
+    k = ism.compile(read("decode_attention.mlir"))
+    bh, seq, d, splits = 5, 3000, 128, 16
+    scale = d ** -0.5
+    count = torch.zeros(bh, dtype=torch.int32, device="cuda")
+    s = torch.cuda.Stream()
+    for i in range(3):
+        q = torch.randn(bh, d, dtype=torch.bfloat16, device="cuda")
+        kk = torch.randn(bh, seq, d, dtype=torch.bfloat16, device="cuda")
+        v = torch.randn(bh, seq, d, dtype=torch.bfloat16, device="cuda")
+        o = poisoned(bh, d, dtype=torch.bfloat16)
+        mp = poisoned(bh, splits, dtype=torch.float32)
+        lp = poisoned(bh, splits, dtype=torch.float32)
+        op = poisoned(bh, splits, d, dtype=torch.float32)
+        args = (q, kk, v, o, mp, lp, op, count, scale)
+        if i == 2:
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                k(*args)
+            torch.cuda.current_stream().wait_stream(s)
+        else:
+            k(*args)
+        p = torch.softmax(scale * (kk.double() @ q.double()[:, :, None])[..., 0],
+                          dim=1)
+        ref = (p[:, None, :] @ v.double())[:, 0]
+        torch.testing.assert_close(o.double(), ref, atol=2e-2, rtol=2e-2)
+        assert count.tolist() == [0] * bh
 
 
 def test_fused_coschedule_on_tensors():

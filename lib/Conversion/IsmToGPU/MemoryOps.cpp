@@ -686,7 +686,12 @@ LLVM::AtomicBinOp atomicBinOp(AtomicKind kind, Type elementType) {
   llvm_unreachable("unknown atomic kind");
 }
 
-/// ism.atomic_rmw -> predicated per-element atomics (relaxed, GPU scope).
+/// ism.atomic_rmw -> predicated per-element atomics at GPU scope, by the
+/// first copy of each element; the other copies get its old value through
+/// shared memory. `release` puts a barrier over the program's threads and a
+/// fence.acq_rel.gpu before the atomics, `acquire` a fence.acq_rel.gpu and
+/// a barrier after them (the pattern of CUTLASS's semaphores: fences around
+/// relaxed atomics, which NVPTX emits for atomicrmw whatever its ordering).
 struct AtomicRMWOpLowering : IsmConversionPattern<AtomicRMWOp> {
   using IsmConversionPattern::IsmConversionPattern;
 
@@ -705,8 +710,17 @@ struct AtomicRMWOpLowering : IsmConversionPattern<AtomicRMWOp> {
     Value zero = arith::ConstantOp::create(rewriter, loc,
                                            rewriter.getZeroAttr(elementType));
     LLVM::AtomicBinOp binOp = atomicBinOp(op.getKind(), elementType);
-    // Each element's update is applied once, by its first copy; the other
-    // copies get the padding value (zero) as their old value.
+    MemorySemantics sem = op.getSem();
+    bool release =
+        sem == MemorySemantics::Release || sem == MemorySemantics::AcqRel;
+    bool acquire =
+        sem == MemorySemantics::Acquire || sem == MemorySemantics::AcqRel;
+    if (release) {
+      context.barrier(rewriter, loc);
+      LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::release,
+                            "device");
+    }
+    // Each element's update is applied once, by its first copy.
     Value owner = dist.getOwnerCondition(
         rewriter, loc, context.getLaneId(rewriter, loc),
         context.getWarpId(rewriter, loc));
@@ -721,13 +735,25 @@ struct AtomicRMWOpLowering : IsmConversionPattern<AtomicRMWOp> {
           rewriter, loc, pred,
           [&](OpBuilder &b, Location l) {
             Value old = LLVM::AtomicRMWOp::create(
-                b, l, binOp, address, value, LLVM::AtomicOrdering::monotonic);
+                b, l, binOp, address, value, LLVM::AtomicOrdering::monotonic,
+                "device");
             scf::YieldOp::create(b, l, old);
           },
           [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, zero); });
       elements.push_back(ifOp.getResult(0));
     }
-    rewriter.replaceOp(op, buildVector(rewriter, loc, elementType, elements));
+    if (acquire)
+      LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acquire,
+                            "device");
+    Value result = buildVector(rewriter, loc, elementType, elements);
+    if (owner) {
+      // The barrier of the exchange also ends an acquire.
+      result = relayoutThroughScratch(rewriter, op, context, result, dist, dist,
+                                      rowMajorStrides(dist.getShape()), owner);
+    } else if (acquire) {
+      context.barrier(rewriter, loc);
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

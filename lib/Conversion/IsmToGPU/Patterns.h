@@ -74,6 +74,15 @@ Value relayout(OpBuilder &b, Operation *op, LoweringContext &context, Value src,
                const Distribution &from, const Distribution &to,
                ArrayRef<int64_t> coefs);
 
+/// The shared-memory path of relayout, whatever the layouts. With `writes`
+/// (an i1), only the threads for which it holds write their elements: the
+/// others read what those wrote (used to give every copy of an element its
+/// owner's value).
+Value relayoutThroughScratch(OpBuilder &b, Operation *op,
+                             LoweringContext &context, Value src,
+                             const Distribution &from, const Distribution &to,
+                             ArrayRef<int64_t> coefs, Value writes = {});
+
 /// Row-major strides of `shape`.
 SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
 

@@ -108,20 +108,41 @@ Value mlir::ism::relayout(OpBuilder &b, Operation *op, LoweringContext &context,
     return vector::ShuffleOp::create(b, loc, src, src, *map);
   }
 
-  // Through shared memory: each thread writes its elements at their
-  // row-major position in the source tile, then reads what it needs.
+  return relayoutThroughScratch(b, op, context, src, from, to, coefs);
+}
+
+Value mlir::ism::relayoutThroughScratch(OpBuilder &b, Operation *op,
+                                        LoweringContext &context, Value src,
+                                        const Distribution &from,
+                                        const Distribution &to,
+                                        ArrayRef<int64_t> coefs, Value writes) {
+  // Each thread writes its elements at their row-major position in the
+  // source tile, then reads what it needs.
+  Location loc = op->getLoc();
+  Type elementType = from.getType().getElementType();
   int64_t numElements = from.getType().getNumElements();
   unsigned region = context.beginScratch(op);
   Value scratch = context.getScratch(b, loc, region, elementType, numElements);
   Value lane = context.getLaneId(b, loc), warp = context.getWarpId(b, loc);
   SmallVector<int64_t> fromStrides = rowMajorStrides(from.getShape());
-  Value fromBase =
-      dot(b, loc, from.getThreadCoord(b, loc, lane, warp), fromStrides);
-  for (int64_t r = 0; r < from.getNumRegs(); ++r) {
-    Value index = arith::AddIOp::create(
-        b, loc, fromBase,
-        indexConstant(b, loc, dot(from.getRegCoord(r), fromStrides)));
-    memref::StoreOp::create(b, loc, extractReg(b, loc, src, r), scratch, index);
+  auto write = [&](OpBuilder &wb, Location wl) {
+    Value fromBase =
+        dot(wb, wl, from.getThreadCoord(wb, wl, lane, warp), fromStrides);
+    for (int64_t r = 0; r < from.getNumRegs(); ++r) {
+      Value index = arith::AddIOp::create(
+          wb, wl, fromBase,
+          indexConstant(wb, wl, dot(from.getRegCoord(r), fromStrides)));
+      memref::StoreOp::create(wb, wl, extractReg(wb, wl, src, r), scratch,
+                              index);
+    }
+  };
+  if (writes) {
+    scf::IfOp::create(b, loc, writes, [&](OpBuilder &wb, Location wl) {
+      write(wb, wl);
+      scf::YieldOp::create(wb, wl);
+    });
+  } else {
+    write(b, loc);
   }
   context.barrier(b, loc);
   Value toBase = dot(b, loc, to.getThreadCoord(b, loc, lane, warp), coefs);

@@ -145,7 +145,7 @@ ism.kernel @exp(%x: memref<?xf32>) attributes {num_warps = 1 : i32} {
 // CHECK: llvm.load
 // CHECK: scf.if %{{.*}} {
 // CHECK: llvm.store
-// CHECK: llvm.atomicrmw fadd %{{.*}}, %{{.*}} monotonic : !llvm.ptr<1>, f32
+// CHECK: llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("device") monotonic : !llvm.ptr<1>, f32
 ism.kernel @gather_scatter(%x: memref<?xf32>, %y: memref<?xf32>) attributes {num_warps = 1 : i32} {
   %idx = ism.range 0 to 32 : tensor<32xi32>
   %g = ism.gather %x[%idx] : memref<?xf32>[tensor<32xi32>] -> tensor<32xf32>

@@ -65,6 +65,15 @@ ism.kernel @memory(%A: memref<?x?xf16>, %x: memref<?xf32>, %h: memref<?xi32>,
   %old2 = ism.atomic_rmw max %x[%idx], %g mask %m : memref<?xf32>[tensor<128xi32>], tensor<128xf32>
   // CHECK: ism.atomic_rmw xor
   %old3 = ism.atomic_rmw xor %h[%idx], %ones : memref<?xi32>[tensor<128xi32>], tensor<128xi32>
+  // The default (relaxed) is not printed; the others are.
+  // CHECK: ism.atomic_rmw add %{{.*}}[%{{.*}}], %{{.*}} : memref
+  %old4 = ism.atomic_rmw add %h[%idx], %ones sem = relaxed : memref<?xi32>[tensor<128xi32>], tensor<128xi32>
+  // CHECK: ism.atomic_rmw add %{{.*}}[%{{.*}}], %{{.*}} mask %{{.*}} sem = acq_rel : memref
+  %old5 = ism.atomic_rmw add %h[%idx], %ones mask %m sem = acq_rel : memref<?xi32>[tensor<128xi32>], tensor<128xi32>
+  // CHECK: ism.atomic_rmw umax %{{.*}} sem = acquire
+  %old6 = ism.atomic_rmw umax %h[%idx], %ones sem = acquire : memref<?xi32>[tensor<128xi32>], tensor<128xi32>
+  // CHECK: ism.atomic_rmw xchg %{{.*}} sem = release
+  %old7 = ism.atomic_rmw xchg %h[%idx], %ones sem = release : memref<?xi32>[tensor<128xi32>], tensor<128xi32>
   ism.return
 }
 

@@ -27,6 +27,15 @@ def Ism_AtomicKind : I32EnumAttr<"AtomicKind", "the update ism.atomic_rmw perfor
   let cppNamespace = "::mlir::ism";
 }
 
+def Ism_MemorySemantics : I32EnumAttr<"MemorySemantics",
+    "how ism.atomic_rmw orders the program's other memory accesses", [
+    I32EnumAttrCase<"Relaxed", 0, "relaxed">,
+    I32EnumAttrCase<"Acquire", 1, "acquire">,
+    I32EnumAttrCase<"Release", 2, "release">,
+    I32EnumAttrCase<"AcqRel", 3, "acq_rel">]> {
+  let cppNamespace = "::mlir::ism";
+}
+
 def Ism_CoschedulePolicy : I32EnumAttr<"CoschedulePolicy",
     "how ism.coschedule shares the SMs between its launches", [
     I32EnumAttrCase<"WarpSpecialized", 0, "warp_specialized">,

@@ -368,23 +368,42 @@ def Ism_AtomicRMWOp : Ism_Op<"atomic_rmw", [Ism_TileShaped,
   let description = [{
     For each element `e`, atomically applies `kind` to
     `base[indices#0[e], ...]` and `value[e]`, and returns the value the
-    location held before. Out-of-bounds and masked-off elements do nothing
-    and return zero. `add`, `max`, `min` and `xchg` take integers or
-    floats; `umax`, `umin`, `and`, `or` and `xor` take integers.
+    location held before; every thread holding a copy of `e` gets that
+    value. Out-of-bounds and masked-off elements do nothing and return
+    zero. `add`, `max`, `min` and `xchg` take integers or floats; `umax`,
+    `umin`, `and`, `or` and `xor` take integers.
+
+    `sem` orders the updates with the program's other memory accesses, at
+    GPU scope (the other programs of the launch):
+    - `relaxed` (the default): no order; the updates are atomic only.
+    - `release`: every access the program (any of its threads) made before
+      the op happens before the updates, so that another program that sees
+      an update also sees those accesses.
+    - `acquire`: the updates happen before every access the program makes
+      after the op, so that it sees what other programs released before
+      the values it read.
+    - `acq_rel`: both. A ticket counter is the usual use: each program
+      stores its partial result and takes a ticket; the program that gets
+      the last ticket reads every partial result.
 
     ```mlir
     %old = ism.atomic_rmw add %hist[%bins], %ones
         : memref<?xi32>[tensor<256xi32>], tensor<256xi32>
+    %ticket = ism.atomic_rmw add %count[%head], %one sem = acq_rel
+        : memref<?xi32>[tensor<1xi32>], tensor<1xi32>
     ```
   }];
   let arguments = (ins Ism_AtomicKind:$kind,
                        Arg<Ism_GlobalMemRef, "", [MemRead, MemWrite]>:$base,
                        Variadic<Ism_IntTile>:$indices,
                        Ism_Tile:$value,
-                       Optional<Ism_MaskTile>:$mask);
+                       Optional<Ism_MaskTile>:$mask,
+                       DefaultValuedAttr<Ism_MemorySemantics,
+                           "::mlir::ism::MemorySemantics::Relaxed">:$sem);
   let results = (outs Ism_Tile:$result);
   let assemblyFormat = [{
-    $kind $base `[` $indices `]` `,` $value (`mask` $mask^)? attr-dict `:`
+    $kind $base `[` $indices `]` `,` $value (`mask` $mask^)?
+    (`sem` `=` $sem^)? attr-dict `:`
     type($base) `[` type($indices) `]` `,` type($value)
   }];
   let hasVerifier = 1;
