@@ -234,21 +234,23 @@ func.func @main(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %C: memref<?x?x{t}>,
 
 
 def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
-                   stages=0, group=8):
-    """Two-pass split-K, C = A x B: grid z splits K into `splits` chunks
-    (whole BLOCK_K steps); each program writes its f32 partial tile to a
-    workspace the host function allocates (memref.alloc: `splits` bands of
-    ceil(M / BLOCK_M) * BLOCK_M rows x N), then a second kernel sums the
-    bands into C. Same signature as program(): (A, B, C), any M, N, K."""
+                   stages=0, group=8, fixup=True):
+    """Split-K, C = A x B: grid z splits K into `splits` chunks (whole
+    BLOCK_K steps); each program writes its f32 partial tile to a workspace
+    the host function allocates (memref.alloc: `splits` bands of
+    ceil(M / BLOCK_M) * BLOCK_M rows x N). With `fixup` (one pass), each
+    program then takes a ticket from its tile's counter (an ism.zeroed
+    temporary, one int32 per tile, left at zero) and the program with the
+    last ticket sums the tile's bands into C; without it (two passes), a
+    second kernel sums them. Same signature as program(): (A, B, C), any
+    M, N, K."""
     t = DTYPES[dtype]
     acc = f"tensor<{bm}x{bn}xf32>"
     attrs = [f"num_warps = {warps} : i32", f"group_size = {group} : i32"]
     if stages:
         attrs.append(f"num_stages = {stages} : i32")
     sr, sc = 32, 128  # the summing kernel's tile
-    return f"""ism.kernel @gemm_split(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %W: memref<?x?xf32>)
-    attributes {{{', '.join(attrs)}}} {{
-  %pm = ism.program_id x : index
+    main_loop = f"""  %pm = ism.program_id x : index
   %pn = ism.program_id y : index
   %z = ism.program_id z : index
   %gm = ism.num_programs x : index
@@ -278,7 +280,75 @@ def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
   %zm = arith.muli %z, %band : index
   %row = arith.addi %zm, %m0 : index
   ism.store %acc, %W[%row, %n0] : {acc} -> memref<?x?xf32>
+"""
+    host_head = f"""func.func @main(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %C: memref<?x?x{t}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant {bm} : index
+  %bn = arith.constant {bn} : index
+  %gs = arith.constant {splits} : index
+  %M = memref.dim %A, %c0 : memref<?x?x{t}>
+  %N = memref.dim %B, %c1 : memref<?x?x{t}>
+  %gm = arith.ceildivui %M, %bm : index
+  %gn = arith.ceildivui %N, %bn : index
+  %band = arith.muli %gm, %bm : index
+  %rows = arith.muli %band, %gs : index
+  %W = memref.alloc(%rows, %N) : memref<?x?xf32>
+"""
+    if fixup:
+        return f"""ism.kernel @gemm_split(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %W: memref<?x?xf32>,
+                      %C: memref<?x?x{t}>, %Count: memref<?xi32>)
+    attributes {{{', '.join(attrs)}}} {{
+{main_loop}
+  // A ticket from the tile's counter (acq_rel: this program's partial is
+  // stored before it; the last program reads every partial after it).
+  %gn = ism.num_programs y : index
+  %tm = arith.muli %pm, %gn : index
+  %tile = arith.addi %tm, %pn : index
+  %tile_i = arith.index_cast %tile : index to i32
+  %slot = ism.splat %tile_i : i32 -> tensor<1xi32>
+  %one = arith.constant dense<1> : tensor<1xi32>
+  %t1 = ism.atomic_rmw add %Count[%slot], %one sem = acq_rel
+      : memref<?xi32>[tensor<1xi32>], tensor<1xi32>
+  %ticket = ism.reduce %t1 axis = 0 : tensor<1xi32> -> i32 {{
+  ^bb0(%x: i32, %y: i32):
+    %s = arith.addi %x, %y : i32
+    ism.yield %s : i32
+  }}
+  %splits_i = arith.index_cast %splits : index to i32
+  %c1_i = arith.constant 1 : i32
+  %last = arith.subi %splits_i, %c1_i : i32
+  %is_last = arith.cmpi eq, %ticket, %last : i32
+  scf.if %is_last {{
+    %sum = scf.for %s = %c0 to %splits step %c1 iter_args(%sa = %zero) -> ({acc}) {{
+      %sm = arith.muli %s, %band : index
+      %srow = arith.addi %sm, %m0 : index
+      %p = ism.load %W[%srow, %n0] : memref<?x?xf32> -> {acc}
+      %r = arith.addf %sa, %p : {acc}
+      scf.yield %r : {acc}
+    }}
+    %out = arith.truncf %sum : {acc} to tensor<{bm}x{bn}x{t}>
+    ism.store %out, %C[%m0, %n0] : tensor<{bm}x{bn}x{t}> -> memref<?x?x{t}>
+    // Every split of the tile has its ticket: reset the counter.
+    %zero_t = arith.constant dense<0> : tensor<1xi32>
+    ism.scatter %zero_t, %Count[%slot] : tensor<1xi32> -> memref<?xi32>[tensor<1xi32>]
+  }}
   ism.return
+}}
+
+{host_head}  %tiles = arith.muli %gm, %gn : index
+  %Count = memref.alloc(%tiles) {{ism.zeroed}} : memref<?xi32>
+  ism.launch @gemm_split grid(%gm, %gn, %gs) (%A, %B, %W, %C, %Count)
+      : (memref<?x?x{t}>, memref<?x?x{t}>, memref<?x?xf32>, memref<?x?x{t}>,
+         memref<?xi32>)
+  memref.dealloc %W : memref<?x?xf32>
+  memref.dealloc %Count : memref<?xi32>
+  return
+}}
+"""
+    return f"""ism.kernel @gemm_split(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %W: memref<?x?xf32>)
+    attributes {{{', '.join(attrs)}}} {{
+{main_loop}  ism.return
 }}
 
 ism.kernel @split_sum(%W: memref<?x?xf32>, %C: memref<?x?x{t}>, %band: index, %splits: index)
@@ -304,21 +374,8 @@ ism.kernel @split_sum(%W: memref<?x?xf32>, %C: memref<?x?x{t}>, %band: index, %s
   ism.return
 }}
 
-func.func @main(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %C: memref<?x?x{t}>) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %bm = arith.constant {bm} : index
-  %bn = arith.constant {bn} : index
-  %br = arith.constant {sr} : index
+{host_head}  %br = arith.constant {sr} : index
   %bc = arith.constant {sc} : index
-  %gs = arith.constant {splits} : index
-  %M = memref.dim %A, %c0 : memref<?x?x{t}>
-  %N = memref.dim %B, %c1 : memref<?x?x{t}>
-  %gm = arith.ceildivui %M, %bm : index
-  %gn = arith.ceildivui %N, %bn : index
-  %band = arith.muli %gm, %bm : index
-  %rows = arith.muli %band, %gs : index
-  %W = memref.alloc(%rows, %N) : memref<?x?xf32>
   ism.launch @gemm_split grid(%gm, %gn, %gs) (%A, %B, %W)
       : (memref<?x?x{t}>, memref<?x?x{t}>, memref<?x?xf32>)
   %hm = arith.ceildivui %M, %br : index
@@ -345,6 +402,15 @@ def extra_checks():
         # Skinny: M below the block, K not a multiple of the splits' chunks.
         ("bf16_splitk3_16x1000x4000", splitk_program(
             bm=64, bn=128, warps=4, splits=3),
+         [f"bf16:16x4000:randn", f"bf16:4000x1000:randn", f"bf16:16x1000"]),
+        # 128x128 on 8 consumer warps, more tiles than SMs (persistent).
+        ("bf16_splitk8_128x128_1000x2000x4096", splitk_program(
+            bm=128, bn=128, warps=8, splits=8),
+         [f"bf16:1000x4096:randn", f"bf16:4096x2000:randn",
+          f"bf16:1000x2000"]),
+        # The two-pass form (a second kernel sums the partials).
+        ("bf16_splitk3_2pass_16x1000x4000", splitk_program(
+            bm=64, bn=128, warps=4, splits=3, fixup=False),
          [f"bf16:16x4000:randn", f"bf16:4000x1000:randn", f"bf16:16x1000"]),
     ]
 
@@ -450,10 +516,12 @@ def bench(args):
                dict(bm=128, bn=256, warps=8, cluster=(1, 2)),
                dict(bm=128, bn=128, warps=8, cluster=(2, 1))]
     # Split-K, for shapes whose tiles do not fill the SMs.
-    split_configs = [dict(bm=bm, bn=bn, warps=w, splits=sp)
+    # One pass (the last split of a tile sums the partials) and two passes
+    # (a second kernel does), side by side.
+    split_configs = [dict(bm=bm, bn=bn, warps=w, splits=sp, fixup=fixup)
                      for bm, bn, w in ((64, 128, 4), (64, 64, 4),
                                        (128, 128, 8))
-                     for sp in (2, 4, 8)]
+                     for sp in (2, 4, 8) for fixup in (True, False)]
     results = []
     for dtype in dtypes:
         tdt = torch.bfloat16 if dtype == "bf16" else torch.float16
@@ -469,8 +537,10 @@ def bench(args):
                 print(f"triton persistent TMA failed on {m}x{n}x{k}: {e}")
                 t_tp = float("nan")
             best = None
+            best_pass = {}  # split-K's best per form: True (one pass), False
             few_tiles = -(-m // 128) * -(-n // 128) < 132
-            for cfg in configs + (split_configs if few_tiles else []):
+            candidates = [] if args.split_only and few_tiles else configs
+            for cfg in candidates + (split_configs if few_tiles else []):
                 kw = dict(cfg, dtype=dtype)
                 path = write(args.out, f"gemm_{dtype}_{config_name(cfg)}",
                              splitk_program(**kw) if "splits" in cfg
@@ -487,6 +557,9 @@ def bench(args):
                 ms = json.loads(out)["bench"]["median_ms"]
                 if best is None or ms < best[0]:
                     best = (ms, cfg)
+                if "fixup" in cfg and (cfg["fixup"] not in best_pass or
+                                       ms < best_pass[cfg["fixup"]][0]):
+                    best_pass[cfg["fixup"]] = (ms, cfg)
             if best is None:
                 continue
             ampere = float("nan")
@@ -508,6 +581,10 @@ def bench(args):
                        ism=tf(best[0]), torch=tf(t_torch), triton=tf(t_triton),
                        triton_tma=tf(t_tp), ampere=ampere,
                        config=config_name(best[1]))
+            for fixup, key in ((True, "ism_1pass"), (False, "ism_2pass")):
+                if fixup in best_pass:
+                    row[key] = tf(best_pass[fixup][0])
+                    row[key + "_config"] = config_name(best_pass[fixup][1])
             results.append(row)
             print(f"{dtype} {row['shape']}: ism {row['ism']:.0f} TFLOP/s, "
                   f"torch {row['torch']:.0f}, triton {row['triton']:.0f}, "
@@ -524,6 +601,18 @@ def bench(args):
               f"| {r['ism'] / r['torch']:.2f} | {r['ism'] / r['triton']:.2f} "
               f"| {r['ism'] / r['triton_tma']:.2f} | {r['config']} "
               f"| {r['ampere']:.0f} |")
+    split_rows = [r for r in results if "ism_1pass" in r and "ism_2pass" in r]
+    if split_rows:
+        print()
+        print("| dtype | M x N x K | split-K one pass | two passes | one / two "
+              "| x cuBLAS (one pass) | one-pass config | two-pass config |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        for r in split_rows:
+            print(f"| {r['dtype']} | {r['shape']} | {r['ism_1pass']:.0f} "
+                  f"| {r['ism_2pass']:.0f} "
+                  f"| {r['ism_1pass'] / r['ism_2pass']:.2f} "
+                  f"| {r['ism_1pass'] / r['torch']:.2f} "
+                  f"| {r['ism_1pass_config']} | {r['ism_2pass_config']} |")
     return 0
 
 
@@ -535,6 +624,8 @@ def config_name(cfg):
         name += f"_c{cluster[0]}x{cluster[1]}"
     if cfg.get("splits", 1) > 1:
         name += f"_split{cfg['splits']}"
+        if not cfg.get("fixup", True):
+            name += "_2pass"
     return name
 
 
@@ -669,6 +760,9 @@ def main():
     parser.add_argument("--skinny", action="store_true",
                         help="bench/tune: only the skinny and decode shapes")
     parser.add_argument("--dtypes", help="comma-separated: bf16,f16")
+    parser.add_argument("--split-only", action="store_true",
+                        help="bench: only split-K candidates on shapes whose "
+                        "128x128 tiles do not fill the SMs")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     if args.mode == "emit":

@@ -140,13 +140,15 @@ const DeviceArg *GPULauncher::getBuffer(unsigned number) const {
 }
 
 llvm::Expected<unsigned> GPULauncher::allocate(unsigned slot, DType dtype,
-                                               llvm::ArrayRef<int64_t> shape) {
+                                               llvm::ArrayRef<int64_t> shape,
+                                               bool zeroed) {
   llvm::Expected<uint64_t> bytes = getBufferBytes(dtype, shape);
   if (!bytes)
     return bytes.takeError();
   // At least a byte: an empty temporary still gets an address.
   uint64_t storageBytes = std::max<uint64_t>(*bytes, 1);
-  cuda::DeviceBuffer &storage = temporaryStorage[{stream, slot}];
+  TemporaryStorage &kept = temporaryStorage[{stream, slot}];
+  cuda::DeviceBuffer &storage = kept.buffer;
   if (storage.size() < storageBytes) {
     // The stream's earlier runs may still read the old storage.
     if (storage.get())
@@ -160,10 +162,18 @@ llvm::Expected<unsigned> GPULauncher::allocate(unsigned slot, DType dtype,
                         slot, *bytes, llvm::toString(grown.takeError()))
               .str());
     storage = std::move(*grown);
+    kept.zeroed = false;
   }
-  if (poisonTemporaries && *bytes)
+  if (zeroed && !kept.zeroed) {
+    // The whole storage: a later run may ask for more of it.
+    if (llvm::Error error =
+            context.memset(storage.get(), 0, storage.size(), stream))
+      return std::move(error);
+  } else if (!zeroed && poisonTemporaries && *bytes) {
     if (llvm::Error error = context.memset(storage.get(), 0xFF, *bytes, stream))
       return std::move(error);
+  }
+  kept.zeroed = zeroed;
   if (temporaries.size() <= slot)
     temporaries.resize(slot + 1);
   temporaries[slot] = {storage.get(), llvm::SmallVector<int64_t, 4>(shape)};

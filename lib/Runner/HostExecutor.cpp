@@ -39,8 +39,8 @@ LaunchHandler::launchFused(CoscheduleOp op, llvm::StringRef kernel,
       "on the GPU)");
 }
 
-llvm::Expected<unsigned> LaunchHandler::allocate(unsigned, DType,
-                                                 llvm::ArrayRef<int64_t>) {
+llvm::Expected<unsigned>
+LaunchHandler::allocate(unsigned, DType, llvm::ArrayRef<int64_t>, bool) {
   return llvm::createStringError(
       "this launcher has no temporary buffers (memref.alloc)");
 }
@@ -171,7 +171,8 @@ llvm::Error HostInterpreter::executeAlloc(memref::AllocOp op) {
   if (llvm::Expected<uint64_t> bytes = getBufferBytes(*dtype, shape); !bytes)
     return fail(op, "memref.alloc: " + llvm::toString(bytes.takeError()));
   llvm::Expected<unsigned> number =
-      handler.allocate(temporaries.size(), *dtype, shape);
+      handler.allocate(temporaries.size(), *dtype, shape,
+                       op->hasAttr(IsmDialect::kZeroedAttrName));
   if (!number)
     return fail(op, "memref.alloc: " + llvm::toString(number.takeError()));
   if (*number < args.size())

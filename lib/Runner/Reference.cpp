@@ -1393,7 +1393,7 @@ llvm::Error ReferenceLauncher::launchGPUFunc(gpu::LaunchFuncOp op,
 
 llvm::Expected<unsigned>
 ReferenceLauncher::allocate(unsigned, DType dtype,
-                            llvm::ArrayRef<int64_t> shape) {
+                            llvm::ArrayRef<int64_t> shape, bool zeroed) {
   uint64_t elements = 1;
   for (int64_t size : shape)
     elements *= uint64_t(size);
@@ -1403,7 +1403,9 @@ ReferenceLauncher::allocate(unsigned, DType dtype,
   RefBuffer buffer;
   buffer.shape.assign(shape.begin(), shape.end());
   buffer.isInt = !isFloatDType(dtype);
-  buffer.data.assign(elements, buffer.isInt ? double(0x7fffffff) : NAN);
+  buffer.data.assign(elements, zeroed         ? 0.0
+                               : buffer.isInt ? double(0x7fffffff)
+                                              : NAN);
   buffers.push_back(std::move(buffer));
   return unsigned(buffers.size() - 1);
 }

@@ -128,6 +128,24 @@ def test_decode_ticket_counter_resets_between_launches():
         assert count.tolist() == [0] * bh
 
 
+def test_one_pass_split_k_repeats_on_its_counters():
+    """bench/gemm.py's one-pass split-K keeps its tile counters in an
+    ism.zeroed temporary of the host function: zeroed once, reset by the
+    last split of each tile, so that repeated calls stay right."""
+    import sys
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import gemm
+    k = ism.compile(gemm.splitk_program(bm=64, bn=128, warps=4, splits=4))
+    for i in range(4):
+        m = 16 if i % 2 == 0 else 200
+        a = torch.randn(m, 4000, dtype=torch.bfloat16, device="cuda")
+        b = torch.randn(4000, 1000, dtype=torch.bfloat16, device="cuda")
+        c = poisoned(m, 1000, dtype=torch.bfloat16)
+        k(a, b, c)
+        ref = a.double() @ b.double()
+        torch.testing.assert_close(c.double(), ref, atol=0.5, rtol=2e-2)
+
+
 def test_fused_coschedule_on_tensors():
     k = ism.compile(read("coschedule_matmul_rmsnorm.mlir"))
     a = torch.randn(1024, 2048, dtype=torch.bfloat16, device="cuda")

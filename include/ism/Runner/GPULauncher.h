@@ -86,9 +86,12 @@ public:
   /// A temporary buffer of the host function (memref.alloc): device memory
   /// kept per stream and slot and reused by later runs on that stream (grown
   /// when a run asks for more, after the stream finishes with the old one).
-  /// Numbered from kFirstTemporary, above every argument's number.
+  /// Numbered from kFirstTemporary, above every argument's number. A
+  /// `zeroed` one is set to zero on the stream when it is made or grown or
+  /// last held a temporary that was not zeroed, and never poisoned.
   llvm::Expected<unsigned> allocate(unsigned slot, DType dtype,
-                                    llvm::ArrayRef<int64_t> shape) override;
+                                    llvm::ArrayRef<int64_t> shape,
+                                    bool zeroed) override;
   static constexpr unsigned kFirstTemporary = 1u << 30;
   /// Whether each temporary buffer is filled with 0xFF bytes (NaN for
   /// floats) on the stream when a run makes it, so that a program reading a
@@ -162,7 +165,13 @@ private:
   /// The temporaries of the current run, by slot, and their storage per
   /// stream and slot.
   std::vector<DeviceArg> temporaries;
-  std::map<std::pair<cuda::CUstream, unsigned>, cuda::DeviceBuffer>
+  struct TemporaryStorage {
+    cuda::DeviceBuffer buffer;
+    /// Whether the programs keep the buffer at zero (an ism.zeroed alloc
+    /// had it last, and it was zeroed since it was made).
+    bool zeroed = false;
+  };
+  std::map<std::pair<cuda::CUstream, unsigned>, TemporaryStorage>
       temporaryStorage;
   bool poisonTemporaries = false;
   cuda::CUstream stream;

@@ -102,14 +102,18 @@ public:
                                   llvm::ArrayRef<HostValue> args);
   /// Makes the host function's temporary buffer number `slot` (its
   /// `memref.alloc`s count from 0 in the order they run): `shape` elements
-  /// of `dtype`, row-major, contents undefined until a kernel writes them.
-  /// Returns the buffer's number for HostValue::getBuffer, which must not
-  /// be one of the arguments' (those are 0 .. arguments - 1). A handler may
-  /// keep the storage for the next run of the function (the launches of
-  /// one run are ordered, and so are consecutive runs on one stream). The
-  /// default is an error.
+  /// of `dtype`, row-major, contents undefined until a kernel writes them;
+  /// with `zeroed` (the alloc's `ism.zeroed` attribute) zero, for counters
+  /// that the programs leave at zero: a handler that keeps the storage
+  /// zeroes it when it makes or grows it, or when it last held a buffer
+  /// that was not zeroed. Returns the buffer's number for
+  /// HostValue::getBuffer, which must not be one of the arguments' (those
+  /// are 0 .. arguments - 1). A handler may keep the storage for the next
+  /// run of the function (the launches of one run are ordered, and so are
+  /// consecutive runs on one stream). The default is an error.
   virtual llvm::Expected<unsigned> allocate(unsigned slot, DType dtype,
-                                            llvm::ArrayRef<int64_t> shape);
+                                            llvm::ArrayRef<int64_t> shape,
+                                            bool zeroed);
 };
 
 /// How executeHostFunction runs a host function.

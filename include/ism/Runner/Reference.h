@@ -63,9 +63,10 @@ public:
                             llvm::ArrayRef<HostValue> args) override;
   /// A temporary buffer (memref.alloc) appended to the buffers, filled with
   /// NaN (floats) or the integer 0x7fffffff: never what a kernel that
-  /// writes it before reading it would see.
+  /// writes it before reading it would see; `zeroed` ones with zeros.
   llvm::Expected<unsigned> allocate(unsigned slot, DType dtype,
-                                    llvm::ArrayRef<int64_t> shape) override;
+                                    llvm::ArrayRef<int64_t> shape,
+                                    bool zeroed) override;
 
   /// Program instances interpreted so far.
   uint64_t getNumInstances() const { return numInstances; }

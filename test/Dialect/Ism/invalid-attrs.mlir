@@ -140,3 +140,21 @@ func.func @f(%a: tensor<64x64xf16, #ism.shared<{vec = 8, perPhase = 1, maxPhase 
 // expected-error @+2 {{expected '['}}
 // expected-error @+1 {{failed to parse Ism_BlockedEncodingAttr parameter 'sizePerThread'}}
 func.func @f(%a: tensor<64xf32, #ism.blocked<{sizePerThread = 1, threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>)
+
+// -----
+
+// ism.zeroed marks a host function's temporary (memref.alloc) that starts
+// at zero; it takes no value and belongs on memref.alloc only.
+func.func @zeroed_value() {
+  // expected-error @+1 {{'ism.zeroed' is a unit attribute (it takes no value)}}
+  %t = memref.alloc() {ism.zeroed = 1 : i32} : memref<16xi32>
+  return
+}
+
+// -----
+
+func.func @zeroed_elsewhere(%x: memref<16xi32>) {
+  // expected-error @+1 {{'ism.zeroed' applies to memref.alloc only}}
+  %c = memref.cast %x {ism.zeroed} : memref<16xi32> to memref<?xi32>
+  return
+}

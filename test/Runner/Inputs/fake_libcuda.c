@@ -275,7 +275,17 @@ CUresult cuMemcpyDtoH_v2(void *dst, uint64_t src, size_t bytes) {
   memcpy(dst, (const void *)(uintptr_t)src, bytes);
   return kSuccess;
 }
+/* FAKE_CUDA_MEMSET_LOG names a file that gets "memset VALUE BYTES" per
+   byte memset. */
 CUresult cuMemsetD8_v2(uint64_t dst, unsigned char value, size_t bytes) {
+  const char *log = getenv("FAKE_CUDA_MEMSET_LOG");
+  if (log) {
+    FILE *f = fopen(log, "a");
+    if (f) {
+      fprintf(f, "memset %u %zu\n", (unsigned)value, bytes);
+      fclose(f);
+    }
+  }
   memset((void *)(uintptr_t)dst, value, bytes);
   return kSuccess;
 }

@@ -44,6 +44,21 @@ void IsmDialect::initialize() {
   addInterfaces<IsmOpAsmInterface>();
 }
 
+/// The dialect's attributes on other ops: `ism.zeroed` is a unit attribute
+/// of `memref.alloc`. Other `ism.*` attributes are the passes' business.
+LogicalResult IsmDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  if (attr.getName() != kZeroedAttrName)
+    return success();
+  if (op->getName().getStringRef() != "memref.alloc")
+    return op->emitError() << "'" << kZeroedAttrName
+                           << "' applies to memref.alloc only";
+  if (!isa<UnitAttr>(attr.getValue()))
+    return op->emitError() << "'" << kZeroedAttrName
+                           << "' is a unit attribute (it takes no value)";
+  return success();
+}
+
 /// Constants folded out of ism ops (splat tiles) become `arith.constant`.
 Operation *IsmDialect::materializeConstant(OpBuilder &builder, Attribute value,
                                            Type type, Location loc) {

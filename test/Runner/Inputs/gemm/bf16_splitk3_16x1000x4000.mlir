@@ -1,4 +1,5 @@
-ism.kernel @gemm_split(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %W: memref<?x?xf32>)
+ism.kernel @gemm_split(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %W: memref<?x?xf32>,
+                      %C: memref<?x?xbf16>, %Count: memref<?xi32>)
     attributes {num_warps = 4 : i32, group_size = 8 : i32} {
   %pm = ism.program_id x : index
   %pn = ism.program_id y : index
@@ -30,29 +31,40 @@ ism.kernel @gemm_split(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %W: memref<?x
   %zm = arith.muli %z, %band : index
   %row = arith.addi %zm, %m0 : index
   ism.store %acc, %W[%row, %n0] : tensor<64x128xf32> -> memref<?x?xf32>
-  ism.return
-}
 
-ism.kernel @split_sum(%W: memref<?x?xf32>, %C: memref<?x?xbf16>, %band: index, %splits: index)
-    attributes {num_warps = 4 : i32} {
-  %pm = ism.program_id x : index
-  %pn = ism.program_id y : index
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %br = arith.constant 32 : index
-  %bc = arith.constant 128 : index
-  %m0 = arith.muli %pm, %br : index
-  %n0 = arith.muli %pn, %bc : index
-  %zero = arith.constant dense<0.0> : tensor<32x128xf32>
-  %sum = scf.for %s = %c0 to %splits step %c1 iter_args(%acc = %zero) -> (tensor<32x128xf32>) {
-    %sm = arith.muli %s, %band : index
-    %row = arith.addi %sm, %m0 : index
-    %p = ism.load %W[%row, %n0] : memref<?x?xf32> -> tensor<32x128xf32>
-    %r = arith.addf %acc, %p : tensor<32x128xf32>
-    scf.yield %r : tensor<32x128xf32>
+  // A ticket from the tile's counter (acq_rel: this program's partial is
+  // stored before it; the last program reads every partial after it).
+  %gn = ism.num_programs y : index
+  %tm = arith.muli %pm, %gn : index
+  %tile = arith.addi %tm, %pn : index
+  %tile_i = arith.index_cast %tile : index to i32
+  %slot = ism.splat %tile_i : i32 -> tensor<1xi32>
+  %one = arith.constant dense<1> : tensor<1xi32>
+  %t1 = ism.atomic_rmw add %Count[%slot], %one sem = acq_rel
+      : memref<?xi32>[tensor<1xi32>], tensor<1xi32>
+  %ticket = ism.reduce %t1 axis = 0 : tensor<1xi32> -> i32 {
+  ^bb0(%x: i32, %y: i32):
+    %s = arith.addi %x, %y : i32
+    ism.yield %s : i32
   }
-  %out = arith.truncf %sum : tensor<32x128xf32> to tensor<32x128xbf16>
-  ism.store %out, %C[%m0, %n0] : tensor<32x128xbf16> -> memref<?x?xbf16>
+  %splits_i = arith.index_cast %splits : index to i32
+  %c1_i = arith.constant 1 : i32
+  %last = arith.subi %splits_i, %c1_i : i32
+  %is_last = arith.cmpi eq, %ticket, %last : i32
+  scf.if %is_last {
+    %sum = scf.for %s = %c0 to %splits step %c1 iter_args(%sa = %zero) -> (tensor<64x128xf32>) {
+      %sm = arith.muli %s, %band : index
+      %srow = arith.addi %sm, %m0 : index
+      %p = ism.load %W[%srow, %n0] : memref<?x?xf32> -> tensor<64x128xf32>
+      %r = arith.addf %sa, %p : tensor<64x128xf32>
+      scf.yield %r : tensor<64x128xf32>
+    }
+    %out = arith.truncf %sum : tensor<64x128xf32> to tensor<64x128xbf16>
+    ism.store %out, %C[%m0, %n0] : tensor<64x128xbf16> -> memref<?x?xbf16>
+    // Every split of the tile has its ticket: reset the counter.
+    %zero_t = arith.constant dense<0> : tensor<1xi32>
+    ism.scatter %zero_t, %Count[%slot] : tensor<1xi32> -> memref<?xi32>[tensor<1xi32>]
+  }
   ism.return
 }
 
@@ -61,8 +73,6 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
   %c1 = arith.constant 1 : index
   %bm = arith.constant 64 : index
   %bn = arith.constant 128 : index
-  %br = arith.constant 32 : index
-  %bc = arith.constant 128 : index
   %gs = arith.constant 3 : index
   %M = memref.dim %A, %c0 : memref<?x?xbf16>
   %N = memref.dim %B, %c1 : memref<?x?xbf16>
@@ -71,12 +81,12 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
   %band = arith.muli %gm, %bm : index
   %rows = arith.muli %band, %gs : index
   %W = memref.alloc(%rows, %N) : memref<?x?xf32>
-  ism.launch @gemm_split grid(%gm, %gn, %gs) (%A, %B, %W)
-      : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xf32>)
-  %hm = arith.ceildivui %M, %br : index
-  %hn = arith.ceildivui %N, %bc : index
-  ism.launch @split_sum grid(%hm, %hn) (%W, %C, %band, %gs)
-      : (memref<?x?xf32>, memref<?x?xbf16>, index, index)
+  %tiles = arith.muli %gm, %gn : index
+  %Count = memref.alloc(%tiles) {ism.zeroed} : memref<?xi32>
+  ism.launch @gemm_split grid(%gm, %gn, %gs) (%A, %B, %W, %C, %Count)
+      : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xf32>, memref<?x?xbf16>,
+         memref<?xi32>)
   memref.dealloc %W : memref<?x?xf32>
+  memref.dealloc %Count : memref<?xi32>
   return
 }

@@ -34,9 +34,15 @@ def Ism_Dialect : Dialect {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Registers the layout encoding attributes (IsmAttrs.cpp).
     void registerAttributes();
+
+    /// `ism.zeroed` on a host function's `memref.alloc`: the temporary
+    /// starts at zero and the programs leave it at zero (ticket counters;
+    /// docs/runner.md).
+    static constexpr ::llvm::StringLiteral kZeroedAttrName = "ism.zeroed";
   }];
 }
 
