@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The GPU checks and benchmarks of acquire-release tickets (ism.atomic_rmw
+# sem = acq_rel): decode attention merged in one launch and one-pass
+# split-K. Run from a checkout on the H200 with the runner package and the
+# abi3 wheel in dist/ (scripts/pack-runner.sh, scripts/build-wheel.sh), and
+# OUT set to a directory for the logs:
+#   OUT=/tmp/out bash bench/experiments/tickets_h200.sh [gpu|decode|gemm]...
+# gpu: the GPU lit subset and the torch GPU tests (incl. repeated launches
+# on one set of counters); decode: one launch against the two-launch
+# version (decode_merge.py) and bench/attention.py --decode; gemm: the
+# skinny shapes, split-K in one and two passes side by side (bf16; DT=f16
+# for f16).
+set -uo pipefail
+: "${OUT:?set OUT to a directory for the logs}"
+mkdir -p "$OUT"
+if [ ! -x /tmp/r/ism-runner/bin/ism-run ]; then
+  mkdir -p /tmp/r && tar xJf dist/ism-runner-*.tar.xz -C /tmp/r
+fi
+if [ ! -x /tmp/v/bin/python ]; then
+  python3 -m venv --system-site-packages /tmp/v
+  base=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  site=$(/tmp/v/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  [ "$base" = "$site" ] || echo "$base" > "$site/_base_site.pth"
+  /tmp/v/bin/pip install -q --no-index --no-deps dist/ism-*abi3*.whl
+fi
+export ISM_CACHE_DIR=/tmp/ism-cache
+for step in "${@:-gpu decode gemm}"; do
+  for s in $step; do
+    case $s in
+      gpu)
+        /tmp/r/ism-runner/scripts/gpu-tests.sh > "$OUT/gpu-tests.log" 2>&1
+        echo "gpu-tests rc=$?"
+        grep -E "^(FAIL|  Passed|  Failed)" "$OUT/gpu-tests.log"
+        ISM_TEST_INSTALLED=1 /tmp/v/bin/python -m pytest -q -p no:cacheprovider \
+          test/python/test_launch_gpu.py > "$OUT/pytest-gpu.log" 2>&1
+        echo "pytest rc=$?"; tail -2 "$OUT/pytest-gpu.log" ;;
+      decode)
+        git show 3df7c33:examples/decode_attention.mlir > "$OUT/two.mlir" 2>/dev/null ||
+          cp dist/exp/decode_two_kernels.mlir "$OUT/two.mlir"
+        /tmp/v/bin/python bench/experiments/decode_merge.py \
+          --two-launch "$OUT/two.mlir" 2>&1 | tee "$OUT/decode_merge.log"
+        /tmp/v/bin/python bench/attention.py --decode --out "$OUT/att" \
+          > "$OUT/decode.log" 2>&1
+        echo "decode rc=$?"; tail -8 "$OUT/decode.log" ;;
+      gemm)
+        python3 bench/gemm.py bench --skinny --split-only --dtypes "${DT:-bf16}" \
+          --ism-run /tmp/r/ism-runner/bin/ism-run --reps 30 --warmup 5 \
+          --out "$OUT/gemm" > "$OUT/gemm-skinny.log" 2>&1
+        echo "gemm rc=$?"; tail -14 "$OUT/gemm-skinny.log" ;;
+      *) echo "tickets_h200.sh: unknown step '$s' (gpu, decode or gemm)" >&2
+         exit 2 ;;
+    esac
+  done
+done
