@@ -10,9 +10,10 @@
 // need no shared memory or barrier) and merged at the end, and leaves the
 // chunk's maximum score m, sum of exp(score - m) l and unnormalised output
 // in the workspace. Then it takes a ticket from the head's counter (Count,
-// (batch * heads) int32, zero before the launch and left at zero after it):
-// the program with the last ticket sees every chunk of its head (the
-// ticket's acq_rel) and merges them, 64 chunks at a time: with M = max m,
+// (batch * heads) int32 that the host function allocates as an ism.zeroed
+// temporary: zero when made, and the kernel leaves it at zero): the program
+// with the last ticket sees every chunk of its head (the ticket's acq_rel)
+// and merges them, 64 chunks at a time: with M = max m,
 // O = sum(exp(m - M) * out) / sum(exp(m - M) * l).
 // Chunks past the end of a short sequence are empty (m = -inf, l = 0).
 // The kernel is memory-bound: K and V are read once.
@@ -236,15 +237,19 @@ ism.kernel @decode(%Q: memref<?x?xbf16>, %K: memref<?x?x?xbf16>,
 func.func @main(%Q: memref<?x?xbf16>, %K: memref<?x?x?xbf16>,
                 %V: memref<?x?x?xbf16>, %O: memref<?x?xbf16>,
                 %Mp: memref<?x?xf32>, %Lp: memref<?x?xf32>,
-                %Op: memref<?x?x?xf32>, %Count: memref<?xi32>, %scale: f32) {
+                %Op: memref<?x?x?xf32>, %scale: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %BH = memref.dim %Q, %c0 : memref<?x?xbf16>
   %splits = memref.dim %Mp, %c1 : memref<?x?xf32>
+  // The tickets' counters: kept per stream by the runtime, so launches on
+  // two streams do not share them.
+  %Count = memref.alloc(%BH) {ism.zeroed} : memref<?xi32>
   ism.launch @decode grid(%splits, %BH)
       (%Q, %K, %V, %O, %Mp, %Lp, %Op, %Count, %scale)
       : (memref<?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xbf16>,
          memref<?x?xbf16>, memref<?x?xf32>, memref<?x?xf32>,
          memref<?x?x?xf32>, memref<?xi32>, f32)
+  memref.dealloc %Count : memref<?xi32>
   return
 }
