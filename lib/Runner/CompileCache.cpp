@@ -217,10 +217,8 @@ private:
 };
 } // namespace
 
-/// Adds `name=<size>:<value>` to `hash`: the size makes the fields
-/// unambiguous whatever they hold.
-static void addField(llvm::SHA256 &hash, llvm::StringRef name,
-                     llvm::StringRef value) {
+void mlir::ism::runner::addHashField(llvm::SHA256 &hash, llvm::StringRef name,
+                                     llvm::StringRef value) {
   hash.update(name);
   hash.update("=" + std::to_string(value.size()) + ":");
   hash.update(value);
@@ -234,16 +232,22 @@ std::string CompileCache::computeKey(ModuleOp module, const PTXOptions &options,
   // here.
   IsmToPTXOptions compileOptions = getCompileOptions(options, mode, trace);
   llvm::SHA256 hash;
-  addField(hash, "ism-compile-cache-format", std::to_string(kFormatVersion));
-  addField(hash, "compiler", getCompilerVersion());
-  addField(hash, "chip", compileOptions.chip);
-  addField(hash, "features", compileOptions.features);
-  addField(hash, "opt-level", std::to_string(compileOptions.optLevel));
-  addField(hash, "num-warps", std::to_string(compileOptions.numWarps));
-  addField(hash, "fuse-coschedules",
-           compileOptions.fuseCoschedules ? "1" : "0");
-  addField(hash, "trace", compileOptions.trace ? "1" : "0");
+  addHashField(hash, "ism-compile-cache-format",
+               std::to_string(kFormatVersion));
+  addHashField(hash, "compiler", getCompilerVersion());
+  addHashField(hash, "chip", compileOptions.chip);
+  addHashField(hash, "features", compileOptions.features);
+  addHashField(hash, "opt-level", std::to_string(compileOptions.optLevel));
+  addHashField(hash, "num-warps", std::to_string(compileOptions.numWarps));
+  addHashField(hash, "fuse-coschedules",
+               compileOptions.fuseCoschedules ? "1" : "0");
+  addHashField(hash, "trace", compileOptions.trace ? "1" : "0");
   hash.update("module\n");
+  addModuleToHash(hash, module);
+  return llvm::toHex(hash.final(), /*LowerCase=*/true);
+}
+
+void mlir::ism::runner::addModuleToHash(llvm::SHA256 &hash, ModuleOp module) {
   {
     // The generic form without locations: the text is the module, whatever
     // its custom syntax, formatting and locations. Flags that command-line
@@ -259,7 +263,6 @@ std::string CompileCache::computeKey(ModuleOp module, const PTXOptions &options,
     SHA256Stream stream(hash);
     module->print(stream, flags);
   }
-  return llvm::toHex(hash.final(), /*LowerCase=*/true);
 }
 
 bool CompileCache::isValidKey(llvm::StringRef key) {
@@ -664,10 +667,19 @@ llvm::Error CompileCache::store(llvm::StringRef key,
   llvm::Expected<std::string> text = serializeCompiledModule(key, compiled);
   if (!text)
     return fail(llvm::toString(text.takeError()));
+  if (llvm::Error error = writeFileAtomically(path, *text))
+    return fail(llvm::toString(std::move(error)));
+  return llvm::Error::success();
+}
+
+llvm::Error mlir::ism::runner::writeFileAtomically(llvm::StringRef path,
+                                                   llvm::StringRef text) {
+  auto fail = [](const llvm::Twine &why) {
+    return llvm::createStringError(why.str());
+  };
   llvm::StringRef parent = llvm::sys::path::parent_path(path);
   if (std::error_code error = llvm::sys::fs::create_directories(parent))
     return fail("cannot create '" + parent + "': " + error.message());
-
   // A temporary file next to the entry, renamed over it: readers see the
   // old entry or the new one, never a part. (Not llvm::sys::fs::TempFile,
   // which installs signal handlers in the process, e.g. Python.)
@@ -689,7 +701,7 @@ llvm::Error CompileCache::store(llvm::StringRef key,
                 "': " + error.message());
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << *text;
+    os << text;
     os.close();
     if (os.has_error()) {
       error = os.error();

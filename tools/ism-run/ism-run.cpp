@@ -17,6 +17,7 @@
 #include "ism/Runner/HostExecutor.h"
 #include "ism/Runner/Reference.h"
 #include "ism/Runner/Trace.h"
+#include "ism/Runner/Tune.h"
 #include "ism/Runtime/CudaDriver.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -32,11 +33,15 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 
 using namespace mlir;
 using namespace mlir::ism;
@@ -152,6 +157,18 @@ static cl::opt<unsigned> timeout(
              "interpreter; past it ism-run stops with an error naming the "
              "kernel (default 600; 0 waits without limit)"),
     cl::value_desc("seconds"), cl::init(600), cl::cat(category));
+
+static cl::opt<std::string> tuneSpec(
+    "tune",
+    cl::desc("Before the run, pick kernel attributes by timing candidates: "
+             "--tune=ATTR=V1,V2;ATTR=... (num_warps, num_stages, group_size, "
+             "min_ctas_per_sm, cluster_m, cluster_n), or a default set with "
+             "a bare --tune; the winner is cached on disk"),
+    cl::value_desc("SPEC"), cl::ValueOptional, cl::cat(category));
+static cl::opt<unsigned> tuneReps("tune-reps",
+                                  cl::desc("Timed runs of each --tune "
+                                           "candidate (the median counts)"),
+                                  cl::init(20), cl::cat(category));
 
 /// Prints "ism-run: MESSAGE" and returns the exit code 1.
 static int fail(const llvm::Twine &message) {
@@ -448,6 +465,201 @@ int main(int argc, char **argv) {
   return status;
 }
 
+/// --tune: compiles every candidate (in parallel, each in its own context),
+/// prunes the ones the compiler rejects or the GPU cannot run, times the
+/// rest like --bench (L2 flushed, median of --tune-reps after 3 warm-up
+/// runs) on buffers of their own, and applies the fastest to `module`. The
+/// winner is stored in the tuning cache beside the compile cache, and a
+/// later run with the same key takes it from there without tuning.
+static llvm::Error tune(ModuleOp module, const DialectRegistry &registry,
+                        cuda::Context &gpu, const PTXOptions &ptxOptions,
+                        CoscheduleMode mode, llvm::ArrayRef<TuneAxis> axes,
+                        llvm::ArrayRef<BoundArg> args,
+                        const CompileCache *compileCache,
+                        llvm::json::Object &report) {
+  auto started = std::chrono::steady_clock::now();
+  std::vector<TuneCandidate> candidates = enumerateCandidates(axes);
+  std::string key =
+      computeTuneKey(module, axes, args, gpu.getDeviceInfo().name,
+                     ptxOptions.chip, getCoscheduleModeName(mode));
+  std::optional<TuneCache> cache;
+  if (compileCache)
+    cache.emplace(compileCache->getDirectory());
+  auto apply = [&](const TuneResult &result, bool cached,
+                   llvm::json::Array timings) {
+    applyCandidate(module, result.best);
+    llvm::json::Object best;
+    for (const auto &[name, value] : result.best)
+      best[name] = value;
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - started)
+                         .count();
+    report["tune"] = llvm::json::Object{{"key", key},
+                                        {"cached", cached},
+                                        {"best", std::move(best)},
+                                        {"best_ms", result.bestMs},
+                                        {"candidates", std::move(timings)},
+                                        {"seconds", seconds}};
+    if (!json)
+      llvm::outs() << llvm::formatv(
+          "tune: {0} {1} ({2:F4} ms{3})\n", cached ? "cached" : "best",
+          describeCandidate(result.best), result.bestMs,
+          cached ? ", " + cache->getPath(key)
+                 : llvm::formatv("; {0} candidates in {1:F1} s",
+                                 candidates.size(), seconds)
+                       .str());
+  };
+  if (cache) {
+    std::string warning;
+    if (std::optional<TuneResult> hit =
+            cache->lookup(key, candidates, &warning)) {
+      apply(*hit, true, {});
+      return llvm::Error::success();
+    }
+    if (!warning.empty())
+      llvm::errs() << "ism-run: warning: " << warning << "\n";
+  }
+
+  // Every candidate from the module's text, in a context of its own (with
+  // the locations, so that diagnostics name the input file's lines).
+  std::string text;
+  {
+    llvm::raw_string_ostream os(text);
+    module->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo());
+  }
+  struct Candidate {
+    std::unique_ptr<MLIRContext> context;
+    OwningOpRef<ModuleOp> module;
+    std::optional<CompiledModule> compiled;
+    std::string pruned;
+    double ms = 0;
+  };
+  std::vector<Candidate> built(candidates.size());
+  {
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
+    for (size_t i = 0; i < candidates.size(); ++i)
+      pool.async([&, i] {
+        Candidate &c = built[i];
+        c.context = std::make_unique<MLIRContext>(
+            registry, MLIRContext::Threading::DISABLED);
+        c.context->loadAllAvailableDialects();
+        std::string diagnostic;
+        ScopedDiagnosticHandler handler(c.context.get(), [&](Diagnostic &d) {
+          if (d.getSeverity() == DiagnosticSeverity::Error &&
+              diagnostic.empty())
+            diagnostic = d.str();
+          return success();
+        });
+        c.module = parseSourceString<ModuleOp>(text, c.context.get());
+        if (!c.module) {
+          c.pruned = "cannot parse: " + diagnostic;
+          return;
+        }
+        applyCandidate(*c.module, candidates[i]);
+        if (failed(verify(*c.module))) {
+          c.pruned = diagnostic;
+          return;
+        }
+        llvm::Expected<CompiledModule> compiled = compileModuleCached(
+            *c.module, ptxOptions, mode, /*trace=*/false, compileCache);
+        if (!compiled) {
+          c.pruned = llvm::toString(compiled.takeError());
+          return;
+        }
+        c.compiled = std::move(*compiled);
+      });
+    pool.wait();
+  }
+
+  // Those that fit the GPU, timed one after another on buffers of their
+  // own (the run's buffers stay as they were bound).
+  const cuda::DeviceInfo &info = gpu.getDeviceInfo();
+  llvm::Expected<DeviceBuffers> device = uploadArguments(gpu, args);
+  if (!device)
+    return device.takeError();
+  llvm::Expected<cuda::CUstream> stream = gpu.createStream();
+  if (!stream)
+    return stream.takeError();
+  TimingOptions timing;
+  timing.warmup = 3;
+  timing.repetitions = tuneReps;
+  timing.flushL2 = flushL2;
+  for (Candidate &c : built) {
+    if (!c.compiled)
+      continue;
+    for (const auto &[name, kernel] : c.compiled->kernels) {
+      if (int(kernel.numThreads) > info.maxThreadsPerBlock)
+        c.pruned = llvm::formatv("kernel '{0}' has {1} threads; a CTA holds "
+                                 "at most {2}",
+                                 name.str(), kernel.numThreads,
+                                 info.maxThreadsPerBlock);
+      else if (int(kernel.sharedMemoryBytes) > info.sharedMemoryPerBlockOptin)
+        c.pruned = llvm::formatv("kernel '{0}' needs {1} bytes of shared "
+                                 "memory; a CTA gets at most {2}",
+                                 name.str(), kernel.sharedMemoryBytes,
+                                 info.sharedMemoryPerBlockOptin);
+      if (!c.pruned.empty())
+        break;
+    }
+    if (!c.pruned.empty())
+      continue;
+    auto entry = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        *c.module, StringAttr::get(c.context.get(), entryName));
+    llvm::Expected<cuda::CUmodule> loaded = gpu.loadModule(c.compiled->ptx);
+    if (!loaded) {
+      c.pruned = llvm::toString(loaded.takeError());
+      continue;
+    }
+    GPULauncher launcher(gpu, *c.compiled, device->args, *stream, *loaded);
+    HostExecutionOptions how;
+    how.coschedule = mode;
+    how.fusedKernels = c.compiled->coschedules;
+    how.unfused = c.compiled->unfused;
+    llvm::Expected<std::vector<double>> times =
+        timeHostFunction(gpu, *stream, entry, args, launcher, timing, how);
+    if (!times) {
+      c.pruned = llvm::toString(times.takeError());
+      continue;
+    }
+    c.ms = summarize(std::move(*times)).median;
+  }
+  if (llvm::Error error = gpu.destroyStream(*stream))
+    return error;
+
+  llvm::json::Array timings;
+  std::optional<size_t> best;
+  for (auto [i, c] : llvm::enumerate(built)) {
+    std::string name = describeCandidate(candidates[i]);
+    std::string pruned = llvm::StringRef(c.pruned).split('\n').first.str();
+    if (!pruned.empty()) {
+      timings.push_back(
+          llvm::json::Object{{"config", name}, {"pruned", pruned}});
+      if (!json)
+        llvm::outs() << "tune: " << name << ": pruned: " << pruned << "\n";
+      continue;
+    }
+    timings.push_back(
+        llvm::json::Object{{"config", name}, {"median_ms", c.ms}});
+    if (!json)
+      llvm::outs() << llvm::formatv("tune: {0}: median {1:F4} ms\n", name,
+                                    c.ms);
+    if (!best || c.ms < built[*best].ms)
+      best = i;
+  }
+  if (!best)
+    return llvm::createStringError(
+        "--tune: every candidate was pruned (the first: " +
+        describeCandidate(candidates.front()) + ": " +
+        llvm::StringRef(built.front().pruned).split('\n').first + ")");
+  TuneResult result{candidates[*best], built[*best].ms};
+  if (cache)
+    if (llvm::Error error = cache->store(key, result))
+      llvm::errs() << "ism-run: warning: " << llvm::toString(std::move(error))
+                   << "\n";
+  apply(result, false, std::move(timings));
+  return llvm::Error::success();
+}
+
 static int run() {
   if (listDevices)
     return runListDevices();
@@ -464,6 +676,21 @@ static int run() {
   if (!mode)
     return fail("--coschedule takes fused, sequential or streams, not '" +
                 coscheduleMode + "'");
+  bool tuning = tuneSpec.getNumOccurrences() > 0;
+  std::optional<std::vector<TuneAxis>> tuneAxes;
+  if (tuning) {
+    if (interpret || !emit.empty())
+      return fail("--tune times candidates on the GPU; it cannot be combined "
+                  "with --interpret or --emit");
+    if (tuneReps == 0)
+      return fail("--tune-reps must be at least 1");
+    if (!tuneSpec.empty()) {
+      llvm::Expected<std::vector<TuneAxis>> axes = parseTuneSpec(tuneSpec);
+      if (!axes)
+        return fail(axes.takeError());
+      tuneAxes = std::move(*axes);
+    }
+  }
   bool tracing = traceFile.getNumOccurrences() > 0;
   if (tracing) {
     if (traceFile.empty())
@@ -589,6 +816,13 @@ static int run() {
   if (needGPU) {
     std::optional<CompileCache> cache = openCompileCache();
     const CompileCache *cachePtr = cache ? &*cache : nullptr;
+    if (tuning) {
+      std::vector<TuneAxis> axes =
+          tuneAxes ? *tuneAxes : getDefaultTuneAxes(*module);
+      if (llvm::Error error = tune(*module, registry, *gpu, ptxOptions, *mode,
+                                   axes, args, cachePtr, report))
+        return fail(std::move(error));
+    }
     llvm::Expected<CompiledModule> result =
         compile(*module, ptxOptions, *mode, traceOnly, cachePtr);
     if (!result)

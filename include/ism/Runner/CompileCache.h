@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/SHA256.h"
 
 #include <optional>
 #include <string>
@@ -40,6 +41,22 @@ bool isCacheDisabledByEnvironment();
 /// cannot be identified, the string holds a token unique to the process, so
 /// nothing is ever reused (and compileModuleCached does not use the cache).
 std::string getCompilerVersion();
+
+/// Adds `name=<size>:<value>` to `hash`: the size makes the fields
+/// unambiguous whatever they hold.
+void addHashField(llvm::SHA256 &hash, llvm::StringRef name,
+                  llvm::StringRef value);
+
+/// Adds `module` to `hash` as its generic-form text without locations, so
+/// that formatting, custom syntax and locations do not change the hash
+/// (the module part of CompileCache::computeKey and of the tuning key).
+void addModuleToHash(llvm::SHA256 &hash, ModuleOp module);
+
+/// Writes `text` to `path` so that readers see the old file or the new one,
+/// never a part: a temporary file in the same directory (created with the
+/// directories), then a rename. The error says what failed, without the
+/// path.
+llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef text);
 
 /// A directory of compiled modules, one JSON file per key:
 /// `<directory>/<key[0:2]>/<key>.json`.
