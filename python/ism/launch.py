@@ -129,10 +129,11 @@ class _Param:
                                       if hasattr(torch, n))
         return self.torch_dtypes
 
-    def convert(self, arg, device: int):
+    def convert(self, arg, device: int, waits: List[int]):
         """``arg`` as the extension takes it: (pointer, shape) for a buffer,
         an int or float for a scalar. Raises TypeError/ValueError naming the
-        argument."""
+        argument. The stream a ``__cuda_array_interface__`` producer names
+        (its data is ready in that stream's order) goes into ``waits``."""
         if self.kind == "scalar":
             return self._scalar(arg)
         torch = sys.modules.get("torch")
@@ -140,7 +141,7 @@ class _Param:
             return self._torch(arg, torch, device)
         cai = getattr(arg, "__cuda_array_interface__", None)
         if cai is not None:
-            return self._cuda_array_interface(cai)
+            return self._cuda_array_interface(cai, waits)
         if hasattr(arg, "__dlpack__"):
             return self._dlpack(arg, device)
         raise TypeError(
@@ -197,7 +198,7 @@ class _Param:
         # static sizes.
         return (t.data_ptr(), t.shape)
 
-    def _cuda_array_interface(self, cai: Dict[str, Any]):
+    def _cuda_array_interface(self, cai: Dict[str, Any], waits: List[int]):
         typestr = cai.get("typestr", "")
         allowed = _CAI_TYPESTRS.get(self.type, set())
         native = typestr.replace("=", "<") if sys.byteorder == "little" \
@@ -215,6 +216,21 @@ class _Param:
                     shape, [s // itemsize for s in strides]):
                 raise ValueError(f"{self._where()} is not contiguous "
                                  f"(strides {tuple(strides)} bytes)")
+        # Version 3: the producer's stream, which the launch must follow
+        # (None: the data is ready now; 1 and 2: the legacy and per-thread
+        # default streams; 0 is ambiguous and disallowed by the protocol).
+        producer = cai.get("stream")
+        if producer is not None:
+            if isinstance(producer, bool) or not isinstance(producer, int):
+                raise TypeError(f"{self._where()}: __cuda_array_interface__ "
+                                f"stream must be an int or None, got "
+                                f"{producer!r}")
+            if producer == 0:
+                raise ValueError(f"{self._where()}: __cuda_array_interface__ "
+                                 f"stream 0 is ambiguous (the protocol "
+                                 f"disallows it): 1 is the legacy default "
+                                 f"stream, 2 the per-thread one")
+            waits.append(producer)
         data, readonly = cai["data"]
         return (int(data or 0), shape)
 
@@ -265,10 +281,15 @@ class _Function:
                 f"@{self.name} takes {len(params)} argument(s) "
                 f"({', '.join(p.text for p in params)}), got {len(args)}")
         device = self.device
-        converted = tuple([p.convert(a, device)
+        waits: List[int] = []
+        converted = tuple([p.convert(a, device, waits)
                            for p, a in zip(params, args)]) + tail
-        self.program.launch(self.index, converted,
-                            _stream_handle(stream, device))
+        handle = _stream_handle(stream, device)
+        if waits:
+            # __cuda_array_interface__ producers' streams: the launch waits
+            # for the work queued on them so far (an event, no host wait).
+            self.program.wait_for(handle, waits)
+        self.program.launch(self.index, converted, handle)
 
 
 class KernelLauncher:

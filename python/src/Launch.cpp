@@ -91,6 +91,14 @@ public:
   /// buffer, a number per scalar) on `stream`.
   void launch(size_t index, nb::handle args, uintptr_t stream);
 
+  /// Makes the work submitted to `stream` from now on wait for the work
+  /// already submitted to each of `producers` (an event recorded on each,
+  /// waited for on `stream`; the host does not wait). Producers equal to
+  /// `stream` are skipped.
+  void waitFor(uintptr_t stream, const std::vector<uintptr_t> &producers);
+
+  ~Program();
+
   /// The kernels of the compiled module: (name, threads, dynamic shared
   /// memory bytes, TMA operands, persistent).
   std::vector<std::tuple<std::string, unsigned, unsigned, unsigned, bool>>
@@ -120,6 +128,8 @@ private:
   std::unique_ptr<cuda::Context> gpu;
   cuda::CUmodule cuModule = nullptr;
   std::unique_ptr<GPULauncher> launcher;
+  // waitFor's event (ordering only), made at its first use.
+  cuda::CUevent orderEvent = nullptr;
   // Reused by every call: one entry per parameter of the widest function.
   std::vector<BoundArg> bound;
   std::vector<DeviceArg> deviceArgs;
@@ -305,6 +315,37 @@ void Program::ensureGPU() {
                                            /*stream=*/nullptr, cuModule);
 }
 
+Program::~Program() {
+  if (gpu && orderEvent)
+    llvm::consumeError(gpu->destroyEvent(orderEvent));
+}
+
+void Program::waitFor(uintptr_t stream,
+                      const std::vector<uintptr_t> &producers) {
+  ensureGPU();
+  for (uintptr_t producer : producers) {
+    if (producer == stream)
+      continue;
+    if (!orderEvent) {
+      llvm::Expected<cuda::CUevent> created =
+          gpu->createEvent(cuda::kEventDisableTiming);
+      if (!created)
+        fail(llvm::toString(created.takeError()));
+      orderEvent = *created;
+    }
+    // cuStreamWaitEvent takes the event's state when it is called, so the
+    // next producer can record the same event.
+    if (llvm::Error error =
+            gpu->record(orderEvent, reinterpret_cast<cuda::CUstream>(producer)))
+      fail("waiting for the stream of a __cuda_array_interface__ argument: " +
+           llvm::toString(std::move(error)));
+    if (llvm::Error error = gpu->waitEvent(
+            reinterpret_cast<cuda::CUstream>(stream), orderEvent))
+      fail("waiting for the stream of a __cuda_array_interface__ argument: " +
+           llvm::toString(std::move(error)));
+  }
+}
+
 /// `value` as a 64-bit integer; throws naming argument `i` otherwise.
 static int64_t toInt(PyObject *value, size_t i, const char *what) {
   int overflow = 0;
@@ -445,6 +486,11 @@ void mlir::ism::python::registerProgramBindings(nb::module_ &m) {
            nb::arg("stream"),
            "Runs host function #index with args ((pointer, shape) per "
            "buffer, a number per scalar) on the CUDA stream handle.")
+      .def("wait_for", &Program::waitFor, nb::arg("stream"),
+           nb::arg("producers"),
+           "Makes the work later submitted to the stream wait for the work "
+           "already submitted to each producer stream (events; the host "
+           "does not wait).")
       .def_ro("chip", &Program::chip)
       .def_ro("device", &Program::device)
       .def_ro("cache_hit", &Program::cacheHit)

@@ -24,10 +24,11 @@ def read(name):
 class FakeCudaArray:
     """A stand-in for a CuPy array: only __cuda_array_interface__."""
 
-    def __init__(self, shape, typestr="<f2", strides=None, ptr=0x7f0000000000):
+    def __init__(self, shape, typestr="<f2", strides=None, ptr=0x7f0000000000,
+                 **extra):
         self.__cuda_array_interface__ = {
             "shape": tuple(shape), "typestr": typestr, "strides": strides,
-            "data": (ptr, False), "version": 3}
+            "data": (ptr, False), "version": 3, **extra}
 
 
 @pytest.fixture
@@ -119,6 +120,45 @@ def test_argument_checks(cache):
         k(x, [1, 2])
     with pytest.raises(TypeError, match="stream must be"):
         k(x, x, stream="default")
+
+
+class RecordingProgram:
+    """Stands in for the extension's Program: records waits and launches."""
+
+    def __init__(self):
+        self.calls = []
+
+    def wait_for(self, stream, producers):
+        self.calls.append(("wait_for", stream, list(producers)))
+
+    def launch(self, index, args, stream):
+        self.calls.append(("launch", index, stream))
+
+
+def test_cuda_array_interface_streams_are_waited_for(cache):
+    """A __cuda_array_interface__ (v3) producer's stream orders the launch
+    after the producer's work: the launch stream waits for each one named
+    (None: ready now), before the launch; 0 is ambiguous and an error."""
+    k = compile_softmax(cache)
+    fn = k._entry
+    recorder = RecordingProgram()
+    fn.program = recorder
+    x = FakeCudaArray((4, 64), stream=0x1234)
+    y = FakeCudaArray((4, 64), stream=None)
+    fn((x, y), stream=0x77)
+    assert recorder.calls == [("wait_for", 0x77, [0x1234]),
+                              ("launch", 0, 0x77)]
+    recorder.calls.clear()
+    fn((FakeCudaArray((4, 64)), y), stream=0x77)  # no stream key at all
+    assert recorder.calls == [("launch", 0, 0x77)]
+    recorder.calls.clear()
+    fn((FakeCudaArray((4, 64), stream=1), FakeCudaArray((4, 64), stream=2)),
+       stream=0x77)
+    assert recorder.calls[0] == ("wait_for", 0x77, [1, 2])
+    with pytest.raises(ValueError, match="stream 0 is ambiguous"):
+        fn((FakeCudaArray((4, 64), stream=0), y), stream=0x77)
+    with pytest.raises(TypeError, match="stream must be an int or None"):
+        fn((FakeCudaArray((4, 64), stream="s"), y), stream=0x77)
 
 
 def test_contiguity_rule_ignores_unit_dimensions():

@@ -173,6 +173,33 @@ def test_fused_coschedule_on_tensors():
         torch.testing.assert_close(y.double(), ref, atol=3e-2, rtol=2e-2)
 
 
+class ProducedOn:
+    """A torch tensor seen through __cuda_array_interface__ v3, as CuPy
+    shows an array: with the stream its data is ready on."""
+
+    def __init__(self, t, stream):
+        self.__cuda_array_interface__ = dict(
+            t.__cuda_array_interface__, stream=stream.cuda_stream)
+
+
+def test_cuda_array_interface_producer_stream_is_waited_for(softmax):
+    """The input is written on a producer stream behind a ~50 ms sleep; the
+    kernel, launched on another stream, must wait for it (through the
+    interface's stream) instead of reading the poison still there."""
+    producer, consumer = torch.cuda.Stream(), torch.cuda.Stream()
+    src = torch.randn(512, 4096, dtype=torch.float16, device="cuda")
+    x = poisoned(512, 4096)
+    y = poisoned(512, 4096)
+    torch.cuda.synchronize()
+    with torch.cuda.stream(producer):
+        torch.cuda._sleep(100_000_000)
+        x.copy_(src)
+    softmax(ProducedOn(x, producer), y, stream=consumer)
+    consumer.synchronize()
+    ref = torch.softmax(src.double(), dim=1).half()
+    torch.testing.assert_close(y, ref, atol=2e-3, rtol=2e-2)
+
+
 def test_errors_for_tensors_ism_cannot_take(softmax):
     x = torch.randn(8, 64, dtype=torch.float16, device="cuda")
     with pytest.raises(ValueError, match="on the CPU"):
