@@ -4,13 +4,13 @@ decode attention?
 
 Times examples/decode_attention.mlir (one launch: the program with the
 last ticket of a head merges its chunks) against the two-launch version
-before it (a second kernel merged them; `git show
-3df7c33:examples/decode_attention.mlir > two.mlir`), on the same tensors,
+before it (a second kernel merged them; decode_two_launches.mlir beside
+this script, from 3df7c33), on the same tensors,
 in interleaved rounds (median of --reps calls each, L2 flushed, GPU time),
 for each KV length and number of splits. Both are checked against float64
 first.
 
-    python3 bench/experiments/decode_merge.py --two-launch two.mlir
+    python3 bench/experiments/decode_merge.py [--two-launch FILE]
         [--seqs 16384,32768] [--splits 8,16,32] [--heads 32]
 """
 import argparse
@@ -30,7 +30,9 @@ from bench import Timer  # noqa: E402
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--two-launch", required=True,
+    p.add_argument("--two-launch", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)),
+        "decode_two_launches.mlir"),
                    help="the two-kernel decode module (see above)")
     p.add_argument("--seqs", default="16384,32768")
     p.add_argument("--splits", default="8,16,32")

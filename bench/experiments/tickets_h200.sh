@@ -35,10 +35,8 @@ for step in "${@:-gpu decode gemm}"; do
           test/python/test_launch_gpu.py > "$OUT/pytest-gpu.log" 2>&1
         echo "pytest rc=$?"; tail -2 "$OUT/pytest-gpu.log" ;;
       decode)
-        git show 3df7c33:examples/decode_attention.mlir > "$OUT/two.mlir" 2>/dev/null ||
-          cp dist/exp/decode_two_kernels.mlir "$OUT/two.mlir"
-        /tmp/v/bin/python bench/experiments/decode_merge.py \
-          --two-launch "$OUT/two.mlir" 2>&1 | tee "$OUT/decode_merge.log"
+        /tmp/v/bin/python bench/experiments/decode_merge.py 2>&1 |
+          tee "$OUT/decode_merge.log"
         /tmp/v/bin/python bench/attention.py --decode --out "$OUT/att" \
           > "$OUT/decode.log" 2>&1
         echo "decode rc=$?"; tail -8 "$OUT/decode.log" ;;
