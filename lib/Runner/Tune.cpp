@@ -123,6 +123,14 @@ mlir::ism::runner::describeCandidate(const TuneCandidate &candidate) {
   return out;
 }
 
+llvm::json::Object
+mlir::ism::runner::candidateToJSON(const TuneCandidate &candidate) {
+  llvm::json::Object object;
+  for (const auto &[name, value] : candidate)
+    object[name] = value;
+  return object;
+}
+
 std::string mlir::ism::runner::computeTuneKey(ModuleOp module,
                                               llvm::ArrayRef<TuneAxis> axes,
                                               llvm::ArrayRef<BoundArg> args,
@@ -209,13 +217,10 @@ TuneCache::lookup(llvm::StringRef key, llvm::ArrayRef<TuneCandidate> candidates,
 
 llvm::Error TuneCache::store(llvm::StringRef key,
                              const TuneResult &result) const {
-  llvm::json::Object best;
-  for (const auto &[name, value] : result.best)
-    best[name] = value;
   llvm::json::Object entry{{"format", kFormatVersion},
                            {"key", key},
                            {"compiler", getCompilerVersion()},
-                           {"best", std::move(best)},
+                           {"best", candidateToJSON(result.best)},
                            {"best_ms", result.bestMs}};
   std::string text;
   llvm::raw_string_ostream os(text);

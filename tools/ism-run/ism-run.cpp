@@ -34,7 +34,6 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ThreadPool.h"
-#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -488,15 +487,12 @@ static llvm::Error tune(ModuleOp module, const DialectRegistry &registry,
   auto apply = [&](const TuneResult &result, bool cached,
                    llvm::json::Array timings) {
     applyCandidate(module, result.best);
-    llvm::json::Object best;
-    for (const auto &[name, value] : result.best)
-      best[name] = value;
     double seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - started)
                          .count();
     report["tune"] = llvm::json::Object{{"key", key},
                                         {"cached", cached},
-                                        {"best", std::move(best)},
+                                        {"best", candidateToJSON(result.best)},
                                         {"best_ms", result.bestMs},
                                         {"candidates", std::move(timings)},
                                         {"seconds", seconds}};
@@ -536,7 +532,7 @@ static llvm::Error tune(ModuleOp module, const DialectRegistry &registry,
   };
   std::vector<Candidate> built(candidates.size());
   {
-    llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
+    llvm::DefaultThreadPool pool; // one thread per hardware thread
     for (size_t i = 0; i < candidates.size(); ++i)
       pool.async([&, i] {
         Candidate &c = built[i];
@@ -630,12 +626,13 @@ static llvm::Error tune(ModuleOp module, const DialectRegistry &registry,
   std::optional<size_t> best;
   for (auto [i, c] : llvm::enumerate(built)) {
     std::string name = describeCandidate(candidates[i]);
-    std::string pruned = llvm::StringRef(c.pruned).split('\n').first.str();
-    if (!pruned.empty()) {
+    // A reason is reported as its first line.
+    c.pruned = llvm::StringRef(c.pruned).split('\n').first.str();
+    if (!c.pruned.empty()) {
       timings.push_back(
-          llvm::json::Object{{"config", name}, {"pruned", pruned}});
+          llvm::json::Object{{"config", name}, {"pruned", c.pruned}});
       if (!json)
-        llvm::outs() << "tune: " << name << ": pruned: " << pruned << "\n";
+        llvm::outs() << "tune: " << name << ": pruned: " << c.pruned << "\n";
       continue;
     }
     timings.push_back(
@@ -649,8 +646,8 @@ static llvm::Error tune(ModuleOp module, const DialectRegistry &registry,
   if (!best)
     return llvm::createStringError(
         "--tune: every candidate was pruned (the first: " +
-        describeCandidate(candidates.front()) + ": " +
-        llvm::StringRef(built.front().pruned).split('\n').first + ")");
+        describeCandidate(candidates.front()) + ": " + built.front().pruned +
+        ")");
   TuneResult result{candidates[*best], built[*best].ms};
   if (cache)
     if (llvm::Error error = cache->store(key, result))

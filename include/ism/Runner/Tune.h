@@ -18,6 +18,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 
 #include <optional>
 #include <string>
@@ -58,6 +59,10 @@ void applyCandidate(ModuleOp module, const TuneCandidate &candidate);
 
 /// "num_warps=8 num_stages=3".
 std::string describeCandidate(const TuneCandidate &candidate);
+
+/// {"num_warps": 8, "num_stages": 3}: how the cache entry and ism-run's
+/// --json report write a candidate.
+llvm::json::Object candidateToJSON(const TuneCandidate &candidate);
 
 /// The tuning key: the hex SHA-256 of the module's generic text without
 /// locations, the axes, the arguments' dtypes and shapes (each size rounded

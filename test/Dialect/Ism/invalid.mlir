@@ -776,3 +776,12 @@ ism.kernel @tile_elements_overflow() {
   ism.return
 }
 
+
+// -----
+
+ism.kernel @atomic_sem(%x: memref<?xi32>) {
+  %idx = ism.range 0 to 16 : tensor<16xi32>
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'sem' [relaxed, acquire, release, acq_rel]}}
+  %o = ism.atomic_rmw add %x[%idx], %idx sem = seq_cst : memref<?xi32>[tensor<16xi32>], tensor<16xi32>
+  ism.return
+}
