@@ -28,13 +28,17 @@ DTYPES = {"bf16": "bf16", "f16": "f16"}
 
 
 def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
-            epilogue="none", out="same", cluster=(1, 1)):
+            epilogue="none", out="same", cluster=(1, 1), groups=1):
     """The ism GEMM tile program C = epilogue(A x B) with A M x K, B K x N.
 
     epilogue: none | alpha_beta (alpha * AB + beta * C) | bias_relu |
-    gelu (tanh form) | silu. out: the output type (same: the input type, or
+    gelu (tanh form) | silu | colsum (C = AB, and S[pid_m, n] = the sum of
+    the tile's column n: a reduction across warps, through shared memory
+    and the consumers' barrier). out: the output type (same: the input type, or
     f32). cluster: CTAs per thread-block cluster along x and y ((2, 1):
-    pairs of programs along M share B by TMA multicast; (1, 2) share A)."""
+    pairs of programs along M share B by TMA multicast; (1, 2) share A).
+    groups: consumer groups (2: ping-pong, each group of `warps` warps
+    computes every other program of the CTA)."""
     t = DTYPES[dtype]
     o = t if out == "same" else out
     args = [f"%A: memref<?x?x{t}>", f"%B: memref<?x?x{t}>",
@@ -45,6 +49,10 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
         args.append("%bias: memref<?xf32>")
         host_args.append("%bias")
         host_types.append("memref<?xf32>")
+    if epilogue == "colsum":
+        args.append("%S: memref<?x?xf32>")
+        host_args.append("%S")
+        host_types.append("memref<?x?xf32>")
     if epilogue == "alpha_beta":
         args += ["%alpha: f32", "%beta: f32"]
         host_args += ["%alpha", "%beta"]
@@ -56,6 +64,8 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
     if tuple(cluster) != (1, 1):
         attrs += [f"cluster_m = {cluster[0]} : i32",
                   f"cluster_n = {cluster[1]} : i32"]
+    if groups != 1:
+        attrs.append(f"consumer_groups = {groups} : i32")
     lines = [
         f"ism.kernel @gemm({', '.join(args)}) attributes {{{', '.join(attrs)}}} {{",
         "  %pm = ism.program_id x : index",
@@ -137,6 +147,16 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
             f"  %sl = arith.divf {v}, %d1 : {acc}",
         ]
         v = "%sl"
+    elif epilogue == "colsum":
+        lines += [
+            f"  %cs = ism.reduce {v} axis = 0 : {acc} -> tensor<{bn}xf32> {{",
+            "  ^bb0(%l: f32, %r: f32):",
+            "    %sum = arith.addf %l, %r : f32",
+            "    ism.yield %sum : f32",
+            "  }",
+            f"  %cs2 = ism.expand_dims %cs axis = 0 : tensor<{bn}xf32> -> tensor<1x{bn}xf32>",
+            f"  ism.store %cs2, %S[%pm, %n0] : tensor<1x{bn}xf32> -> memref<?x?xf32>",
+        ]
     if o != "f32":
         lines.append(f"  %out = arith.truncf {v} : {acc} to tensor<{bm}x{bn}x{o}>")
         v = "%out"
@@ -169,6 +189,8 @@ def ism_args(dtype, m, n, k, epilogue="none", out="same"):
         args.append(f"f32:{n}:randn")
     if epilogue == "alpha_beta":
         args += ["f32:scalar=0.75", "f32:scalar=-0.5"]
+    if epilogue == "colsum":
+        args.append(f"f32:{-(-m // 128)}x{n}")
     return args
 
 
@@ -439,6 +461,21 @@ CHECKS = [
     ("bf16_cluster2x1_odd", dict(cluster=(2, 1)), (1100, 1000, 1000)),
     ("bf16_cluster1x2_odd", dict(bn=128, cluster=(1, 2)), (1000, 1100, 1000)),
     ("bf16_cluster2x1_copies", dict(cluster=(2, 1)), (1100, 1001, 1000)),
+    # Two consumer groups (ping-pong), each taking every other program of
+    # its CTA: more programs than SMs so that both groups work, partial
+    # tiles and K not a multiple of 64, element copies, a 2-CTA cluster,
+    # and an epilogue that synchronises (each group on its own barrier, with
+    # its own shared-memory scratch).
+    ("bf16_pingpong_128x128", dict(bn=128, warps=4, groups=2),
+     (2000, 2100, 1000)),
+    ("bf16_pingpong_64x256", dict(bm=64, warps=4, groups=2),
+     (1000, 4096, 512)),
+    ("bf16_pingpong_copies", dict(bn=128, warps=4, groups=2),
+     (2000, 2001, 1000)),
+    ("bf16_pingpong_cluster2x1", dict(bn=128, warps=4, groups=2,
+                                      cluster=(2, 1)), (2100, 2000, 1000)),
+    ("bf16_pingpong_colsum", dict(bn=128, warps=4, groups=2,
+                                  epilogue="colsum"), (2000, 2048, 512)),
 ]
 
 # The Ampere path (mma.sync, ldmatrix, cp.async), compiled for sm_80 and run
@@ -514,7 +551,12 @@ def bench(args):
                dict(bm=64, bn=128, warps=4),
                dict(bm=128, bn=256, warps=8, cluster=(2, 1)),
                dict(bm=128, bn=256, warps=8, cluster=(1, 2)),
-               dict(bm=128, bn=128, warps=8, cluster=(2, 1))]
+               dict(bm=128, bn=128, warps=8, cluster=(2, 1)),
+               # Ping-pong: two consumer groups of 4 warps.
+               dict(bm=128, bn=128, warps=4, groups=2),
+               dict(bm=128, bn=128, warps=4, groups=2, stages=6),
+               dict(bm=64, bn=256, warps=4, groups=2),
+               dict(bm=128, bn=128, warps=4, groups=2, cluster=(2, 1))]
     # Split-K, for shapes whose tiles do not fill the SMs.
     # One pass (the last split of a tile sums the partials) and two passes
     # (a second kernel does), side by side.
@@ -555,6 +597,8 @@ def bench(args):
                     print(f"ism failed on {dtype} {m}x{n}x{k}: {err.strip()[-300:]}")
                     continue
                 ms = json.loads(out)["bench"]["median_ms"]
+                print(f"  {dtype} {m}x{n}x{k} {config_name(cfg)}: "
+                      f"{flops / ms / 1e9:.0f} TFLOP/s", flush=True)
                 if best is None or ms < best[0]:
                     best = (ms, cfg)
                 if "fixup" in cfg and (cfg["fixup"] not in best_pass or
@@ -622,6 +666,10 @@ def config_name(cfg):
     cluster = tuple(cfg.get("cluster", (cfg.get("cm", 1), cfg.get("cn", 1))))
     if cluster != (1, 1):
         name += f"_c{cluster[0]}x{cluster[1]}"
+    if cfg.get("groups", 1) > 1:
+        name += f"_pingpong{cfg['groups']}"
+    if cfg.get("stages", 0):
+        name += f"_s{cfg['stages']}"
     if cfg.get("splits", 1) > 1:
         name += f"_split{cfg['splits']}"
         if not cfg.get("fixup", True):
@@ -647,6 +695,12 @@ def tune_configs():
         for cm, cn in ((2, 1), (1, 2)):
             out.append(ism.Config(bm=bm, bn=bn, warps=8, stages=0, group=8,
                                   cm=cm, cn=cn, splits=1))
+    # Ping-pong: two consumer groups of 4 warps, each computing every
+    # other program of its CTA.
+    for bm, bn, stages in ((128, 128, 0), (128, 128, 6), (64, 256, 0),
+                           (64, 256, 5)):
+        out.append(ism.Config(bm=bm, bn=bn, warps=4, stages=stages, group=8,
+                              cm=1, cn=1, splits=1, groups=2))
     # Split-K for small grids (skinny and decode shapes).
     for bm, bn, warps in ((64, 128, 4), (64, 64, 4), (128, 128, 8)):
         for splits in (2, 4, 8):
@@ -655,13 +709,14 @@ def tune_configs():
     return out
 
 
-def tuned_program(dtype, bm, bn, warps, stages, group, cm, cn, splits):
+def tuned_program(dtype, bm, bn, warps, stages, group, cm, cn, splits,
+                  groups=1):
     """The program of one tune_configs() candidate."""
     if splits > 1:
         return splitk_program(dtype=dtype, bm=bm, bn=bn, warps=warps,
                               splits=splits, stages=stages, group=group)
     return program(dtype=dtype, bm=bm, bn=bn, warps=warps, stages=stages,
-                   group=group, cluster=(cm, cn))
+                   group=group, cluster=(cm, cn), groups=groups)
 
 
 def tune(args):
@@ -718,8 +773,7 @@ def tune(args):
             best = r.best.kwargs
             row = dict(dtype=dtype, shape=f"{m}x{n}x{k}", ism=tf(t_ism),
                        torch=tf(t_torch), triton=tf(t_triton),
-                       config=f"{config_name(best)} "
-                              f"s{best['stages'] or 'auto'} g{best['group']}",
+                       config=f"{config_name(best)} g{best['group']}",
                        tuning_s=r.tuning_s, timed=len(r.timings_ms),
                        pruned=len(r.pruned), warm_hit=warm.from_cache,
                        lookup_ms=lookup_s * 1e3, rel_err=err)

@@ -25,9 +25,9 @@ using namespace mlir::ism;
 using namespace mlir::ism::runner;
 
 llvm::ArrayRef<llvm::StringLiteral> mlir::ism::runner::getTunableAttributes() {
-  static const llvm::StringLiteral names[] = {"num_warps",  "num_stages",
-                                              "group_size", "min_ctas_per_sm",
-                                              "cluster_m",  "cluster_n"};
+  static const llvm::StringLiteral names[] = {
+      "num_warps", "num_stages", "group_size",     "min_ctas_per_sm",
+      "cluster_m", "cluster_n",  "consumer_groups"};
   return names;
 }
 
@@ -86,6 +86,7 @@ std::vector<TuneAxis> mlir::ism::runner::getDefaultTuneAxes(ModuleOp module) {
   if (hasDotLoop) {
     axes.push_back({"num_stages", {2, 3, 4}});
     axes.push_back({"group_size", {8, 16}});
+    axes.push_back({"consumer_groups", {1, 2}});
   }
   return axes;
 }

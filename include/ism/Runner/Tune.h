@@ -3,10 +3,10 @@
 //
 // `ism-run --tune` picks the kernel attributes that do not change a tile
 // program's meaning (num_warps, num_stages, group_size, min_ctas_per_sm,
-// cluster_m, cluster_n) by compiling every candidate and timing the ones
-// that fit the GPU, and remembers the winner on disk (docs/runner.md,
-// "Tuning"). This file holds the parts that need no GPU: the candidate
-// space, applying a candidate to a module, and the tuning cache.
+// cluster_m, cluster_n, consumer_groups) by compiling every candidate and
+// timing the ones that fit the GPU, and remembers the winner on disk
+// (docs/runner.md, "Tuning"). This file holds the parts that need no GPU: the
+// candidate space, applying a candidate to a module, and the tuning cache.
 //
 //===----------------------------------------------------------------------===//
 

@@ -158,12 +158,15 @@ Value makeDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
 /// (clusterM), or along y; `rank` (i32) picks this CTA's program. On an odd
 /// grid the second program of the last pair is past its end: `valid`, when
 /// given, receives whether this CTA's program exists.
+/// With `groups` consumer groups, group `consumerGroup` (index) walks every
+/// groups-th of those programs, from its consumerGroup-th.
 scf::ForOp wrapPersistent(OpBuilder &b, Location loc, Block *block,
                           ArrayRef<Value> grid, Value first, Value stride,
                           int64_t group, OpOperand &itInit, Value itNext,
                           const WgmmaPipeline &p, Value rank,
                           Value *valid = nullptr,
-                          SmallVectorImpl<Value> *programId = nullptr) {
+                          SmallVectorImpl<Value> *programId = nullptr,
+                          unsigned groups = 1, Value consumerGroup = Value()) {
   SmallVector<Operation *> ops;
   for (Operation &op : block->without_terminator())
     ops.push_back(&op);
@@ -190,6 +193,14 @@ scf::ForOp wrapPersistent(OpBuilder &b, Location loc, Block *block,
     first = perCluster(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   if (!stride)
     stride = perCluster(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+  if (groups > 1) {
+    // Consumer group g takes every groups-th of the CTA's programs, from
+    // its g-th.
+    first = arith::AddIOp::create(
+        b, loc, first, arith::MulIOp::create(b, loc, consumerGroup, stride));
+    stride =
+        arith::MulIOp::create(b, loc, stride, indexConstant(b, loc, groups));
+  }
   Value zero = indexConstant(b, loc, 0);
   auto loop = scf::ForOp::create(
       b, loc, first, total, stride, ValueRange{zero},
@@ -463,6 +474,15 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(
   config.groupSize = options.groupSize;
   config.clusterM = options.clusterM;
   config.clusterN = options.clusterN;
+  config.consumerGroups = options.consumerGroups;
+  if (config.consumerGroups > 1) {
+    // The consumers and the producer share the register file; what is left
+    // after the producer's 40 is split over both groups.
+    unsigned threads = 32 * context.getNumWarps() * config.consumerGroups;
+    config.consumerRegisters = std::min<unsigned>(
+        config.consumerRegisters,
+        (65536 - 128 * config.producerRegisters) / threads / 8 * 8);
+  }
   if (context.getPartition().warpBase != 0 ||
       context.getPartition().barrierId != 0) {
     for (DotLoop dl : getAcceleratedDotLoops(func))
@@ -479,7 +499,8 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(
     // setmaxnreg needs the register count at entry fixed (.maxnreg; ptxas
     // ignores it otherwise, C7508): what the CTA's threads share, and no
     // more than the consumers raise to.
-    unsigned threads = 32 * (context.getNumWarps() + context.producerWarps);
+    unsigned threads = 32 * (context.getNumWarps() * config.consumerGroups +
+                             context.producerWarps);
     unsigned atEntry =
         std::min<unsigned>(config.consumerRegisters, 65536 / threads / 8 * 8);
     func->setAttr("nvvm.maxnreg",
@@ -575,6 +596,35 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
                              "nested region; compute them at the kernel's or "
                              "the loop's top level");
   }
+  unsigned groups = config.consumerGroups;
+  if (groups > 1) {
+    // Ping-pong: the groups take the ring's stages in turn, each skipping
+    // the other's, so every program's K loop must take as many steps.
+    llvm::SetVector<Operation *> bounds;
+    for (Value v :
+         {dl.loop.getLowerBound(), dl.loop.getUpperBound(), dl.loop.getStep()})
+      if (Operation *def = v.getDefiningOp())
+        if (failed(getBackwardSlice(def, &bounds, options)))
+          return dl.loop.emitOpError("cannot analyse the K loop's bounds");
+    for (Operation *op : bounds)
+      if (isa<ProgramIdOp>(op))
+        return dl.loop.emitOpError(
+                   "has bounds that depend on the program id; with ")
+               << groups
+               << " consumer groups (consumer_groups) every program's K loop "
+                  "must take the same number of steps";
+    int64_t accRegs = Distribution(dl.dot.getType()).getNumRegs();
+    if (accRegs + 40 > int64_t(config.consumerRegisters))
+      return dl.dot.emitOpError("the ")
+             << p.blockM << "x" << p.blockN << " accumulator needs " << accRegs
+             << " registers per thread, and " << groups
+             << " consumer groups of " << context.getNumWarps()
+             << " warps leave each consumer thread " << config.consumerRegisters
+             << " (room for an accumulator of "
+             << int64_t(config.consumerRegisters) - 40
+             << "); use 4 warps per group, a smaller block, or "
+                "consumer_groups = 1";
+  }
   SmallVector<Operation *> outerSlice = inOrder(entry, slice);
   SmallVector<Operation *> innerSlice = inOrder(dl.loop.getBody(), slice);
 
@@ -646,7 +696,8 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
 
   // Split the CTA: consumers first (warps 0..num_warps-1), then the
   // producer warpgroup.
-  unsigned consumerThreads = context.getNumThreads();
+  unsigned groupThreads = context.getNumThreads();
+  unsigned consumerThreads = groupThreads * groups;
   Block *ops = entry;
   Operation *terminator = ops->getTerminator();
   SmallVector<Operation *> program;
@@ -693,6 +744,17 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   Value rank;
   if (p.clusterSize() > 1)
     rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
+  // The consumer group of a thread and whether it is its group's first.
+  Value groupId, isGroupFirst = isFirst;
+  if (groups > 1) {
+    groupId = arith::DivUIOp::create(b, loc, tid,
+                                     indexConstant(b, loc, groupThreads));
+    isGroupFirst = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, tid,
+                               indexConstant(b, loc, groupThreads)),
+        indexConstant(b, loc, 0));
+  }
   Value isProducer =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
                             indexConstant(b, loc, consumerThreads));
@@ -736,10 +798,10 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
     op->moveBefore(consumer->getTerminator());
   Value valid;
   SmallVector<Value> programId;
-  scf::ForOp tiles =
-      wrapPersistent(b, loc, consumer, grid, config.first, config.stride, group,
-                     consumerLoop.getInitArgsMutable()[1],
-                     consumerLoop.getResult(1), p, rank, &valid, &programId);
+  scf::ForOp tiles = wrapPersistent(
+      b, loc, consumer, grid, config.first, config.stride, group,
+      consumerLoop.getInitArgsMutable()[1], consumerLoop.getResult(1), p, rank,
+      &valid, &programId, groups, groupId);
   Block *tileBody = tiles.getBody();
   if (valid) {
     // The second program of a cluster's last pair on an odd grid computes
@@ -754,6 +816,30 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
     for (Operation *op : epilogue)
       op->moveBefore(guard.thenBlock()->getTerminator());
   }
+  if (groups > 1) {
+    // The ring counter: this group's program starts after the steps of
+    // the groups before it in this round, and the next round after all
+    // of them (every program takes the same number of steps).
+    OpBuilder cb(consumerLoop);
+    Value round = consumerLoop.getInitArgs()[1];
+    Value steps = arith::CeilDivUIOp::create(
+        cb, loc,
+        arith::MaxSIOp::create(
+            cb, loc,
+            arith::SubIOp::create(cb, loc, consumerLoop.getUpperBound(),
+                                  consumerLoop.getLowerBound()),
+            indexConstant(cb, loc, 0)),
+        consumerLoop.getStep());
+    consumerLoop.getInitArgsMutable()[1].set(arith::AddIOp::create(
+        cb, loc, round, arith::MulIOp::create(cb, loc, groupId, steps)));
+    Operation *yield = tileBody->getTerminator();
+    cb.setInsertionPoint(yield);
+    yield->setOperand(
+        0, arith::AddIOp::create(
+               cb, loc, round,
+               arith::MulIOp::create(cb, loc, steps,
+                                     indexConstant(cb, loc, groups))));
+  }
   if (config.traceBuffer) {
     // Each tile the consumers compute, from their first thread; the record
     // of program (x, y, z) is x + gx * (y + gy * z).
@@ -762,7 +848,7 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
     tb.setInsertionPoint(tileBody->getTerminator());
     Value end = NVVM::GlobalTimerOp::create(tb, loc, tb.getI64Type());
     Value t = tiles.getInductionVar();
-    Value record = t, record0 = isFirst;
+    Value record = t, record0 = isGroupFirst;
     if (valid) {
       Value gx = toIndex(tb, loc, grid[0]), gy = toIndex(tb, loc, grid[1]);
       record = arith::AddIOp::create(
@@ -772,7 +858,7 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
               arith::AddIOp::create(
                   tb, loc, programId[1],
                   arith::MulIOp::create(tb, loc, gy, programId[2]))));
-      record0 = arith::AndIOp::create(tb, loc, isFirst, valid);
+      record0 = arith::AndIOp::create(tb, loc, isGroupFirst, valid);
     }
     emitTraceRecord(
         tb, loc, config.traceBuffer,
@@ -797,6 +883,8 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   PartitionInfo consumers = context.getPartition();
   consumers.warpBase = config.warpBase;
   consumers.barrierId = config.consumerBarrier;
+  consumers.groups = groups;
+  consumers.barrierStep = config.groupBarrierStep;
   consumers.sharedMemoryBase = (p.ringEnd() + 15) / 16 * 16;
   context.setPartition(consumers);
   return success();

@@ -220,7 +220,8 @@ struct ConvertIsmToGPUPass
     int64_t ringEnd = 0;
     if (context.pipeline) {
       ringEnd = context.pipeline->ringEnd();
-      numThreads = 32 * (numWarps + context.producerWarps);
+      numThreads = 32 * (numWarps * context.getPartition().groups +
+                         context.producerWarps);
       func->setAttr(kNumThreadsAttrName, b.getI32IntegerAttr(numThreads));
       func.setKnownBlockSizeAttr(
           b.getDenseI32ArrayAttr({int32_t(numThreads), 1, 1}));

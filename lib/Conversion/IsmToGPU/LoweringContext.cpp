@@ -13,12 +13,27 @@
 using namespace mlir;
 using namespace mlir::ism;
 
-Value LoweringContext::getThreadId(OpBuilder &b, Location loc) const {
+/// The thread's index from the partition's first warp, over all its groups.
+static Value getPartitionThreadId(OpBuilder &b, Location loc,
+                                  const PartitionInfo &partition) {
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   if (partition.warpBase == 0)
     return tid;
   return arith::SubIOp::create(b, loc, tid,
                                indexConstant(b, loc, 32 * partition.warpBase));
+}
+
+Value LoweringContext::getThreadId(OpBuilder &b, Location loc) const {
+  Value tid = getPartitionThreadId(b, loc, partition);
+  if (partition.groups == 1)
+    return tid;
+  return arith::RemUIOp::create(b, loc, tid,
+                                indexConstant(b, loc, getNumThreads()));
+}
+
+Value LoweringContext::getGroupId(OpBuilder &b, Location loc) const {
+  return arith::DivUIOp::create(b, loc, getPartitionThreadId(b, loc, partition),
+                                indexConstant(b, loc, getNumThreads()));
 }
 
 Value LoweringContext::getLaneId(OpBuilder &b, Location loc) const {
@@ -37,6 +52,16 @@ void LoweringContext::barrier(OpBuilder &b, Location loc) const {
     return;
   }
   Value id = arith::ConstantIntOp::create(b, loc, partition.barrierId, 32);
+  if (partition.groups > 1) {
+    // Each group has its own barrier: barrierId + group * barrierStep.
+    Value group =
+        arith::IndexCastOp::create(b, loc, b.getI32Type(), getGroupId(b, loc));
+    id = arith::AddIOp::create(
+        b, loc, id,
+        arith::MulIOp::create(
+            b, loc, group,
+            arith::ConstantIntOp::create(b, loc, partition.barrierStep, 32)));
+  }
   Value threads = arith::ConstantIntOp::create(b, loc, getNumThreads(), 32);
   NVVM::BarrierOp::create(b, loc, TypeRange{}, id, threads, {}, Value{});
 }
@@ -45,6 +70,8 @@ void LoweringContext::barrier(OpBuilder &b, Location loc) const {
 /// and offset within it, resolved by finalizeScratch.
 static constexpr llvm::StringLiteral kScratchRegionAttr = "ism.scratch_region";
 static constexpr llvm::StringLiteral kScratchOffsetAttr = "ism.scratch_offset";
+/// Marks the placeholder of the bytes between two groups' scratch.
+static constexpr llvm::StringLiteral kScratchGroupAttr = "ism.scratch_group";
 
 unsigned LoweringContext::beginScratch(Operation *op, bool alwaysBarrier) {
   if (alwaysBarrier || !isa<gpu::GPUFuncOp>(op->getParentOp()))
@@ -68,9 +95,18 @@ Value LoweringContext::getScratch(OpBuilder &b, Location loc, unsigned region,
   auto viewType = MemRefType::get({numElements}, elementType,
                                   MemRefLayoutAttrInterface{}, workgroup);
   // The region's place is known only when the whole kernel is lowered.
-  auto offset = arith::ConstantIndexOp::create(b, loc, 0);
-  offset->setAttr(kScratchRegionAttr, b.getI32IntegerAttr(region));
-  offset->setAttr(kScratchOffsetAttr, b.getI64IntegerAttr(byteOffset));
+  auto placeholder = arith::ConstantIndexOp::create(b, loc, 0);
+  placeholder->setAttr(kScratchRegionAttr, b.getI32IntegerAttr(region));
+  placeholder->setAttr(kScratchOffsetAttr, b.getI64IntegerAttr(byteOffset));
+  Value offset = placeholder;
+  if (partition.groups > 1) {
+    // Group g's scratch follows the g groups before it.
+    auto stride = arith::ConstantIndexOp::create(b, loc, 0);
+    stride->setAttr(kScratchGroupAttr, b.getUnitAttr());
+    offset = arith::AddIOp::create(
+        b, loc, offset,
+        arith::MulIOp::create(b, loc, getGroupId(b, loc), stride));
+  }
   return memref::ViewOp::create(b, loc, viewType, base, offset, ValueRange{});
 }
 
@@ -78,7 +114,13 @@ void LoweringContext::finalizeScratch(Operation *root) {
   int64_t start[3] = {
       partition.sharedMemoryBase, partition.sharedMemoryBase + regionBytes[0],
       partition.sharedMemoryBase + regionBytes[0] + regionBytes[1]};
+  int64_t groupBytes = regionBytes[0] + regionBytes[1] + regionBytes[2];
   root->walk([&](arith::ConstantIndexOp op) {
+    if (op->hasAttr(kScratchGroupAttr)) {
+      op.setValueAttr(OpBuilder(op).getIndexAttr(groupBytes));
+      op->removeAttr(kScratchGroupAttr);
+      return;
+    }
     auto region = op->getAttrOfType<IntegerAttr>(kScratchRegionAttr);
     if (!region)
       return;

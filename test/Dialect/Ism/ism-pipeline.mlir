@@ -4,19 +4,24 @@
 // RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_80 --ism-pipeline | FileCheck %s --check-prefix=SM80
 // RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot --ism-pipeline=cluster-m=2 | FileCheck %s --check-prefix=CLUSTER
 // RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_80 --ism-pipeline=cluster-n=2 | FileCheck %s --check-prefix=SM80
+// RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot --ism-pipeline=consumer-groups=2 | FileCheck %s --check-prefix=PINGPONG
+// RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_80 --ism-pipeline=consumer-groups=2 | FileCheck %s --check-prefix=SM80
 
 // A 128x256x64 bf16 stage is 48 KiB: four stages fit (the most the pass
 // picks on its own); the kernel runs on a persistent grid in groups of 8.
-// CHECK: ism.kernel @gemm{{.*}}ism.persistent = {cluster_m = 1 : i64, cluster_n = 1 : i64, group_size = 8 : i64}
+// CHECK: ism.kernel @gemm{{.*}}ism.persistent = {cluster_m = 1 : i64, cluster_n = 1 : i64, consumer_groups = 1 : i64, group_size = 8 : i64}
 // CHECK: scf.for
 // CHECK: } {ism.pipeline = {num_stages = 4 : i64}}
 // TWO: } {ism.pipeline = {num_stages = 2 : i64}}
-// GROUP: ism.persistent = {cluster_m = 1 : i64, cluster_n = 1 : i64, group_size = 4 : i64}
+// GROUP: ism.persistent = {cluster_m = 1 : i64, cluster_n = 1 : i64, consumer_groups = 1 : i64, group_size = 4 : i64}
 // A 2x1 cluster: programs along x in pairs that share B.
-// CLUSTER: ism.persistent = {cluster_m = 2 : i64, cluster_n = 1 : i64, group_size = 8 : i64}
+// CLUSTER: ism.persistent = {cluster_m = 2 : i64, cluster_n = 1 : i64, consumer_groups = 1 : i64, group_size = 8 : i64}
+// Two consumer groups (ping-pong).
+// PINGPONG: ism.persistent = {cluster_m = 1 : i64, cluster_n = 1 : i64, consumer_groups = 2 : i64, group_size = 8 : i64}
 // On the mma.sync path (sm_80) as many stages as fit in an A100's 163 KiB
 // (three), and the kernel keeps its grid: no warp specialization, no
-// persistent programs, and no cluster (the option has no effect there).
+// persistent programs, no cluster and no consumer groups (the options have
+// no effect there).
 // SM80: ism.kernel @gemm({{.*}}) attributes {num_warps = 8 : i32} {
 // SM80: scf.for
 // SM80: } {ism.pipeline = {num_stages = 3 : i64}}

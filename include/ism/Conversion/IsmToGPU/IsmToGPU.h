@@ -29,6 +29,12 @@ struct PartitionInfo {
   unsigned barrierId = 0;
   /// Byte offset of the kernel's slice of dynamic shared memory.
   unsigned sharedMemoryBase = 0;
+  /// Copies of the kernel's warps that run its code side by side (consumer
+  /// groups of a ping-pong wgmma kernel), from warpBase one after the
+  /// other. Each copy has its own named barrier (barrierId + g *
+  /// barrierStep) and its own shared-memory scratch.
+  unsigned groups = 1;
+  unsigned barrierStep = 0;
 };
 
 /// State the lowering patterns of one kernel share: its partition and warp
@@ -74,6 +80,9 @@ struct WgmmaPartition {
   /// Named barriers: over all the partition's threads (0: bar.sync 0 over
   /// the CTA), over its consumers, over its producer warpgroup.
   unsigned allBarrier = 0, consumerBarrier = 1, producerBarrier = 2;
+  /// Consumer groups (ping-pong, PersistentOptions::consumerGroups); group
+  /// g synchronises on named barrier consumerBarrier + g * groupBarrierStep.
+  unsigned consumerGroups = 1, groupBarrierStep = 2;
   /// setmaxnreg of the consumer and producer warpgroups.
   unsigned consumerRegisters = 232, producerRegisters = 40;
   /// Byte offset of the partition's slice of dynamic shared memory.
@@ -109,8 +118,11 @@ public:
   unsigned getNumWarps() const { return numWarps; }
   unsigned getNumThreads() const { return 32 * numWarps; }
 
-  /// The thread's index within the kernel's warps (relative to warpBase).
+  /// The thread's index within the kernel's warps (relative to warpBase,
+  /// and to its group's first warp).
   Value getThreadId(OpBuilder &b, Location loc) const;
+  /// The thread's group (index), when the partition has several.
+  Value getGroupId(OpBuilder &b, Location loc) const;
   /// The lane (0-31) and the warp (relative to warpBase) of the thread.
   Value getLaneId(OpBuilder &b, Location loc) const;
   Value getWarpId(OpBuilder &b, Location loc) const;
@@ -145,7 +157,7 @@ public:
   /// partition's base is included). Valid after finalizeScratch.
   unsigned getSharedMemoryBytes() const {
     unsigned total = regionBytes[0] + regionBytes[1] + regionBytes[2];
-    return total ? partition.sharedMemoryBase + total : 0;
+    return total ? partition.sharedMemoryBase + total * partition.groups : 0;
   }
 
   /// The wgmma pipeline of the kernel's K loop, when it has one.

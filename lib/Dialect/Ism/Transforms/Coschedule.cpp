@@ -206,6 +206,13 @@ FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
       p.groupSize = options.groupSize;
       p.clusterM = options.clusterM;
       p.clusterN = options.clusterN;
+      if (options.consumerGroups > 1)
+        return launch.emitOpError("@")
+               << launch.getKernel()
+               << " has consumer_groups = " << options.consumerGroups
+               << " (ping-pong consumers), which a co-scheduled partition "
+                  "does not support yet; co-schedule it with one consumer "
+                  "group";
     } else {
       estimate(p, prefetch);
     }

@@ -98,12 +98,18 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
       return kernel.emitOpError("cluster_m = ")
              << cm << " and cluster_n = " << cn
              << ": a wgmma kernel's cluster is 1x1, 2x1 or 1x2 CTAs";
+    unsigned groups = kernelOption(kernel, "consumer_groups", consumerGroups);
+    if (groups < 1 || groups > kMaxConsumerGroups)
+      return kernel.emitOpError("consumer_groups = ")
+             << groups << ": a wgmma kernel has 1 or " << kMaxConsumerGroups
+             << " consumer groups";
     kernel->setAttr(
         kPersistentAttrName,
         b.getDictionaryAttr(
             {b.getNamedAttr("group_size", b.getI64IntegerAttr(group)),
              b.getNamedAttr("cluster_m", b.getI64IntegerAttr(cm)),
-             b.getNamedAttr("cluster_n", b.getI64IntegerAttr(cn))}));
+             b.getNamedAttr("cluster_n", b.getI64IntegerAttr(cn)),
+             b.getNamedAttr("consumer_groups", b.getI64IntegerAttr(groups))}));
     return success();
   }
 

@@ -20,7 +20,7 @@ namespace mlir::ism {
 /// Attribute of a K loop scheduled by ism-pipeline: {num_stages = S}.
 inline constexpr llvm::StringLiteral kPipelineAttrName = "ism.pipeline";
 /// Attribute of a kernel whose programs run on a persistent grid:
-/// {group_size = G, cluster_m = M, cluster_n = N}.
+/// {group_size = G, cluster_m = M, cluster_n = N, consumer_groups = C}.
 inline constexpr llvm::StringLiteral kPersistentAttrName = "ism.persistent";
 
 /// What ism-pipeline records in kPersistentAttrName (missing entries keep
@@ -30,6 +30,10 @@ struct PersistentOptions {
   int64_t groupSize = 8;
   /// CTAs of the thread-block cluster along x (sharing B) and y (sharing A).
   unsigned clusterM = 1, clusterN = 1;
+  /// Copies of the consumer warps, each computing every `consumerGroups`-th
+  /// program of the CTA (2: CUTLASS's ping-pong, one group's epilogue
+  /// overlapping the other's tensor-core work).
+  unsigned consumerGroups = 1;
 };
 PersistentOptions getPersistentOptions(DictionaryAttr persistent);
 
@@ -38,6 +42,9 @@ PersistentOptions getPersistentOptions(DictionaryAttr persistent);
 inline bool isSupportedCluster(unsigned clusterM, unsigned clusterN) {
   return clusterM >= 1 && clusterN >= 1 && clusterM * clusterN <= 2;
 }
+
+/// The most consumer groups a wgmma kernel may have.
+inline constexpr unsigned kMaxConsumerGroups = 2;
 
 struct DotLoop {
   scf::ForOp loop;

@@ -128,7 +128,7 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
     For each K loop that `ism-accelerate-dot` put on wgmma, chooses the
     pipeline the lowering builds and records it on the loop
     (`ism.pipeline = {num_stages}`) and the kernel (`ism.persistent =
-    {group_size, cluster_m, cluster_n}`):
+    {group_size, cluster_m, cluster_n, consumer_groups}`):
 
     - `num_stages` shared-memory buffers for the A and B tiles, filled by
       TMA (`cp.async.bulk.tensor`) and handed over on mbarriers, so the loads
@@ -144,7 +144,13 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
       programs along x, which share their B tile; `cluster_n = 2`: two along
       y, which share A): each CTA's producer loads half of the shared tile
       and TMA multicasts it into both CTAs' shared memory, so the pair reads
-      that operand from L2 once.
+      that operand from L2 once;
+    - optionally two consumer groups (`consumer_groups = 2`, CUTLASS's
+      ping-pong): the CTA holds two copies of the `num_warps` consumer warps,
+      each computing every other program of the CTA, so one group's
+      epilogue runs while the other issues its wgmma. The two take the ring's
+      stages in turn; each synchronises on its own named barrier and has its
+      own shared-memory scratch.
 
     A K loop on mma.sync (`#ism.mma` version 2) gets `ism.pipeline` only:
     all the kernel's warps copy the tiles `num_stages - 1` iterations ahead
@@ -152,9 +158,10 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
     oldest; the kernel keeps its grid. Such a loop needs at least 2 stages,
     and a kernel may have several.
 
-    `num_stages`, `group_size`, `cluster_m` and `cluster_n` come from the
-    kernel's attributes of the same names, else from the pass options (a
-    cluster is 1x1, 2x1 or 1x2; mma.sync loops ignore it); a `num_stages` of 0 picks the
+    `num_stages`, `group_size`, `cluster_m`, `cluster_n` and
+    `consumer_groups` come from the kernel's attributes of the same names,
+    else from the pass options (a cluster is 1x1, 2x1 or 1x2, consumer
+    groups 1 or 2; mma.sync loops ignore both); a `num_stages` of 0 picks the
     most stages (up to 4) whose buffers fit in shared memory (for mma.sync
     loops, in the 163 KiB of an A100 CTA where two stages fit there). A
     configuration whose buffers do not fit in the 227 KiB of shared memory
@@ -170,6 +177,9 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
            "CTAs per cluster along x (2: pairs share B by TMA multicast)">,
     Option<"clusterN", "cluster-n", "unsigned", /*default=*/"1",
            "CTAs per cluster along y (2: pairs share A by TMA multicast)">,
+    Option<"consumerGroups", "consumer-groups", "unsigned", /*default=*/"1",
+           "Consumer warp groups of a wgmma kernel (2: ping-pong, each "
+           "computes every other program)">,
   ];
 }
 
