@@ -547,6 +547,9 @@ def bench(args):
         ["bf16"] if args.quick else ["bf16", "f16"])
     if args.skinny:
         shapes = SKINNY
+    if args.shapes:
+        shapes = [tuple(int(d) for d in s.split("x"))
+                  for s in args.shapes.split(",")]
     configs = [dict(bm=128, bn=256, warps=8), dict(bm=128, bn=128, warps=8),
                dict(bm=64, bn=128, warps=4),
                dict(bm=128, bn=256, warps=8, cluster=(2, 1)),
@@ -736,6 +739,9 @@ def tune(args):
     shapes = [(4096, 4096, 4096), (8192, 8192, 8192), (128, 4096, 4096)]
     if args.skinny:
         shapes = SKINNY
+    if args.shapes:
+        shapes = [tuple(int(d) for d in s.split("x"))
+                  for s in args.shapes.split(",")]
     elif not args.quick:
         shapes = [(s, s, s) for s in (1024, 2048, 4096, 6144, 8192)] + [
             (8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336),
@@ -811,6 +817,8 @@ def main():
     parser.add_argument("--reps", type=int, default=50)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--shapes", help="bench: comma-separated MxNxK "
+                        "shapes instead of the default set")
     parser.add_argument("--skinny", action="store_true",
                         help="bench/tune: only the skinny and decode shapes")
     parser.add_argument("--dtypes", help="comma-separated: bf16,f16")

@@ -839,6 +839,57 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
                cb, loc, round,
                arith::MulIOp::create(cb, loc, steps,
                                      indexConstant(cb, loc, groups))));
+
+    // The groups issue their K loops in turn (CUTLASS's ordered math
+    // barrier): group g waits on named barrier orderBarrier + g before
+    // its K loop and, after it, lets the next group start its own, so one
+    // group's wgmma do not interleave with the other's and its epilogue
+    // runs under them. A wait pairs with one arrival (256 threads), so a
+    // group arrives only when the next group has a program to wait for:
+    // the CTA's next program is t + stride / groups. The last group opens
+    // the first turn.
+    OpBuilder ob(tiles);
+    Value groupI32 =
+        arith::IndexCastOp::create(ob, loc, ob.getI32Type(), groupId);
+    Value pairThreads = i32Const(ob, loc, 2 * groupThreads);
+    Value base = arith::DivUIOp::create(ob, loc, tiles.getStep(),
+                                        indexConstant(ob, loc, groups));
+    auto orderId = [&](OpBuilder &o, Value group) -> Value {
+      return arith::AddIOp::create(
+          o, loc, i32Const(o, loc, config.orderBarrier), group);
+    };
+    // Opens the next group's turn when it has program `next` to compute.
+    auto arriveIf = [&](OpBuilder &o, Value next) {
+      Value has = arith::CmpIOp::create(o, loc, arith::CmpIPredicate::ult, next,
+                                        tiles.getUpperBound());
+      scf::IfOp::create(o, loc, has, [&](OpBuilder &tb, Location tl) {
+        Value nextGroup = arith::RemUIOp::create(
+            tb, tl,
+            arith::AddIOp::create(tb, tl, groupI32, i32Const(tb, tl, 1)),
+            i32Const(tb, tl, groups));
+        NVVM::BarrierArriveOp::create(tb, tl, orderId(tb, nextGroup),
+                                      pairThreads);
+        scf::YieldOp::create(tb, tl);
+      });
+    };
+    // Before the persistent loop the last group opens group 0's first
+    // turn; group 0's first program is the last group's first minus
+    // (groups - 1) * base.
+    Value isLast =
+        arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::eq, groupId,
+                              indexConstant(ob, loc, groups - 1));
+    scf::IfOp::create(ob, loc, isLast, [&](OpBuilder &tb, Location tl) {
+      arriveIf(tb, arith::SubIOp::create(
+                       tb, tl, tiles.getLowerBound(),
+                       arith::MulIOp::create(
+                           tb, tl, base, indexConstant(tb, tl, groups - 1))));
+      scf::YieldOp::create(tb, tl);
+    });
+    OpBuilder lb(consumerLoop);
+    NVVM::BarrierOp::create(lb, loc, TypeRange{}, orderId(lb, groupI32),
+                            pairThreads, {}, Value{});
+    lb.setInsertionPointAfter(consumerLoop);
+    arriveIf(lb, arith::AddIOp::create(lb, loc, tiles.getInductionVar(), base));
   }
   if (config.traceBuffer) {
     // Each tile the consumers compute, from their first thread; the record

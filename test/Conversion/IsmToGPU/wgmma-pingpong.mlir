@@ -2,7 +2,10 @@
 
 // Two consumer groups (consumer_groups = 2, ping-pong): each group is the
 // kernel's 4 warps running the whole tile program, on every other program
-// of its CTA, so one group's epilogue overlaps the other's wgmma.
+// of its CTA, so one group's epilogue overlaps the other's wgmma. The
+// groups take turns at their K loops, which keeps the ring's stages in
+// order (a group waiting a whole round of the ring ahead would misread
+// the stage barriers' phase parity).
 // 2 x 128 consumer threads + the producer warpgroup = 384 threads, whose
 // registers at entry are 168 (65536 / 384); both groups raise to 232.
 // The shared memory is the 4-stage ring (32 KiB a stage, 128x128 tiles)
@@ -25,16 +28,26 @@
 // CHECK: %[[SKIP:.*]] = arith.muli %[[GROUP]], %[[GRID:.*]] : index
 // CHECK: %[[FIRST:.*]] = arith.addi %block_id_x{{.*}}, %[[SKIP]]
 // CHECK: %[[STRIDE:.*]] = arith.muli %[[GRID]], %c2
+// The groups take turns at their K loops (named barriers 4 and 5, 128
+// threads waiting and the other group's 128 arriving): the last group
+// opens group 0's first turn.
+// CHECK: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
 // CHECK: scf.for %{{.*}} = %[[FIRST]] to %{{.*}} step %[[STRIDE]] iter_args(%[[ROUND:.*]] = %{{.*}}) -> (index)
 // Its K loop starts in the ring after the other group's steps of this
 // round (every program takes ceil(K / 64) steps)...
 // CHECK: %[[STEPS:.*]] = arith.ceildivui %{{.*}}, %c64
 // CHECK: %[[MINE:.*]] = arith.muli %[[GROUP]], %[[STEPS]]
 // CHECK: %[[START:.*]] = arith.addi %[[ROUND]], %[[MINE]]
+// ...after its turn comes (barrier 4 + g)...
+// CHECK: %[[TURN:.*]] = arith.addi %c4_i32, %{{.*}} : i32
+// CHECK: nvvm.barrier id = %[[TURN]] number_of_threads = %c256_i32
 // Warps are numbered within the group.
 // CHECK: arith.remui %thread_id_x{{.*}}, %c128
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[START]]) -> (vector<128xf32>, index)
 // CHECK-COUNT-8: nvvm.wgmma.mma_async
+// After its K loop (all its stages freed) it opens the other group's turn.
+// CHECK: wgmma.wait_group.sync.aligned 0
+// CHECK: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
 // The column sum's scratch: this group's 2 KiB after the ring.
 // CHECK: %[[G1:.*]] = arith.divui %thread_id_x{{.*}}, %c128
 // CHECK: %[[OFF:.*]] = arith.muli %[[G1]], %c2048

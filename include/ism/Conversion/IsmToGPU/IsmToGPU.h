@@ -83,6 +83,9 @@ struct WgmmaPartition {
   /// Consumer groups (ping-pong, PersistentOptions::consumerGroups); group
   /// g synchronises on named barrier consumerBarrier + g * groupBarrierStep.
   unsigned consumerGroups = 1, groupBarrierStep = 2;
+  /// The groups' turns at their K loops: group g waits on named barrier
+  /// orderBarrier + g (4 and 5 for two groups).
+  unsigned orderBarrier = 4;
   /// setmaxnreg of the consumer and producer warpgroups.
   unsigned consumerRegisters = 232, producerRegisters = 40;
   /// Byte offset of the partition's slice of dynamic shared memory.
