@@ -497,11 +497,17 @@ def run(cmd, timeout=180):
     return proc.returncode, proc.stdout, proc.stderr
 
 
+def selected(args, name):
+    """Whether --only (comma-separated substrings) keeps `name`."""
+    return not args.only or any(w in name for w in args.only.split(","))
+
+
 def check(args):
     rows = []
     runs = [(name, kw, shape, None) for name, kw, shape in CHECKS]
     runs += [("sm80_" + name, kw, shape, "sm_80")
              for name, kw, shape in AMPERE_CHECKS]
+    runs = [r for r in runs if selected(args, r[0])]
     for name, kw, (m, n, k), chip in runs:
         path = write(args.out, name, program(**kw))
         cmd = [args.ism_run, path, "--check"]
@@ -510,13 +516,15 @@ def check(args):
         for a in ism_args(kw.get("dtype", "bf16"), m, n, k,
                           kw.get("epilogue", "none"), kw.get("out", "same")):
             cmd += ["--arg", a]
-        rc, out, err = run(cmd)
+        rc, out, err = run(cmd, args.timeout)
         status = "PASS" if rc == 0 else "FAIL"
         detail = (out + err).strip().splitlines()
         rows.append((name, f"{m}x{n}x{k}", status, detail[-1] if detail else ""))
         print(f"{status} {name} {m}x{n}x{k}: {detail[-1] if detail else ''}",
               flush=True)
     for name, text, margs in extra_checks():
+        if not selected(args, name):
+            continue
         path = write(args.out, name, text)
         cmd = [args.ism_run, path, "--check"]
         for a in margs:
@@ -586,6 +594,8 @@ def bench(args):
             few_tiles = -(-m // 128) * -(-n // 128) < 132
             candidates = [] if args.split_only and few_tiles else configs
             for cfg in candidates + (split_configs if few_tiles else []):
+                if not selected(args, config_name(cfg)):
+                    continue
                 kw = dict(cfg, dtype=dtype)
                 path = write(args.out, f"gemm_{dtype}_{config_name(cfg)}",
                              splitk_program(**kw) if "splits" in cfg
@@ -819,6 +829,11 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--shapes", help="bench: comma-separated MxNxK "
                         "shapes instead of the default set")
+    parser.add_argument("--only", help="check: the variants, bench: the "
+                        "configurations whose names contain one of these "
+                        "comma-separated words")
+    parser.add_argument("--timeout", type=int, default=180,
+                        help="check: seconds before a variant counts as hung")
     parser.add_argument("--skinny", action="store_true",
                         help="bench/tune: only the skinny and decode shapes")
     parser.add_argument("--dtypes", help="comma-separated: bf16,f16")
