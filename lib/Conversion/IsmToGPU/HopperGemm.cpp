@@ -51,6 +51,10 @@ using namespace mlir::ism;
 
 namespace {
 
+/// Marks the scf.if after a ping-pong group's K loop that opens the other
+/// group's turn.
+constexpr llvm::StringLiteral kTurnAttrName = "ism.turn";
+
 /// mbarrier try_wait suspend-time hint, in nanoseconds.
 constexpr int64_t kWaitTicks = 0x989680;
 
@@ -862,7 +866,7 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
     auto arriveIf = [&](OpBuilder &o, Value next) {
       Value has = arith::CmpIOp::create(o, loc, arith::CmpIPredicate::ult, next,
                                         tiles.getUpperBound());
-      scf::IfOp::create(o, loc, has, [&](OpBuilder &tb, Location tl) {
+      return scf::IfOp::create(o, loc, has, [&](OpBuilder &tb, Location tl) {
         Value nextGroup = arith::RemUIOp::create(
             tb, tl,
             arith::AddIOp::create(tb, tl, groupI32, i32Const(tb, tl, 1)),
@@ -888,8 +892,12 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
     OpBuilder lb(consumerLoop);
     NVVM::BarrierOp::create(lb, loc, TypeRange{}, orderId(lb, groupI32),
                             pairThreads, {}, Value{});
+    Value next = arith::AddIOp::create(lb, loc, tiles.getInductionVar(), base);
     lb.setInsertionPointAfter(consumerLoop);
-    arriveIf(lb, arith::AddIOp::create(lb, loc, tiles.getInductionVar(), base));
+    scf::IfOp handOff = arriveIf(lb, next);
+    // The K loop's lowering issues the hand-off right after the last
+    // wgmma, before waiting for them (WgmmaLoopLowering).
+    handOff->setAttr(kTurnAttrName, lb.getUnitAttr());
   }
   if (config.traceBuffer) {
     // Each tile the consumers compute, from their first thread; the record
@@ -1109,6 +1117,17 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
           Value next = arith::AddIOp::create(b, l, it, indexConstant(b, l, 1));
           scf::YieldOp::create(b, l, ValueRange{newAcc, next});
         });
+    // A ping-pong group hands the tensor cores to the other group as soon
+    // as its last wgmma are issued, as CUTLASS does: the other group's
+    // wgmma queue behind them. Its stages are safe to wait on: the producer
+    // fills the next group's first stage after this group's step n - S,
+    // which is freed.
+    Operation *after = op->getNextNode();
+    while (after && !isa<scf::IfOp>(after) && isPure(after))
+      after = after->getNextNode(); // the hand-off's condition
+    if (auto handOff = dyn_cast_or_null<scf::IfOp>(after);
+        handOff && handOff->hasAttr(kTurnAttrName))
+      rewriter.setInsertionPointAfter(handOff);
     // Wait for the last wgmma group with the accumulator passing through
     // the wait (tied inline-asm operands): its registers are then defined
     // by the wait, so nothing that reads them (the epilogue's conversions)

@@ -45,9 +45,10 @@
 // CHECK: arith.remui %thread_id_x{{.*}}, %c128
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[START]]) -> (vector<128xf32>, index)
 // CHECK-COUNT-8: nvvm.wgmma.mma_async
-// After its K loop (all its stages freed) it opens the other group's turn.
-// CHECK: wgmma.wait_group.sync.aligned 0
+// Once its last wgmma are issued, before waiting for them, it opens the
+// other group's turn (whose wgmma then queue behind them).
 // CHECK: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %c256_i32
+// CHECK: wgmma.wait_group.sync.aligned 0
 // The column sum's scratch: this group's 2 KiB after the ring.
 // CHECK: %[[G1:.*]] = arith.divui %thread_id_x{{.*}}, %c128
 // CHECK: %[[OFF:.*]] = arith.muli %[[G1]], %c2048
