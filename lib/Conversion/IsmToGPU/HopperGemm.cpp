@@ -848,10 +848,14 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
     // barrier): group g waits on named barrier orderBarrier + g before
     // its K loop and, after it, lets the next group start its own, so one
     // group's wgmma do not interleave with the other's and its epilogue
-    // runs under them. A wait pairs with one arrival (256 threads), so a
-    // group arrives only when the next group has a program to wait for:
-    // the CTA's next program is t + stride / groups. The last group opens
-    // the first turn.
+    // runs under them. The turns are also what keeps every wait on a
+    // stage's `full` barrier at most one phase ahead of it: the parity
+    // wait cannot tell a phase from the one two rounds later, and a group
+    // that waited on its stages while the other still used the ring would
+    // read an old phase as its own. A wait pairs with one arrival (256
+    // threads), so a group arrives only when the next group has a program to
+    // wait for: the CTA's next program is t + stride / groups. The last group
+    // opens the first turn.
     OpBuilder ob(tiles);
     Value groupI32 =
         arith::IndexCastOp::create(ob, loc, ob.getI32Type(), groupId);
