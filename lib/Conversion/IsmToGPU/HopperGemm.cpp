@@ -618,14 +618,15 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
                << " consumer groups (consumer_groups) every program's K loop "
                   "must take the same number of steps";
     int64_t accRegs = Distribution(dl.dot.getType()).getNumRegs();
-    if (accRegs + 40 > int64_t(config.consumerRegisters))
+    int64_t room =
+        int64_t(config.consumerRegisters) - kWgmmaNonAccumulatorRegisters;
+    if (accRegs > room)
       return dl.dot.emitOpError("the ")
              << p.blockM << "x" << p.blockN << " accumulator needs " << accRegs
              << " registers per thread, and " << groups
              << " consumer groups of " << context.getNumWarps()
              << " warps leave each consumer thread " << config.consumerRegisters
-             << " (room for an accumulator of "
-             << int64_t(config.consumerRegisters) - 40
+             << " (room for an accumulator of " << room
              << "); use 4 warps per group, a smaller block, or "
                 "consumer_groups = 1";
   }

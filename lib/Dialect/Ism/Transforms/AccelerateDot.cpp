@@ -31,9 +31,9 @@ using namespace mlir::ism;
 namespace {
 
 /// Registers a consumer thread can give to its accumulator on the wgmma
-/// path: setmaxnreg raises consumers to 232, and addressing, loop state and
-/// the epilogue need the rest.
-constexpr int64_t kMaxAccumulatorRegs = 192;
+/// path (192).
+constexpr int64_t kMaxAccumulatorRegs =
+    kWgmmaConsumerRegisters - kWgmmaNonAccumulatorRegisters;
 /// Registers a thread can give to its accumulator on the mma.sync path
 /// (every warp computes; the A and B fragments, the copy addressing and
 /// the epilogue need the rest of the 255).

@@ -38,7 +38,7 @@ constexpr int64_t kSharedPerCTA = 232448; // 227 KiB
 constexpr int64_t kSharedReservedPerCTA = 1024;
 constexpr unsigned kMaxThreads = 1024;
 constexpr unsigned kProducerRegisters = 40;
-constexpr unsigned kMaxConsumerRegisters = 232;
+constexpr unsigned kMaxConsumerRegisters = kWgmmaConsumerRegisters;
 /// The registers a thread has when a CTA of `threads` threads starts, with
 /// `ctasPerSM` CTAs on an SM (the kernel's .maxnreg: a multiple of 8, at
 /// most 248).
@@ -197,7 +197,7 @@ FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
       // ptxas fits a 64x128 f32 accumulator per warpgroup (64 a thread) in
       // 96 registers without spilling.
       p.consumerEstimate =
-          unsigned(std::min<int64_t>(232, (acc + 32 + 7) / 8 * 8));
+          unsigned(std::min<int64_t>(kMaxConsumerRegisters, (acc + 32 + 7) / 8 * 8));
       p.wgmmaN = unsigned(mma.getInstrShape()[1]);
     }
     if (p.isWgmma()) {

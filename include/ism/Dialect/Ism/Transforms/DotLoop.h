@@ -43,6 +43,12 @@ inline bool isSupportedCluster(unsigned clusterM, unsigned clusterN) {
   return clusterM >= 1 && clusterN >= 1 && clusterM * clusterN <= 2;
 }
 
+/// Registers setmaxnreg raises a wgmma consumer thread to, and those of
+/// them that addressing, loop state and the epilogue need beside the
+/// accumulator.
+inline constexpr unsigned kWgmmaConsumerRegisters = 232;
+inline constexpr unsigned kWgmmaNonAccumulatorRegisters = 40;
+
 /// The most consumer groups a wgmma kernel may have.
 inline constexpr unsigned kMaxConsumerGroups = 2;
 
