@@ -60,7 +60,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Patterns.h"
+#include "OperandTiles.h"
 
 #include "ism/Dialect/Ism/IR/IsmOps.h"
 #include "ism/Dialect/Ism/Transforms/DotLoop.h"
@@ -80,134 +80,12 @@ using namespace mlir::ism;
 
 namespace {
 
-/// Terse integer arithmetic on values of one type (i32 or index).
-struct Ints {
-  OpBuilder &b;
-  Location loc;
-  Type type;
-
-  Value c(int64_t v) const {
-    return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, v));
-  }
-  Value add(Value x, Value y) const {
-    return arith::AddIOp::create(b, loc, x, y);
-  }
-  Value add(Value x, int64_t y) const { return y ? add(x, c(y)) : x; }
-  Value sub(Value x, Value y) const {
-    return arith::SubIOp::create(b, loc, x, y);
-  }
-  Value mul(Value x, Value y) const {
-    return arith::MulIOp::create(b, loc, x, y);
-  }
-  Value mul(Value x, int64_t y) const { return y == 1 ? x : mul(x, c(y)); }
-  Value div(Value x, int64_t y) const {
-    return y == 1 ? x : arith::DivUIOp::create(b, loc, x, c(y)).getResult();
-  }
-  Value rem(Value x, int64_t y) const {
-    return arith::RemUIOp::create(b, loc, x, c(y));
-  }
-  Value xori(Value x, Value y) const {
-    return arith::XOrIOp::create(b, loc, x, y);
-  }
-  Value andi(Value x, Value y) const {
-    return arith::AndIOp::create(b, loc, x, y);
-  }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) const {
-    return arith::CmpIOp::create(b, loc, p, x, y);
-  }
-  Value select(Value cond, Value x, Value y) const {
-    return arith::SelectOp::create(b, loc, cond, x, y);
-  }
-  Value smin(Value x, Value y) const {
-    return arith::MinSIOp::create(b, loc, x, y);
-  }
-  Value smax(Value x, Value y) const {
-    return arith::MaxSIOp::create(b, loc, x, y);
-  }
-  /// Signed 0 <= v < hi.
-  Value inRange(Value v, Value hi) const {
-    return andi(cmp(arith::CmpIPredicate::sge, v, c(0)),
-                cmp(arith::CmpIPredicate::slt, v, hi));
-  }
-};
-
-Ints i32s(OpBuilder &b, Location loc) { return {b, loc, b.getI32Type()}; }
-Ints indices(OpBuilder &b, Location loc) { return {b, loc, b.getIndexType()}; }
-
 Value toI32(OpBuilder &b, Location loc, Value index) {
   return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
 }
 Value toI64(OpBuilder &b, Location loc, Value index) {
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
 }
-
-/// Where one operand tile [rows, cols] lives in a stage of the ring (see the
-/// file comment): boxes of boxCols() columns, 128-byte lines swizzled.
-struct OperandTile {
-  int64_t rows = 0, cols = 0;
-  int64_t elementBytes = 2;
-  /// Bytes from the start of the stage.
-  int64_t offset = 0;
-
-  int64_t boxCols() const {
-    return std::min<int64_t>(cols, 128 / elementBytes);
-  }
-  int64_t rowBytes() const { return boxCols() * elementBytes; }
-  int64_t boxBytes() const { return rows * rowBytes(); }
-  /// Rows that share one 128-byte line.
-  int64_t rowsPerLine() const { return 128 / rowBytes(); }
-  int64_t bytes() const { return rows * cols * elementBytes; }
-  int64_t chunksPerRow() const { return cols * elementBytes / 16; }
-  int64_t chunks() const { return rows * chunksPerRow(); }
-
-  /// Byte offset (i32, from the tile's start) of element (row, col) (i32
-  /// values).
-  Value elementOffset(OpBuilder &b, Location loc, Value row, Value col) const {
-    Ints i(i32s(b, loc));
-    Value box = i.div(col, boxCols());
-    Value bytes = i.mul(i.rem(col, boxCols()), elementBytes);
-    // 16-byte chunk index within the box, then the line's swizzle.
-    Value q = i.add(i.mul(row, rowBytes() / 16), i.div(bytes, 16));
-    Value phase = i.andi(i.div(q, 8), i.c(7));
-    Value chunk = i.xori(q, phase);
-    Value off = i.add(i.mul(box, boxBytes()), i.mul(chunk, 16));
-    return i.add(off, i.rem(bytes, 16));
-  }
-
-  /// The per-lane parts of ldmatrix addresses: lane l reads row l % 16 and
-  /// chunk l / 16 of a 16x16 block. `rowBytes` is the lane's line offset,
-  /// `x` what its chunk index contributes to the swizzled chunk.
-  struct Lane {
-    Value rowBytes, x;
-  };
-  Lane laneParts(OpBuilder &b, Location loc, Value lane) const {
-    Ints i(i32s(b, loc));
-    int64_t p = rowsPerLine();
-    Value lr = i.rem(lane, 16), lc = i.div(lane, 16);
-    Value line = i.div(lr, p);
-    Value inLine = i.mul(i.rem(lr, p), 8 / p);
-    return {i.mul(line, 128), i.xori(i.xori(inLine, lc), i.rem(line, 8))};
-  }
-
-  /// Byte offset (i32, from the tile's start) of lane `lane`'s row for an
-  /// ldmatrix
-  /// of the 16x16 block at (r0, c0), both multiples of 16: with
-  /// row = r0 + l % 16 and col = c0 + 8 * (l / 16), elementOffset(row, col)
-  /// splits into a uniform and a per-lane part (the row and column bits
-  /// the two contribute do not overlap).
-  Value ldmatrixOffset(OpBuilder &b, Location loc, const Lane &lane, Value r0,
-                       Value c0) const {
-    Ints i(i32s(b, loc));
-    int64_t p = rowsPerLine();
-    Value box = i.div(c0, boxCols());
-    Value chunk = i.div(i.mul(i.rem(c0, boxCols()), elementBytes), 16);
-    Value line = i.div(r0, p);
-    Value x = i.xori(chunk, i.rem(line, 8));
-    Value off = i.add(i.mul(box, boxBytes()), i.mul(line, 128));
-    off = i.add(off, lane.rowBytes);
-    return i.add(off, i.mul(i.xori(lane.x, x), 16));
-  }
-};
 
 /// A 2-D memref as a global address and its sizes and strides (index).
 struct GlobalMatrix {
@@ -240,15 +118,6 @@ struct GlobalMatrix {
               i.rem(i.mul(strides[0], elementBytes), 16), zero));
   }
 };
-
-/// The shared-memory pointer (!llvm.ptr<3>) to the start of `scratch`, a
-/// view LoweringContext::getScratch made.
-Value scratchPointer(OpBuilder &b, Location loc, Value scratch) {
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
-      toI64(b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
-                                                                   scratch)));
-}
 
 Value sharedAt(OpBuilder &b, Location loc, Value ring, Value offset) {
   return LLVM::GEPOp::create(b, loc, ring.getType(), b.getI8Type(), ring,
@@ -707,41 +576,6 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
   }
 };
 
-/// Writes this thread's elements of the tile `vector` (distribution `dist`)
-/// into shared memory laid out as `t` at `tileBase` (i32 bytes from `ring`):
-/// 16-byte stores where the layout gives a thread 8 consecutive columns,
-/// narrower ones where it gives fewer. Threads holding copies of an element
-/// write the same value.
-void storeOperandTile(OpBuilder &b, Location loc, LoweringContext &context,
-                      const OperandTile &t, Value vector,
-                      const Distribution &dist, Value ring, Value tileBase,
-                      bool transposed = false) {
-  Ints i(i32s(b, loc));
-  Type elementType = cast<VectorType>(vector.getType()).getElementType();
-  SmallVector<Value> coord =
-      dist.getThreadCoord(b, loc, context.getLaneId(b, loc),
-                          context.getWarpId(b, loc), b.getI32Type());
-  // Tile element (row, col) is element (d0, d1) of the value, or (d1, d0)
-  // when `transposed`.
-  unsigned rowDim = transposed ? 1 : 0, colDim = 1 - rowDim;
-  int64_t group = dist.getFastDim() == colDim
-                      ? std::min<int64_t>(dist.getContiguity(), 8)
-                      : 1;
-  for (int64_t r = 0; r < dist.getNumRegs(); r += group) {
-    SmallVector<int64_t> rc = dist.getRegCoord(r);
-    Value off = t.elementOffset(b, loc, i.add(coord[rowDim], rc[rowDim]),
-                                i.add(coord[colDim], rc[colDim]));
-    SmallVector<Value> elements;
-    for (int64_t g = 0; g < group; ++g)
-      elements.push_back(extractReg(b, loc, vector, r + g));
-    Value value = group == 1 ? elements[0]
-                             : buildVector(b, loc, elementType, elements);
-    LLVM::StoreOp::create(b, loc, value,
-                          sharedAt(b, loc, ring, i.add(tileBase, off)),
-                          /*alignment=*/group * t.elementBytes);
-  }
-}
-
 /// A matrix product outside a pipelined K loop (a loop with several
 /// products, e.g. attention's S = Q K^T and O += P V, or a product of
 /// computed tiles) on mma.sync: every thread writes its elements of A and
@@ -844,6 +678,43 @@ struct MmaSyncDotLowering : IsmConversionPattern<DotOp> {
 };
 
 } // namespace
+
+Value mlir::ism::scratchPointer(OpBuilder &b, Location loc, Value scratch) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+      toI64(b, loc,
+            memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch)));
+}
+
+void mlir::ism::storeOperandTile(OpBuilder &b, Location loc,
+                                 LoweringContext &context, const OperandTile &t,
+                                 Value vector, const Distribution &dist,
+                                 Value ring, Value tileBase, bool transposed) {
+  Ints i(i32s(b, loc));
+  Type elementType = cast<VectorType>(vector.getType()).getElementType();
+  SmallVector<Value> coord =
+      dist.getThreadCoord(b, loc, context.getLaneId(b, loc),
+                          context.getWarpId(b, loc), b.getI32Type());
+  // Tile element (row, col) is element (d0, d1) of the value, or (d1, d0)
+  // when `transposed`.
+  unsigned rowDim = transposed ? 1 : 0, colDim = 1 - rowDim;
+  int64_t group = dist.getFastDim() == colDim
+                      ? std::min<int64_t>(dist.getContiguity(), 8)
+                      : 1;
+  for (int64_t r = 0; r < dist.getNumRegs(); r += group) {
+    SmallVector<int64_t> rc = dist.getRegCoord(r);
+    Value off = t.elementOffset(b, loc, i.add(coord[rowDim], rc[rowDim]),
+                                i.add(coord[colDim], rc[colDim]));
+    SmallVector<Value> elements;
+    for (int64_t g = 0; g < group; ++g)
+      elements.push_back(extractReg(b, loc, vector, r + g));
+    Value value =
+        group == 1 ? elements[0] : buildVector(b, loc, elementType, elements);
+    LLVM::StoreOp::create(b, loc, value,
+                          sharedAt(b, loc, ring, i.add(tileBase, off)),
+                          /*alignment=*/group * t.elementBytes);
+  }
+}
 
 void mlir::ism::populateMmaSyncPatterns(TileTypeConverter &converter,
                                         LoweringContext &context,

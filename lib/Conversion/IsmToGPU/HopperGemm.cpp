@@ -30,7 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Patterns.h"
+#include "OperandTiles.h"
 
 #include "ism/Dialect/Ism/IR/IsmOps.h"
 #include "ism/Dialect/Ism/Transforms/DotLoop.h"
@@ -138,16 +138,6 @@ std::pair<Value, Value> stageAndPhase(OpBuilder &b, Location loc,
 void waitParity(OpBuilder &b, Location loc, Value barrier, Value phase) {
   NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, phase,
                                         i32Const(b, loc, kWaitTicks));
-}
-
-/// A wgmma shared-memory matrix descriptor with the 128-byte swizzle.
-Value makeDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
-                     int64_t sbo) {
-  Value start = arith::ShRUIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, address, i64Const(b, loc, 0x3FFFF)),
-      i64Const(b, loc, 4));
-  int64_t fixed = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (int64_t(1) << 62);
-  return arith::OrIOp::create(b, loc, start, i64Const(b, loc, fixed));
 }
 
 /// The persistent loop around the ops of `block` (before its terminator):
@@ -1083,12 +1073,12 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
           }
           for (int64_t kk = 0; kk < p.blockK / 16; ++kk) {
             Value descB =
-                makeDescriptor(b, l,
-                               arith::AddIOp::create(
-                                   b, l, bBase, i64Const(b, l, kk * 16 * 128)),
-                               p.blockK * 128, 1024);
+                wgmmaDescriptor(b, l,
+                                arith::AddIOp::create(
+                                    b, l, bBase, i64Const(b, l, kk * 16 * 128)),
+                                p.blockK * 128, 1024);
             for (int64_t r = 0; r < reps; ++r) {
-              Value descA = makeDescriptor(
+              Value descA = wgmmaDescriptor(
                   b, l,
                   arith::AddIOp::create(
                       b, l, aBase,
@@ -1134,31 +1124,13 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
         handOff && handOff->hasAttr(kTurnAttrName))
       rewriter.setInsertionPointAfter(handOff);
     // Wait for the last wgmma group with the accumulator passing through
-    // the wait (tied inline-asm operands): its registers are then defined
-    // by the wait, so nothing that reads them (the epilogue's conversions)
-    // can be scheduled before it. Reading them earlier makes ptxas
-    // serialize every wgmma of the kernel (its warning C7514).
+    // the wait, so that nothing that reads it (the epilogue's conversions)
+    // is scheduled before it.
     Value accEnd = loop.getResult(0);
-    int64_t numRegs = dist.getNumRegs();
     SmallVector<Value> accRegs;
-    std::string constraints;
-    for (int64_t i = 0; i < numRegs; ++i) {
+    for (int64_t i = 0; i < dist.getNumRegs(); ++i)
       accRegs.push_back(extractReg(rewriter, loc, accEnd, i));
-      constraints += (i ? ",=f" : "=f");
-    }
-    for (int64_t i = 0; i < numRegs; ++i)
-      constraints += "," + std::to_string(i);
-    auto waitType =
-        LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(numRegs, f32));
-    auto wait = LLVM::InlineAsmOp::create(
-        rewriter, loc, waitType, accRegs, "wgmma.wait_group.sync.aligned 0;",
-        constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-        ArrayAttr());
-    SmallVector<Value> waited;
-    for (int64_t i = 0; i < numRegs; ++i)
-      waited.push_back(
-          LLVM::ExtractValueOp::create(rewriter, loc, wait.getResult(0), i));
+    SmallVector<Value> waited = waitForWgmma(rewriter, loc, accRegs, 0);
     Value accDone = buildVector(rewriter, loc, f32, waited);
     Value itEnd = loop.getResult(1);
     Value ran = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
@@ -1170,6 +1142,40 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
 };
 
 } // namespace
+
+Value mlir::ism::wgmmaDescriptor(OpBuilder &b, Location loc, Value address,
+                                 int64_t lbo, int64_t sbo) {
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, address, i64Const(b, loc, 0x3FFFF)),
+      i64Const(b, loc, 4));
+  int64_t fixed = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (int64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, start, i64Const(b, loc, fixed));
+}
+
+SmallVector<Value> mlir::ism::waitForWgmma(OpBuilder &b, Location loc,
+                                           ArrayRef<Value> regs,
+                                           int64_t pending) {
+  int64_t numRegs = regs.size();
+  std::string constraints;
+  for (int64_t i = 0; i < numRegs; ++i)
+    constraints += (i ? ",=f" : "=f");
+  for (int64_t i = 0; i < numRegs; ++i)
+    constraints += "," + std::to_string(i);
+  Type f32 = b.getF32Type();
+  auto waitType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(numRegs, f32));
+  auto wait = LLVM::InlineAsmOp::create(
+      b, loc, waitType, regs,
+      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
+      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+      ArrayAttr());
+  SmallVector<Value> waited;
+  for (int64_t i = 0; i < numRegs; ++i)
+    waited.push_back(
+        LLVM::ExtractValueOp::create(b, loc, wait.getResult(0), i));
+  return waited;
+}
 
 void mlir::ism::populateWgmmaPatterns(TileTypeConverter &converter,
                                       LoweringContext &context,

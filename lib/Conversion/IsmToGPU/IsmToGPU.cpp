@@ -40,6 +40,7 @@ void mlir::ism::populateIsmToGPUConversionPatterns(
   populateReduceScanPatterns(typeConverter, context, patterns);
   populateDotPatterns(typeConverter, context, patterns);
   populateWgmmaPatterns(typeConverter, context, patterns);
+  populateWgmmaProductPatterns(typeConverter, context, patterns);
   populateMmaSyncPatterns(typeConverter, context, patterns);
 }
 

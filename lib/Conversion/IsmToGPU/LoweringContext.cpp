@@ -110,11 +110,21 @@ Value LoweringContext::getScratch(OpBuilder &b, Location loc, unsigned region,
   return memref::ViewOp::create(b, loc, viewType, base, offset, ValueRange{});
 }
 
+Value LoweringContext::getOwnScratch(OpBuilder &b, Location loc,
+                                     Type elementType, int64_t numElements) {
+  // Each view takes fresh bytes of region 3 (getScratch grows it to the
+  // view's end).
+  return getScratch(b, loc, 3, elementType, numElements, regionBytes[3]);
+}
+
 void LoweringContext::finalizeScratch(Operation *root) {
-  int64_t start[3] = {
+  int64_t start[4] = {
       partition.sharedMemoryBase, partition.sharedMemoryBase + regionBytes[0],
-      partition.sharedMemoryBase + regionBytes[0] + regionBytes[1]};
-  int64_t groupBytes = regionBytes[0] + regionBytes[1] + regionBytes[2];
+      partition.sharedMemoryBase + regionBytes[0] + regionBytes[1],
+      partition.sharedMemoryBase + regionBytes[0] + regionBytes[1] +
+          regionBytes[2]};
+  int64_t groupBytes =
+      regionBytes[0] + regionBytes[1] + regionBytes[2] + regionBytes[3];
   root->walk([&](arith::ConstantIndexOp op) {
     if (op->hasAttr(kScratchGroupAttr)) {
       op.setValueAttr(OpBuilder(op).getIndexAttr(groupBytes));

@@ -41,6 +41,10 @@ void populateReduceScanPatterns(TileTypeConverter &converter,
 void populateWgmmaPatterns(TileTypeConverter &converter,
                            LoweringContext &context,
                            RewritePatternSet &patterns);
+/// wgmma products outside K loops (HopperDot.cpp).
+void populateWgmmaProductPatterns(TileTypeConverter &converter,
+                                  LoweringContext &context,
+                                  RewritePatternSet &patterns);
 /// The mma.sync K loop with its cp.async pipeline (AmpereGemm.cpp).
 void populateMmaSyncPatterns(TileTypeConverter &converter,
                              LoweringContext &context,

@@ -1,10 +1,12 @@
-// RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_80 --ism-pipeline --ism-remove-layout-conversions | FileCheck %s
-// RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_90a --ism-pipeline --ism-remove-layout-conversions | FileCheck %s
+// RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_80 --ism-pipeline --ism-remove-layout-conversions | FileCheck %s --check-prefixes=CHECK,SM80
+// RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_90a --ism-pipeline --ism-remove-layout-conversions | FileCheck %s --check-prefixes=CHECK,SM90
 // RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_75 | FileCheck %s --check-prefix=SM75
 
 // Products that are no K loop of their own (two in one loop, as in
-// attention) go on mma.sync one by one, on sm_80 and later (sm_90a too:
-// wgmma takes only K loops). The result takes the #ism.mma layout and so
+// attention) go on tensor cores one by one: mma.sync on sm_80 and later,
+// wgmma on sm_90a when the warps take whole rows (the same registers: each
+// warp 16-row stripes, one m64nN instruction per warpgroup covering what
+// the warps' m16n8 fragments did). The result takes the #ism.mma layout and so
 // does what follows it: elementwise math, the loop-carried accumulator, the
 // A operand of the next product and the store. A product whose rows are
 // reduced, and the other products of its loop body, give each warp whole
@@ -13,7 +15,9 @@
 // loaded operands keep their blocked layouts (the lowering writes them to
 // shared memory); K^T takes K's layout transposed, so the transposition
 // moves no data. Nothing is pipelined.
-// CHECK-DAG: #[[$ROWS:.*]] = #ism.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>
+// SM80-DAG: #[[$ROWS:.*]] = #ism.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>
+// SM90-DAG: #[[$ROWS:.*]] = #ism.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+// SM90-DAG: #[[$SQUARE:.*]] = #ism.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>
 // CHECK-DAG: #[[$SLICE:.*]] = #ism.slice<{dim = 1, parent = #[[$ROWS]]}>
 // CHECK-DAG: #[[$KT:.*]] = #ism.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 // CHECK-LABEL: ism.kernel @two_products
@@ -60,10 +64,13 @@ ism.kernel @two_products(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<
 }
 
 // A product outside any loop, its accumulator a computed tile; 128x64 on 4
-// warps is tiled 4 x 1 (32 x 64 warp tiles: the squarest).
+// warps is tiled 4 x 1 (32 x 64 warp tiles: the squarest). Its rows are
+// not reduced and its K is 32: mma.sync also on sm_90a.
 // CHECK-LABEL: ism.kernel @single
-// CHECK: ism.dot {{.*}} -> tensor<128x64xf32, #[[$ROWS]]>
-// CHECK: ism.store {{.*}} : tensor<128x64xbf16, #[[$ROWS]]>
+// SM80: ism.dot {{.*}} -> tensor<128x64xf32, #[[$ROWS]]>
+// SM80: ism.store {{.*}} : tensor<128x64xbf16, #[[$ROWS]]>
+// SM90: ism.dot {{.*}} -> tensor<128x64xf32, #[[$SQUARE]]>
+// SM90: ism.store {{.*}} : tensor<128x64xbf16, #[[$SQUARE]]>
 ism.kernel @single(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xbf16>) attributes {num_warps = 4 : i32} {
   %c0 = arith.constant 0 : index
   %a = ism.load %A[%c0, %c0] : memref<?x?xf16> -> tensor<128x32xf16>

@@ -151,6 +151,13 @@ public:
                    Type elementType, int64_t numElements,
                    int64_t byteOffset = 0);
 
+  /// A 1-D view of `numElements` elements of `elementType` in shared memory
+  /// of its own, which no other use of scratch overwrites: a tile written
+  /// once and read for the rest of the kernel (the loop-invariant operand
+  /// of a product inside a loop).
+  Value getOwnScratch(OpBuilder &b, Location loc, Type elementType,
+                      int64_t numElements);
+
   /// Lays the scratch regions out one after the other (from the
   /// partition's base) once every op of `root` is lowered: fixes the
   /// offsets of the views getScratch made.
@@ -159,7 +166,8 @@ public:
   /// Bytes of dynamic shared memory the kernel needs (from byte 0, so the
   /// partition's base is included). Valid after finalizeScratch.
   unsigned getSharedMemoryBytes() const {
-    unsigned total = regionBytes[0] + regionBytes[1] + regionBytes[2];
+    unsigned total =
+        regionBytes[0] + regionBytes[1] + regionBytes[2] + regionBytes[3];
     return total ? partition.sharedMemoryBase + total * partition.groups : 0;
   }
 
@@ -171,7 +179,9 @@ public:
 private:
   PartitionInfo partition;
   unsigned numWarps;
-  unsigned regionBytes[3] = {0, 0, 0};
+  /// Bytes of the alternating regions 0 and 1, of region 2 (nested uses)
+  /// and of the kernel's own tiles (region 3, getOwnScratch).
+  unsigned regionBytes[4] = {0, 0, 0, 0};
   unsigned parity = 0;
 };
 

@@ -203,8 +203,8 @@ struct IsmAccelerateDotPass
       for (ReduceOp reduce : reduces) {
         auto src = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
         auto mma = dyn_cast_or_null<MmaEncodingAttr>(src.getEncoding());
-        if (!mma || mma.getVersion() != 2 || src.getRank() != 2 ||
-            reduce.getAxis() != 1 || reduce.getSrcs().size() != 1)
+        if (!mma || src.getRank() != 2 || reduce.getAxis() != 1 ||
+            reduce.getSrcs().size() != 1)
           continue;
         auto type = cast<RankedTensorType>(reduce.getResult(0).getType());
         auto slice = SliceEncodingAttr::get(&getContext(), 1, mma);
@@ -234,10 +234,21 @@ struct IsmAccelerateDotPass
              << " f32 accumulator needs " << regs
              << " registers per thread with " << numWarps
              << " warps, more than the " << kMaxMmaSyncAccumulatorRegs
-             << " an mma.sync thread can give it; use more warps "
+             << " a thread can give a product's accumulator; use more warps "
                 "(num_warps) or a smaller product";
-    auto mma = MmaEncodingAttr::get(&getContext(), 2, {warpsM, warpsN},
-                                    {16, 8, 16});
+    // On sm_90a a product whose warps take whole rows runs on wgmma: the
+    // accumulator layout is the same (each warp 16-row stripes, n8 blocks
+    // in the m16n8 order), so row statistics and a register A operand work
+    // alike.
+    MmaEncodingAttr mma;
+    if (chip == "sm_90a" && rowsPerWarp && warpsN == 1 &&
+        checkWgmmaProduct(dot, numWarps).empty())
+      mma = MmaEncodingAttr::get(
+          &getContext(), 3, {numWarps, 1},
+          {16, unsigned(dot.getB().getType().getDimSize(1)), 16});
+    else
+      mma =
+          MmaEncodingAttr::get(&getContext(), 2, {warpsM, warpsN}, {16, 8, 16});
     OpBuilder b(&getContext());
     RankedTensorType blocked = accType;
     dot.getResult().setType(withEncoding(blocked, mma));

@@ -48,6 +48,28 @@ SmallVector<DotLoop> mlir::ism::getAcceleratedDotLoops(Operation *op) {
   return loops;
 }
 
+std::string mlir::ism::checkWgmmaProduct(DotOp dot, unsigned numWarps) {
+  auto aType = dot.getA().getType(), bType = dot.getB().getType();
+  Type in = aType.getElementType();
+  if (aType.getRank() != 2)
+    return "wgmma takes 2-D products";
+  if (!(in.isBF16() || in.isF16()) || bType.getElementType() != in ||
+      !dot.getType().getElementType().isF32())
+    return "wgmma here takes f16 or bf16 inputs with an f32 accumulator";
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
+  int64_t n = bType.getDimSize(1);
+  if (numWarps % 4 != 0)
+    return "num_warps must be a multiple of 4 (whole warpgroups)";
+  if (m % (16 * numWarps) != 0)
+    return "BLOCK_M must be a multiple of 16 x num_warps (64-row blocks per "
+           "warpgroup)";
+  if (k % 64 != 0)
+    return "the product's K must be a multiple of 64 (128-byte rows)";
+  if (n % 64 != 0 || n > 256)
+    return "the product's N must be a multiple of 64, at most 256";
+  return "";
+}
+
 bool mlir::ism::isReplicableScalar(Operation *op) {
   for (Type t : op->getResultTypes())
     if (isa<RankedTensorType>(t))

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir::ism {
 
@@ -69,6 +70,14 @@ std::optional<DotLoop> matchDotLoop(DotOp dot);
 /// an #ism.mma result and its A and B tiles an #ism.shared layout (a product
 /// whose operands stay in registers is lowered by itself).
 SmallVector<DotLoop> getAcceleratedDotLoops(Operation *op);
+
+/// Why `dot`, a product outside a K loop the loop lowerings take, cannot
+/// run on wgmma (empty when it can) with `numWarps` warps in the layout
+/// #ism.mma<3, [numWarps, 1]>: f16 or bf16 inputs and an f32 accumulator,
+/// whole warpgroups each taking 64-row blocks of the accumulator, and
+/// operands the instruction reads from 128-byte swizzled rows (K and N
+/// multiples of 64, N at most 256).
+std::string checkWgmmaProduct(DotOp dot, unsigned numWarps);
 
 /// Whether `op` computes scalars without side effects, so that the
 /// tensor-core lowerings may repeat it: the wgmma producer warpgroup

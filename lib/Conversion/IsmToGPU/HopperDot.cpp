@@ -1,0 +1,304 @@
+//===- HopperDot.cpp - wgmma products outside K loops (sm_90a) ------------===//
+//
+// A product that ism-accelerate-dot put on wgmma without a K loop of its
+// own (an #ism.mma version-3 result outside a pipelined loop: attention's
+// S = Q K^T and O += P V, whose loop holds two products and the online
+// softmax) becomes wgmma instructions issued by every warpgroup of the
+// kernel:
+//
+//   - The accumulator has the layout #ism.mma<3, [num_warps, 1]>: warp w
+//     holds the 16-row stripes 16 w + 16 num_warps r, so warpgroup g
+//     computes the 64-row blocks starting at 64 g + 16 num_warps r, one
+//     m64nNk16 instruction per block and 16-wide K step, N the whole width.
+//     Its registers are those of the mma.sync layout with the same warps
+//     (the m64nN accumulator of a warp is its m16n8 fragments side by
+//     side), so the row statistics and the elementwise code around the
+//     product lower the same way.
+//   - B and, unless it stays in registers, A are written to shared memory
+//     by every thread (storeOperandTile) in the 128-byte swizzled boxes of
+//     64 columns that TMA writes for the K-loop GEMM, from a 1024-byte
+//     aligned base; a proxy fence makes the writes visible to wgmma, a
+//     barrier to every warp. A tile stored [rows, K] (A, and B^T when B is
+//     contiguous along K, e.g. the transposed K tile of attention) is read
+//     K-major; B stored [K, N] is read MN-major (transposed by the
+//     instruction).
+//   - An A defined outside the loop around the product (attention's Q) is
+//     written once, where it is defined, to shared memory of its own.
+//   - An A in the accumulator layout of another product with the same warps
+//     (attention's P) stays in registers: two adjacent n8 blocks of the
+//     accumulator are an m64k16 A fragment (the identity the mma.sync
+//     lowering uses), which wgmma takes from registers.
+//   - The instructions of one product are one wgmma group, waited for at
+//     once (wait_group 0) with the accumulator passing through the wait.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OperandTiles.h"
+
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+#include "ism/Dialect/Ism/Transforms/DotLoop.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::ism;
+
+namespace {
+
+Value i64Constant(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 64);
+}
+
+/// The shared-window address (i64) of `scratch` (a view with 1023 bytes of
+/// slack) rounded up to 1024 bytes: the 128-byte swizzle is a function of
+/// the address, and the descriptors assume a 1024-byte aligned pattern.
+Value alignedBase(OpBuilder &b, Location loc, Value scratch) {
+  Value address = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch));
+  Value up = arith::AddIOp::create(b, loc, address, i64Constant(b, loc, 1023));
+  return arith::AndIOp::create(b, loc, up, i64Constant(b, loc, ~int64_t(1023)));
+}
+
+Value sharedPointer(OpBuilder &b, Location loc, Value address) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
+}
+
+Value plus(OpBuilder &b, Location loc, Value address, int64_t bytes) {
+  if (!bytes)
+    return address;
+  return arith::AddIOp::create(b, loc, address, i64Constant(b, loc, bytes));
+}
+
+/// Whether `value` is defined outside the loop (or other region) that holds
+/// `op`, in a region around it.
+bool definedAround(Value value, Operation *op) {
+  Region *def = value.getParentRegion();
+  Region *use = op->getParentRegion();
+  return def != use && def->isProperAncestor(use);
+}
+
+/// One m64nNk16 wgmma with A in registers (`a`: a0..a3 as i32), B at the
+/// descriptor `descB`: `acc` (a struct of N / 2 f32) += A x B.
+Value wgmmaRegisterA(OpBuilder &b, Location loc, Value acc, ArrayRef<Value> a,
+                     Value descB, int64_t n, Type inType, bool transposeB) {
+  int64_t r = n / 2;
+  SmallVector<Value> operands;
+  for (int64_t i = 0; i < r; ++i)
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+  operands.append(a.begin(), a.end());
+  operands.push_back(descB);
+  operands.push_back(i32Const(b, loc, 1)); // scale-d: accumulate
+  // Operands: r outputs, r inputs tied to them, then a, descB, scale-d.
+  auto arg = [](int64_t i) { return "$" + std::to_string(i); };
+  std::string type = inType.isBF16() ? "bf16" : "f16";
+  std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, " + arg(2 * r + 5) +
+                     ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                     std::to_string(n) + "k16.f32." + type + "." + type + " {";
+  std::string constraints;
+  for (int64_t i = 0; i < r; ++i) {
+    text += (i ? ", " : "") + arg(i);
+    constraints += (i ? ",=f" : "=f");
+  }
+  text += "}, {" + arg(2 * r) + ", " + arg(2 * r + 1) + ", " + arg(2 * r + 2) +
+          ", " + arg(2 * r + 3) + "}, " + arg(2 * r + 4) + ", p, 1, 1, " +
+          (transposeB ? "1" : "0") + ";\n}";
+  for (int64_t i = 0; i < r; ++i)
+    constraints += "," + std::to_string(i);
+  constraints += ",r,r,r,r,l,r";
+  return LLVM::InlineAsmOp::create(
+             b, loc, acc.getType(), operands, text, constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+             ArrayAttr())
+      .getResult(0);
+}
+
+/// A product outside a pipelined K loop on wgmma (see the file comment).
+struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
+  WgmmaDotLowering(const TypeConverter &converter, MLIRContext *ctx,
+                   LoweringContext &context)
+      : IsmConversionPattern(converter, ctx, context, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto mma = dyn_cast_or_null<MmaEncodingAttr>(op.getType().getEncoding());
+    if (!mma || mma.getVersion() != 3)
+      return rewriter.notifyMatchFailure(op, "not a wgmma product");
+    if (op->getParentOp()->hasAttr(kPipelineAttrName))
+      return rewriter.notifyMatchFailure(op, "lowered with its K loop");
+    auto aType = op.getA().getType(), bType = op.getB().getType();
+    for (Type type : {Type(aType), Type(bType), Type(op.getC().getType())})
+      if (failed(checkDistributable(rewriter, op, type)))
+        return failure();
+    unsigned numWarps = context.getNumWarps();
+    if (std::string why = checkWgmmaProduct(op, numWarps); !why.empty())
+      return op.emitOpError("cannot run on wgmma: ") << why;
+    ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+    if (warps.size() != 2 || warps[0] != numWarps || warps[1] != 1)
+      return op.emitOpError("a wgmma product outside a K loop needs the "
+                            "layout #ism.mma<3, [num_warps, 1]> (")
+             << numWarps << " warps), got " << mma;
+    Type inType = aType.getElementType();
+    int64_t blockM = aType.getDimSize(0), blockK = aType.getDimSize(1);
+    int64_t blockN = bType.getDimSize(1);
+    int64_t reps = blockM / (16 * numWarps);
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+
+    auto aMma = dyn_cast_or_null<MmaEncodingAttr>(aType.getEncoding());
+    bool aInRegisters = aMma && aMma.getVersion() == 3 &&
+                        aMma.getWarpsPerCTA() == mma.getWarpsPerCTA();
+    Distribution distB(bType);
+    bool bKMajor = distB.getFastDim() == 0 && distB.getContiguity() > 1;
+    OperandTile tileA{blockM, blockK, 2, 0};
+    OperandTile tileB = bKMajor ? OperandTile{blockN, blockK, 2, 0}
+                                : OperandTile{blockK, blockN, 2, 0};
+    Type i8 = rewriter.getI8Type();
+    Ints i(i32s(rewriter, loc));
+
+    // A loop-invariant A: written once, where it is defined.
+    Value aBase;
+    bool ownA = !aInRegisters && definedAround(op.getA(), op);
+    if (ownA) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfterValue(adaptor.getA());
+      Value scratch =
+          context.getOwnScratch(rewriter, loc, i8, tileA.bytes() + 1023);
+      aBase = alignedBase(rewriter, loc, scratch);
+      storeOperandTile(rewriter, loc, context, tileA, adaptor.getA(),
+                       Distribution(aType), sharedPointer(rewriter, loc, aBase),
+                       Ints(i32s(rewriter, loc)).c(0));
+    }
+    unsigned region = context.beginScratch(op);
+    int64_t offsetB = (aInRegisters || ownA) ? 0 : tileA.bytes();
+    Value scratch = context.getScratch(rewriter, loc, region, i8,
+                                       offsetB + tileB.bytes() + 1023);
+    Value base = alignedBase(rewriter, loc, scratch);
+    Value ring = sharedPointer(rewriter, loc, base);
+    if (!aInRegisters && !ownA) {
+      aBase = base;
+      storeOperandTile(rewriter, loc, context, tileA, adaptor.getA(),
+                       Distribution(aType), ring, i.c(0));
+    }
+    storeOperandTile(rewriter, loc, context, tileB, adaptor.getB(), distB, ring,
+                     i.c(offsetB), bKMajor);
+    Value bBase = plus(rewriter, loc, base, offsetB);
+    // The generic-proxy writes must be visible to wgmma's async proxy.
+    NVVM::FenceProxyOp::create(
+        rewriter, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    context.barrier(rewriter, loc);
+
+    // This warpgroup's first row, as bytes into a K-major box.
+    Value warpGroup =
+        arith::DivUIOp::create(rewriter, loc, context.getWarpId(rewriter, loc),
+                               indexConstant(rewriter, loc, 4));
+    Value groupRow = arith::MulIOp::create(
+        rewriter, loc,
+        arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                   warpGroup),
+        i64Constant(rewriter, loc, 64 * 128));
+    Type f32 = rewriter.getF32Type();
+    int64_t regsPerInstr = blockN / 2;
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(regsPerInstr, f32));
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    SmallVector<Value> structs;
+    for (int64_t r = 0; r < reps; ++r) {
+      Value s = LLVM::UndefOp::create(rewriter, loc, structType);
+      for (int64_t e = 0; e < regsPerInstr; ++e)
+        s = LLVM::InsertValueOp::create(
+            rewriter, loc, s,
+            extractReg(rewriter, loc, adaptor.getC(), r * regsPerInstr + e), e);
+      structs.push_back(s);
+    }
+    // A from registers: registers 4 * (j + (BK / 8) * r) + 0..3 of A are the
+    // m16n8 block (r, j) of the warp's stripe: c0, c1 (row, columns 2t,
+    // 2t + 1), c2, c3 (row + 8). k-step kk takes blocks 2 kk (a0..a3) and
+    // 2 kk + 1 (a4..a7), packed in pairs.
+    auto fragment = [&](int64_t kk, int64_t r) {
+      auto pack = [&](int64_t reg) -> Value {
+        Value pair =
+            buildVector(rewriter, loc, inType,
+                        {extractReg(rewriter, loc, adaptor.getA(), reg),
+                         extractReg(rewriter, loc, adaptor.getA(), reg + 1)});
+        return LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(),
+                                       pair);
+      };
+      int64_t lo = 4 * (2 * kk + (blockK / 8) * r), hi = lo + 4;
+      return SmallVector<Value>{pack(lo), pack(lo + 2), pack(hi), pack(hi + 2)};
+    };
+    auto wgType =
+        inType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    for (int64_t kk = 0; kk < blockK / 16; ++kk) {
+      // K-major tiles: 64-column boxes of [rows, 64], 32 bytes per k-step
+      // inside a box. MN-major B: boxes of 64 columns of N, [BK, 64] each,
+      // one k-step is 16 rows.
+      Value descB =
+          bKMajor
+              ? wgmmaDescriptor(rewriter, loc,
+                                plus(rewriter, loc, bBase,
+                                     (kk / 4) * blockN * 128 + (kk % 4) * 32),
+                                16, 1024)
+              : wgmmaDescriptor(rewriter, loc,
+                                plus(rewriter, loc, bBase, kk * 16 * 128),
+                                blockK * 128, 1024);
+      for (int64_t r = 0; r < reps; ++r) {
+        if (aInRegisters) {
+          structs[r] = wgmmaRegisterA(rewriter, loc, structs[r],
+                                      fragment(kk, r), descB, blockN, inType,
+                                      /*transposeB=*/!bKMajor);
+          continue;
+        }
+        Value rowBytes = arith::AddIOp::create(
+            rewriter, loc, aBase,
+            arith::AddIOp::create(rewriter, loc, groupRow,
+                                  i64Constant(rewriter, loc,
+                                              (kk / 4) * blockM * 128 +
+                                                  r * 16 * numWarps * 128 +
+                                                  (kk % 4) * 32)));
+        Value descA = wgmmaDescriptor(rewriter, loc, rowBytes, 16, 1024);
+        structs[r] = NVVM::WgmmaMmaAsyncOp::create(
+            rewriter, loc, structType, structs[r], descA, descB,
+            NVVM::MMAShapeAttr::get(ctx, 64, blockN, 16),
+            NVVM::WGMMATypesAttr::get(ctx, wgType),
+            NVVM::WGMMATypesAttr::get(ctx, wgType),
+            NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+            NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+            NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+            NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+            NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+            NVVM::MMALayoutAttr::get(ctx, bKMajor ? NVVM::MMALayout::col
+                                                  : NVVM::MMALayout::row),
+            NVVM::MMAIntOverflowAttr());
+      }
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    SmallVector<Value> regs;
+    for (int64_t r = 0; r < reps; ++r)
+      for (int64_t e = 0; e < regsPerInstr; ++e)
+        regs.push_back(
+            LLVM::ExtractValueOp::create(rewriter, loc, structs[r], e));
+    SmallVector<Value> done = waitForWgmma(rewriter, loc, regs, 0);
+    if (context.needsTrailingBarrier(region))
+      context.barrier(rewriter, loc);
+    rewriter.replaceOp(op, buildVector(rewriter, loc, f32, done));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::ism::populateWgmmaProductPatterns(TileTypeConverter &converter,
+                                             LoweringContext &context,
+                                             RewritePatternSet &patterns) {
+  patterns.add<WgmmaDotLowering>(converter, patterns.getContext(), context);
+}
