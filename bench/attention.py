@@ -308,8 +308,12 @@ def main():
     shapes = [tuple(map(int, s.split("x"))) for s in a.shapes.split(",")]
     # ism's block and warp counts, chosen per shape by ism.autotune (as
     # Triton's kernel is autotuned); the tuning key includes the shapes.
-    configs = [ism.Config(bm=bm, bn=64, warps=w, prefetch=p)
-               for bm, w in ((64, 4), (64, 8), (128, 8))
+    # On the H200 both products run on wgmma where the warps take 64-row
+    # blocks per warpgroup (64 rows on 4 warps, 128 on 8), on mma.sync
+    # otherwise.
+    configs = [ism.Config(bm=bm, bn=bn, warps=w, prefetch=p)
+               for bm, bn, w in ((64, 64, 4), (64, 64, 8), (128, 64, 8),
+                                 (128, 128, 8))
                for p in (False, True)]
 
     def tuned(d):

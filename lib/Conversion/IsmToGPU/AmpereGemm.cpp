@@ -87,149 +87,9 @@ Value toI64(OpBuilder &b, Location loc, Value index) {
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
 }
 
-/// A 2-D memref as a global address and its sizes and strides (index).
-struct GlobalMatrix {
-  Value memref;
-  Value base; // i64 address of element (0, 0)
-  Value sizes[2], strides[2];
-  unsigned elementBytes;
-  /// Whether 16-byte chunks of its rows can be copied with cp.async: unit
-  /// inner stride, 16-byte aligned base and row stride (i1, uniform).
-  Value chunked;
-
-  GlobalMatrix(OpBuilder &b, Location loc, Value memref) : memref(memref) {
-    auto type = cast<MemRefType>(memref.getType());
-    elementBytes = type.getElementTypeBitWidth() / 8;
-    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
-    Ints i(indices(b, loc));
-    for (unsigned d = 0; d < 2; ++d) {
-      sizes[d] = meta.getSizes()[d];
-      strides[d] = meta.getStrides()[d];
-    }
-    Value aligned =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-    Value address = i.add(aligned, i.mul(meta.getOffset(), elementBytes));
-    base = toI64(b, loc, address);
-    Value zero = i.c(0);
-    chunked = i.andi(
-        i.andi(i.cmp(arith::CmpIPredicate::eq, strides[1], i.c(1)),
-               i.cmp(arith::CmpIPredicate::eq, i.rem(address, 16), zero)),
-        i.cmp(arith::CmpIPredicate::eq,
-              i.rem(i.mul(strides[0], elementBytes), 16), zero));
-  }
-};
-
 Value sharedAt(OpBuilder &b, Location loc, Value ring, Value offset) {
   return LLVM::GEPOp::create(b, loc, ring.getType(), b.getI8Type(), ring,
                              ValueRange{offset});
-}
-
-/// Copies the [rows, cols] tile of `g` at (o0, o1) into the ring at
-/// `tileBase` (i32 bytes from the ring) with cp.async: 16-byte chunks,
-/// zero-filled past the memref's edges. `tid` (index) is this thread's
-/// index among `threads`.
-void copyTileAsync(OpBuilder &b, Location loc, const OperandTile &t,
-                   const GlobalMatrix &g, Value o0, Value o1, Value ring,
-                   Value tileBase, Value tid, int64_t threads) {
-  Ints x(indices(b, loc));
-  Ints i(i32s(b, loc));
-  int64_t perRow = t.chunksPerRow();
-  int64_t chunks = t.chunks();
-  int64_t elemsPerChunk = 16 / g.elementBytes;
-  // Uniform: the memref's rows and columns left from the tile's origin.
-  Value rowsLeft = x.sub(g.sizes[0], o0);
-  Value colsLeft = x.sub(g.sizes[1], o1);
-  Value negO0 = x.sub(x.c(0), o0), negO1 = x.sub(x.c(0), o1);
-  Value origin = x.add(x.mul(o0, g.strides[0]), o1);
-  Value zero32 = i.c(0);
-  for (int64_t n = 0; n * threads < chunks; ++n) {
-    // Chunk tid + n * threads: its row and chunk within the row.
-    Value row, chunk;
-    if (threads % perRow == 0) {
-      row = x.add(x.div(tid, perRow), n * threads / perRow);
-      chunk = x.rem(tid, perRow);
-    } else {
-      Value c = x.add(tid, n * threads);
-      row = x.div(c, perRow);
-      chunk = x.rem(c, perRow);
-    }
-    auto body = [&](OpBuilder &bb, Location l) {
-      Ints bx(indices(bb, l));
-      Ints bi(i32s(bb, l));
-      Value col = bx.mul(chunk, elemsPerChunk);
-      // Bytes of the chunk inside the memref: the rest of the row, at most
-      // 16; none when the row is outside.
-      Value rowInside =
-          bx.andi(bx.cmp(arith::CmpIPredicate::sge, row, negO0),
-                  bx.cmp(arith::CmpIPredicate::slt, row, rowsLeft));
-      Value colInside = bx.cmp(arith::CmpIPredicate::sge, col, negO1);
-      Value left = bx.mul(bx.sub(colsLeft, col), g.elementBytes);
-      left = bx.smax(bx.smin(left, bx.c(16)), bx.c(0));
-      Value size =
-          bi.select(bx.andi(rowInside, colInside), toI32(bb, l, left), zero32);
-      Value element = bx.add(origin, bx.add(bx.mul(row, g.strides[0]), col));
-      Value address = arith::AddIOp::create(
-          bb, l, g.base, toI64(bb, l, bx.mul(element, g.elementBytes)));
-      // Nothing is read for a size of 0; point at the base anyway.
-      address = arith::SelectOp::create(
-          bb, l, bi.cmp(arith::CmpIPredicate::eq, size, zero32), g.base,
-          address);
-      Value src = LLVM::IntToPtrOp::create(
-          bb, l, LLVM::LLVMPointerType::get(bb.getContext(), 1), address);
-      Value dst =
-          sharedAt(bb, l, ring,
-                   bi.add(tileBase, t.elementOffset(bb, l, toI32(bb, l, row),
-                                                    toI32(bb, l, col))));
-      NVVM::CpAsyncOp::create(bb, l, dst, src, 16,
-                              NVVM::LoadCacheModifierKind::CG, size);
-    };
-    if ((n + 1) * threads <= chunks) {
-      body(b, loc);
-      continue;
-    }
-    Value mine =
-        x.cmp(arith::CmpIPredicate::ult, x.add(tid, n * threads), x.c(chunks));
-    scf::IfOp::create(b, loc, mine, [&](OpBuilder &tb, Location tl) {
-      body(tb, tl);
-      scf::YieldOp::create(tb, tl);
-    });
-  }
-}
-
-/// Copies the tile like copyTileAsync, element by element (bounds-checked
-/// loads, zeros outside, st.shared), for memrefs cp.async cannot read.
-void copyTileByElements(OpBuilder &b, Location loc, const OperandTile &t,
-                        const GlobalMatrix &g, Value o0, Value o1, Value ring,
-                        Value tileBase, Value tid, int64_t threads) {
-  Type elementType = cast<MemRefType>(g.memref.getType()).getElementType();
-  Ints x(indices(b, loc));
-  scf::ForOp::create(
-      b, loc, tid, x.c(t.rows * t.cols), x.c(threads), ValueRange{},
-      [&](OpBuilder &lb, Location l, Value e, ValueRange) {
-        Ints x(indices(lb, l));
-        Ints i(i32s(lb, l));
-        Value row = x.div(e, t.cols), col = x.rem(e, t.cols);
-        Value r = x.add(o0, row), c = x.add(o1, col);
-        Value inside =
-            x.andi(x.inRange(r, g.sizes[0]), x.inRange(c, g.sizes[1]));
-        auto ifOp = scf::IfOp::create(
-            lb, l, inside,
-            [&](OpBuilder &tb, Location tl) {
-              Value v =
-                  memref::LoadOp::create(tb, tl, g.memref, ValueRange{r, c});
-              scf::YieldOp::create(tb, tl, v);
-            },
-            [&](OpBuilder &eb, Location el) {
-              Value v = arith::ConstantOp::create(eb, el, elementType,
-                                                  eb.getZeroAttr(elementType));
-              scf::YieldOp::create(eb, el, v);
-            });
-        Value off = i.add(tileBase, t.elementOffset(lb, l, toI32(lb, l, row),
-                                                    toI32(lb, l, col)));
-        LLVM::StoreOp::create(lb, l, ifOp.getResult(0),
-                              sharedAt(lb, l, ring, off));
-        scf::YieldOp::create(lb, l);
-      });
 }
 
 /// The mma.sync instructions of one [BM, BK] x [BK, BN] product whose A
@@ -618,25 +478,53 @@ struct MmaSyncDotLowering : IsmConversionPattern<DotOp> {
                         aMma.getWarpsPerCTA()[0] == mma.getWarpsPerCTA()[0];
     // B contiguous along K (e.g. the transposed K tile of attention) is
     // stored as B^T, [BN, BK], so that its 16-byte pieces stay whole.
+    // A B that a ring of loop stages holds (AsyncOperands.cpp) is read
+    // there, stored as loaded.
+    auto ringB = context.ringOperands.lookup(op.getOperation());
     Distribution distB(bType);
-    bool bTransposed = distB.getFastDim() == 0 && distB.getContiguity() > 1;
+    bool bTransposed =
+        ringB.address ? ringB.transposed
+                      : distB.getFastDim() == 0 && distB.getContiguity() > 1;
     // A kept in registers takes no shared memory.
     OperandTile tileA{blockM, blockK, 2, 0};
     OperandTile tileB = bTransposed ? OperandTile{blockN, blockK, 2, 0}
                                     : OperandTile{blockK, blockN, 2, 0};
     tileB.offset = aInRegisters ? 0 : tileA.bytes();
-    unsigned region = context.beginScratch(op);
-    Value scratch =
-        context.getScratch(rewriter, loc, region, rewriter.getI8Type(),
-                           tileB.offset + tileB.bytes());
-    Value ring = scratchPointer(rewriter, loc, scratch);
+    bool storeB = !ringB.address;
     Ints i(i32s(rewriter, loc));
-    if (!aInRegisters)
-      storeOperandTile(rewriter, loc, context, tileA, adaptor.getA(),
-                       Distribution(aType), ring, i.c(tileA.offset));
-    storeOperandTile(rewriter, loc, context, tileB, adaptor.getB(), distB,
-                     ring, i.c(tileB.offset), bTransposed);
-    context.barrier(rewriter, loc);
+    std::optional<unsigned> region;
+    Value ring, baseB;
+    if (!aInRegisters || storeB) {
+      region = context.beginScratch(op);
+      Value scratch = context.getScratch(
+          rewriter, loc, *region, rewriter.getI8Type(),
+          storeB ? tileB.offset + tileB.bytes() : tileA.bytes());
+      ring = scratchPointer(rewriter, loc, scratch);
+      if (!aInRegisters)
+        storeOperandTile(rewriter, loc, context, tileA, adaptor.getA(),
+                         Distribution(aType), ring, i.c(tileA.offset));
+      if (storeB) {
+        storeOperandTile(rewriter, loc, context, tileB, adaptor.getB(), distB,
+                         ring, i.c(tileB.offset), bTransposed);
+        baseB = i.c(tileB.offset);
+      }
+      context.barrier(rewriter, loc);
+    }
+    if (!storeB) {
+      // The stage, as an offset from the pointer the product reads by.
+      if (!ring) {
+        ring = LLVM::IntToPtrOp::create(
+            rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext(), 3),
+            ringB.address);
+        baseB = i.c(0);
+      } else {
+        Value from = LLVM::PtrToIntOp::create(rewriter, loc,
+                                              rewriter.getI64Type(), ring);
+        baseB = arith::TruncIOp::create(
+            rewriter, loc, rewriter.getI32Type(),
+            arith::SubIOp::create(rewriter, loc, ringB.address, from));
+      }
+    }
 
     Value warp = toI32(rewriter, loc, context.getWarpId(rewriter, loc));
     Value lane = toI32(rewriter, loc, context.getLaneId(rewriter, loc));
@@ -667,9 +555,9 @@ struct MmaSyncDotLowering : IsmConversionPattern<DotOp> {
           aFragments.push_back({pack(lo), pack(lo + 2), pack(hi), pack(hi + 2)});
         }
     }
-    product.accumulate(rewriter, loc, i.c(tileA.offset), i.c(tileB.offset),
-                       regs, aFragments);
-    if (context.needsTrailingBarrier(region))
+    product.accumulate(rewriter, loc, i.c(tileA.offset), baseB, regs,
+                       aFragments);
+    if (region && context.needsTrailingBarrier(*region))
       context.barrier(rewriter, loc);
     rewriter.replaceOp(op,
                        buildVector(rewriter, loc, rewriter.getF32Type(), regs));
@@ -678,6 +566,149 @@ struct MmaSyncDotLowering : IsmConversionPattern<DotOp> {
 };
 
 } // namespace
+
+mlir::ism::GlobalMatrix::GlobalMatrix(OpBuilder &b, Location loc, Value memref,
+                                      ValueRange leading)
+    : memref(memref), leading(leading.begin(), leading.end()) {
+  auto type = cast<MemRefType>(memref.getType());
+  unsigned rank = type.getRank();
+  assert(leading.size() + 2 == rank && "one leading index per outer dim");
+  elementBytes = type.getElementTypeBitWidth() / 8;
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Ints i(indices(b, loc));
+  for (unsigned d = 0; d < 2; ++d) {
+    sizes[d] = meta.getSizes()[rank - 2 + d];
+    strides[d] = meta.getStrides()[rank - 2 + d];
+  }
+  // Element (0, 0) of the matrix the leading indices select; when one of
+  // them is outside the memref, every element counts as outside.
+  Value offset = meta.getOffset();
+  leadingInside = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (unsigned d = 0; d + 2 < rank; ++d) {
+    offset = i.add(offset, i.mul(leading[d], meta.getStrides()[d]));
+    leadingInside =
+        i.andi(leadingInside, i.inRange(leading[d], meta.getSizes()[d]));
+  }
+  Value rows = sizes[0];
+  if (rank > 2)
+    sizes[0] = i.select(leadingInside, rows, i.c(0));
+  Value aligned =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+  Value address = i.add(aligned, i.mul(offset, elementBytes));
+  base = toI64(b, loc, address);
+  Value zero = i.c(0);
+  chunked =
+      i.andi(i.andi(i.cmp(arith::CmpIPredicate::eq, strides[1], i.c(1)),
+                    i.cmp(arith::CmpIPredicate::eq, i.rem(address, 16), zero)),
+             i.cmp(arith::CmpIPredicate::eq,
+                   i.rem(i.mul(strides[0], elementBytes), 16), zero));
+}
+
+void mlir::ism::copyTileAsync(OpBuilder &b, Location loc, const OperandTile &t,
+                              const GlobalMatrix &g, Value o0, Value o1,
+                              Value ring, Value tileBase, Value tid,
+                              int64_t threads) {
+  Ints x(indices(b, loc));
+  Ints i(i32s(b, loc));
+  int64_t perRow = t.chunksPerRow();
+  int64_t chunks = t.chunks();
+  int64_t elemsPerChunk = 16 / g.elementBytes;
+  // Uniform: the memref's rows and columns left from the tile's origin.
+  Value rowsLeft = x.sub(g.sizes[0], o0);
+  Value colsLeft = x.sub(g.sizes[1], o1);
+  Value negO0 = x.sub(x.c(0), o0), negO1 = x.sub(x.c(0), o1);
+  Value origin = x.add(x.mul(o0, g.strides[0]), o1);
+  Value zero32 = i.c(0);
+  for (int64_t n = 0; n * threads < chunks; ++n) {
+    // Chunk tid + n * threads: its row and chunk within the row.
+    Value row, chunk;
+    if (threads % perRow == 0) {
+      row = x.add(x.div(tid, perRow), n * threads / perRow);
+      chunk = x.rem(tid, perRow);
+    } else {
+      Value c = x.add(tid, n * threads);
+      row = x.div(c, perRow);
+      chunk = x.rem(c, perRow);
+    }
+    auto body = [&](OpBuilder &bb, Location l) {
+      Ints bx(indices(bb, l));
+      Ints bi(i32s(bb, l));
+      Value col = bx.mul(chunk, elemsPerChunk);
+      // Bytes of the chunk inside the memref: the rest of the row, at most
+      // 16; none when the row is outside.
+      Value rowInside =
+          bx.andi(bx.cmp(arith::CmpIPredicate::sge, row, negO0),
+                  bx.cmp(arith::CmpIPredicate::slt, row, rowsLeft));
+      Value colInside = bx.cmp(arith::CmpIPredicate::sge, col, negO1);
+      Value left = bx.mul(bx.sub(colsLeft, col), g.elementBytes);
+      left = bx.smax(bx.smin(left, bx.c(16)), bx.c(0));
+      Value size =
+          bi.select(bx.andi(rowInside, colInside), toI32(bb, l, left), zero32);
+      Value element = bx.add(origin, bx.add(bx.mul(row, g.strides[0]), col));
+      Value address = arith::AddIOp::create(
+          bb, l, g.base, toI64(bb, l, bx.mul(element, g.elementBytes)));
+      // Nothing is read for a size of 0; point at the base anyway.
+      address = arith::SelectOp::create(
+          bb, l, bi.cmp(arith::CmpIPredicate::eq, size, zero32), g.base,
+          address);
+      Value src = LLVM::IntToPtrOp::create(
+          bb, l, LLVM::LLVMPointerType::get(bb.getContext(), 1), address);
+      Value dst =
+          sharedAt(bb, l, ring,
+                   bi.add(tileBase, t.elementOffset(bb, l, toI32(bb, l, row),
+                                                    toI32(bb, l, col))));
+      NVVM::CpAsyncOp::create(bb, l, dst, src, 16,
+                              NVVM::LoadCacheModifierKind::CG, size);
+    };
+    if ((n + 1) * threads <= chunks) {
+      body(b, loc);
+      continue;
+    }
+    Value mine =
+        x.cmp(arith::CmpIPredicate::ult, x.add(tid, n * threads), x.c(chunks));
+    scf::IfOp::create(b, loc, mine, [&](OpBuilder &tb, Location tl) {
+      body(tb, tl);
+      scf::YieldOp::create(tb, tl);
+    });
+  }
+}
+
+void mlir::ism::copyTileByElements(OpBuilder &b, Location loc,
+                                   const OperandTile &t, const GlobalMatrix &g,
+                                   Value o0, Value o1, Value ring,
+                                   Value tileBase, Value tid, int64_t threads) {
+  Type elementType = cast<MemRefType>(g.memref.getType()).getElementType();
+  Ints x(indices(b, loc));
+  scf::ForOp::create(
+      b, loc, tid, x.c(t.rows * t.cols), x.c(threads), ValueRange{},
+      [&](OpBuilder &lb, Location l, Value e, ValueRange) {
+        Ints x(indices(lb, l));
+        Ints i(i32s(lb, l));
+        Value row = x.div(e, t.cols), col = x.rem(e, t.cols);
+        Value r = x.add(o0, row), c = x.add(o1, col);
+        Value inside =
+            x.andi(g.leadingInside,
+                   x.andi(x.inRange(r, g.sizes[0]), x.inRange(c, g.sizes[1])));
+        auto ifOp = scf::IfOp::create(
+            lb, l, inside,
+            [&](OpBuilder &tb, Location tl) {
+              SmallVector<Value> at(g.leading);
+              at.append({r, c});
+              Value v = memref::LoadOp::create(tb, tl, g.memref, at);
+              scf::YieldOp::create(tb, tl, v);
+            },
+            [&](OpBuilder &eb, Location el) {
+              Value v = arith::ConstantOp::create(eb, el, elementType,
+                                                  eb.getZeroAttr(elementType));
+              scf::YieldOp::create(eb, el, v);
+            });
+        Value off = i.add(tileBase, t.elementOffset(lb, l, toI32(lb, l, row),
+                                                    toI32(lb, l, col)));
+        LLVM::StoreOp::create(lb, l, ifOp.getResult(0),
+                              sharedAt(lb, l, ring, off));
+        scf::YieldOp::create(lb, l);
+      });
+}
 
 Value mlir::ism::scratchPointer(OpBuilder &b, Location loc, Value scratch) {
   return LLVM::IntToPtrOp::create(

@@ -23,7 +23,10 @@
 //     K-major; B stored [K, N] is read MN-major (transposed by the
 //     instruction).
 //   - An A defined outside the loop around the product (attention's Q) is
-//     written once, where it is defined, to shared memory of its own.
+//     written once, where it is defined, to shared memory of its own. A B
+//     that a ring of loop stages holds (AsyncOperands.cpp: attention's K and
+//     V, copied ahead with cp.async) is read there; a product that writes
+//     nothing needs no barrier of its own (the ring's schedule has them).
 //   - An A in the accumulator layout of another product with the same warps
 //     (attention's P) stays in registers: two adjacent n8 blocks of the
 //     accumulator are an m64k16 A fragment (the identity the mma.sync
@@ -156,8 +159,13 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
     auto aMma = dyn_cast_or_null<MmaEncodingAttr>(aType.getEncoding());
     bool aInRegisters = aMma && aMma.getVersion() == 3 &&
                         aMma.getWarpsPerCTA() == mma.getWarpsPerCTA();
+    // B in a ring stage (AsyncOperands.cpp), stored as loaded; else
+    // written here, contiguous along K (K-major) when its layout is.
+    auto ringB = context.ringOperands.lookup(op.getOperation());
     Distribution distB(bType);
-    bool bKMajor = distB.getFastDim() == 0 && distB.getContiguity() > 1;
+    bool bKMajor = ringB.address
+                       ? ringB.transposed
+                       : distB.getFastDim() == 0 && distB.getContiguity() > 1;
     OperandTile tileA{blockM, blockK, 2, 0};
     OperandTile tileB = bKMajor ? OperandTile{blockN, blockK, 2, 0}
                                 : OperandTile{blockK, blockN, 2, 0};
@@ -177,25 +185,35 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
                        Distribution(aType), sharedPointer(rewriter, loc, aBase),
                        Ints(i32s(rewriter, loc)).c(0));
     }
-    unsigned region = context.beginScratch(op);
-    int64_t offsetB = (aInRegisters || ownA) ? 0 : tileA.bytes();
-    Value scratch = context.getScratch(rewriter, loc, region, i8,
-                                       offsetB + tileB.bytes() + 1023);
-    Value base = alignedBase(rewriter, loc, scratch);
-    Value ring = sharedPointer(rewriter, loc, base);
-    if (!aInRegisters && !ownA) {
-      aBase = base;
-      storeOperandTile(rewriter, loc, context, tileA, adaptor.getA(),
-                       Distribution(aType), ring, i.c(0));
+    // What this product writes to shared memory itself: B unless a ring
+    // holds it, A unless it is in registers or has its own place.
+    bool storeA = !aInRegisters && !ownA;
+    Value bBase = ringB.address;
+    std::optional<unsigned> region;
+    if (storeA || !bBase) {
+      region = context.beginScratch(op);
+      int64_t offsetB = storeA ? tileA.bytes() : 0;
+      Value scratch =
+          context.getScratch(rewriter, loc, *region, i8,
+                             offsetB + (bBase ? 0 : tileB.bytes()) + 1023);
+      Value base = alignedBase(rewriter, loc, scratch);
+      Value ring = sharedPointer(rewriter, loc, base);
+      if (storeA) {
+        aBase = base;
+        storeOperandTile(rewriter, loc, context, tileA, adaptor.getA(),
+                         Distribution(aType), ring, i.c(0));
+      }
+      if (!bBase) {
+        storeOperandTile(rewriter, loc, context, tileB, adaptor.getB(), distB,
+                         ring, i.c(offsetB), bKMajor);
+        bBase = plus(rewriter, loc, base, offsetB);
+      }
+      // The generic-proxy writes must be visible to wgmma's async proxy.
+      NVVM::FenceProxyOp::create(
+          rewriter, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      context.barrier(rewriter, loc);
     }
-    storeOperandTile(rewriter, loc, context, tileB, adaptor.getB(), distB, ring,
-                     i.c(offsetB), bKMajor);
-    Value bBase = plus(rewriter, loc, base, offsetB);
-    // The generic-proxy writes must be visible to wgmma's async proxy.
-    NVVM::FenceProxyOp::create(
-        rewriter, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-    context.barrier(rewriter, loc);
 
     // This warpgroup's first row, as bytes into a K-major box.
     Value warpGroup =
@@ -288,7 +306,7 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
         regs.push_back(
             LLVM::ExtractValueOp::create(rewriter, loc, structs[r], e));
     SmallVector<Value> done = waitForWgmma(rewriter, loc, regs, 0);
-    if (context.needsTrailingBarrier(region))
+    if (region && context.needsTrailingBarrier(*region))
       context.barrier(rewriter, loc);
     rewriter.replaceOp(op, buildVector(rewriter, loc, f32, done));
     return success();

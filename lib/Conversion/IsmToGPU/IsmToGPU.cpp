@@ -259,6 +259,8 @@ struct ConvertIsmToGPUPass
     target.markUnknownOpDynamicallyLegal(typesLegal);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
+    if (failed(prepareAsyncOperands(root, context)))
+      return failure();
     if (failed(applyPartialConversion(root, target, std::move(patterns))))
       return failure();
     context.finalizeScratch(root);

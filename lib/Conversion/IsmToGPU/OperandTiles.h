@@ -141,6 +141,41 @@ struct OperandTile {
   }
 };
 
+/// The matrix of the last two dimensions of a memref that `leading` (index
+/// values, one per outer dimension) selects, as a global address and its
+/// sizes and strides (index).
+struct GlobalMatrix {
+  Value memref;
+  SmallVector<Value> leading;
+  Value base; // i64 address of element (0, 0)
+  Value sizes[2], strides[2];
+  unsigned elementBytes;
+  /// Whether the leading indices are inside the memref (i1; else every
+  /// element counts as outside: rows are 0).
+  Value leadingInside;
+  /// Whether 16-byte chunks of its rows can be copied with cp.async: unit
+  /// inner stride, 16-byte aligned base and row stride (i1, uniform).
+  Value chunked;
+
+  GlobalMatrix(OpBuilder &b, Location loc, Value memref,
+               ValueRange leading = {});
+};
+
+/// Copies the [rows, cols] tile of `g` at (o0, o1) into shared memory laid
+/// out as `t` at `tileBase` (i32 bytes from `ring`, an !llvm.ptr<3>) with
+/// cp.async: 16-byte chunks, zero-filled past the memref's edges. `tid`
+/// (index) is this thread's index among `threads`. Needs `g.chunked` and a
+/// column offset that keeps the chunks 16-byte aligned.
+void copyTileAsync(OpBuilder &b, Location loc, const OperandTile &t,
+                   const GlobalMatrix &g, Value o0, Value o1, Value ring,
+                   Value tileBase, Value tid, int64_t threads);
+
+/// Copies the tile like copyTileAsync, element by element (bounds-checked
+/// loads, zeros outside, st.shared), for memrefs cp.async cannot read.
+void copyTileByElements(OpBuilder &b, Location loc, const OperandTile &t,
+                        const GlobalMatrix &g, Value o0, Value o1, Value ring,
+                        Value tileBase, Value tid, int64_t threads);
+
 /// The shared-memory pointer (!llvm.ptr<3>) to the start of `scratch`, a
 /// view LoweringContext::getScratch made.
 Value scratchPointer(OpBuilder &b, Location loc, Value scratch);

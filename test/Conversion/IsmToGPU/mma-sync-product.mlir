@@ -6,14 +6,32 @@
 // products take 16 whole rows each (4 x 1: one 16-row block, eight n8
 // blocks, four k16 steps = 32 instructions).
 // CHECK-LABEL: gpu.func @two_products
+// K and V are loaded in the loop and used only by the products: cp.async
+// copies them into a ring of 3 stages (16 KiB each: K and V, 1024-byte
+// aligned) two iterations ahead (AsyncOperands.cpp). Before the loop,
+// iterations 0 and 1 (each when it runs), each tile 4 16-byte chunks a
+// thread or, for memrefs cp.async cannot read, element by element.
+// CHECK: memref.view {{.*}} to memref<50175xi8, #gpu.address_space<workgroup>>
+// CHECK-COUNT-2: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-COUNT-2: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
 // The loop carries the row sums (the #ism.slice of the accumulator layout:
-// a thread's 2 rows) and the accumulator (32 registers a thread).
+// a thread's 2 rows) and the accumulator (32 registers a thread). Each
+// iteration waits for its stage, synchronises (the stage read last is
+// free), and copies the tiles of the iteration two ahead.
 // CHECK: scf.for {{.*}} -> (vector<2xf32>, vector<32xf32>) {
-// S = Q K^T: every thread writes its 8-column pieces of Q and of K (K^T
-// stays K's rows, contiguous along the product's K: the transposition moves
-// no data) into the swizzled shared tiles, 4 + 4 16-byte stores; a
-// barrier; then plain ldmatrix for both operands and mma.sync.
-// CHECK-COUNT-8: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
+// CHECK: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: nvvm.barrier0
+// CHECK-COUNT-4: nvvm.cp.async.shared.global
+// CHECK: nvvm.cp.async.commit.group
+// S = Q K^T: every thread writes its 8-column pieces of Q into the swizzled
+// shared tile (4 16-byte stores); K is in the ring, as loaded (K^T stays
+// K's rows, contiguous along the product's K); a barrier; then plain
+// ldmatrix for both operands and mma.sync.
+// CHECK-NOT: llvm.store
+// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
+// CHECK-NOT: llvm.store
 // CHECK: nvvm.barrier0
 // CHECK-NOT: mma_layout<col>
 // CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
@@ -21,7 +39,7 @@
 // CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
 // CHECK-NOT: mma_layout<col>
 // CHECK-COUNT-32: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>
-// Inside the loop the scratch is reused: a trailing barrier.
+// Inside the loop Q's scratch is reused: a trailing barrier.
 // CHECK: nvvm.barrier0
 // The row sums of exp(S): each thread adds its 16 columns of each of its 2
 // rows, then the 4 lanes of a row exchange partial sums (2 shuffle rounds a
@@ -31,17 +49,16 @@
 // CHECK-NOT: memref.store
 // O += P V: P is in S's accumulator layout and the warps own the same
 // rows, so two adjacent n8 blocks of S are an m16k16 A fragment: P stays in
-// registers (16 pairs packed into i32), only V goes to shared memory (read
-// with ldmatrix.trans).
-// CHECK-NOT: vector<2xbf16>, !llvm.ptr<3>
-// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
-// CHECK: nvvm.barrier0
+// registers (16 pairs packed into i32) and V is in the ring (read with
+// ldmatrix.trans): the product writes nothing and needs no barrier.
+// CHECK-NOT: llvm.store
 // CHECK-COUNT-16: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
 // CHECK-NOT: mma_layout<row>
 // CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
 // CHECK-COUNT-32: nvvm.mma.sync
-// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
 // CHECK: scf.yield %{{.*}}, %{{.*}} : vector<2xf32>, vector<32xf32>
+// CHECK: nvvm.cp.async.wait.group 0
 ism.kernel @two_products(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 4 : i32} {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index

@@ -9,38 +9,44 @@
 // once, before the loop, to shared memory of its own (4 16-byte stores).
 // CHECK: memref.view
 // CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
-// CHECK-NOT: llvm.store
+// K and V, loaded in the loop for the products only, are copied by
+// cp.async into a ring of 3 stages two iterations ahead (as on sm_80:
+// mma-sync-product.mlir).
+// CHECK: memref.view {{.*}} to memref<50175xi8, #gpu.address_space<workgroup>>
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.cp.async.commit.group
 // CHECK: scf.for {{.*}} -> (vector<2xf32>, vector<32xf32>) {
-// S = Q K^T: only K is written in the loop (K^T stays K's rows: B is read
-// K-major, layout col), then the proxy fence (wgmma reads through the async
-// proxy) and the barrier; four k-steps of m64n64k16 from shared memory, one
-// group, waited for with the accumulator passing through the wait.
-// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
+// The stage's copies are made visible to wgmma's async proxy before the
+// barrier.
+// CHECK: nvvm.cp.async.wait.group 1
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: nvvm.barrier0
+// CHECK: nvvm.cp.async.commit.group
+// S = Q K^T: nothing to write (Q has its place, K is in the ring, read
+// K-major: layout col); four k-steps of m64n64k16 from shared memory, one
+// group, waited for with the accumulator passing through the wait.
+// CHECK-NOT: llvm.store
+// CHECK-NOT: nvvm.barrier0
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
-// Inside the loop the scratch is reused: a trailing barrier.
-// CHECK: nvvm.barrier0
 // The row sums of exp(S) stay in registers (the m16n8 accumulator order).
 // CHECK-COUNT-4: gpu.shuffle  xor
-// CHECK-NOT: nvvm.barrier0
 // O += P V: P is in S's accumulator layout with the same warps, so it stays
-// in registers (16 pairs packed into i32, four a k-step); only V goes to
-// shared memory, read MN-major (imm-trans-b 1).
-// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
-// CHECK-NEXT: nvvm.fence.proxy
-// CHECK-NEXT: nvvm.barrier0
+// in registers (16 pairs packed into i32, four a k-step); V is in the ring,
+// read MN-major (imm-trans-b 1). No stores, no barrier.
+// CHECK-NOT: llvm.store
+// CHECK-NOT: nvvm.barrier0
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-4: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
 // CHECK: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $69, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0, $1,{{.*}}$31}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;\0A}"
 // CHECK-COUNT-3: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
-// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
 // CHECK: scf.yield %{{.*}}, %{{.*}} : vector<2xf32>, vector<32xf32>
+// CHECK: nvvm.cp.async.wait.group 0
 ism.kernel @two_products(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 4 : i32} {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index

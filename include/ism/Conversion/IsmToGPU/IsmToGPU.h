@@ -171,6 +171,19 @@ public:
     return total ? partition.sharedMemoryBase + total * partition.groups : 0;
   }
 
+  /// A product's B operand that a ring of loop stages holds instead of
+  /// registers (prepareAsyncOperands): the loaded tile [rows, cols] in the
+  /// swizzled operand layout at `address` (i64, shared window) in the
+  /// current iteration's stage, B being that tile or, with `transposed`,
+  /// its transpose.
+  struct RingOperand {
+    Value address;
+    int64_t rows = 0, cols = 0;
+    bool transposed = false;
+  };
+  /// The ring operands, by product (ism.dot).
+  llvm::DenseMap<Operation *, RingOperand> ringOperands;
+
   /// The wgmma pipeline of the kernel's K loop, when it has one.
   std::optional<WgmmaPipeline> pipeline;
   /// Warps of the warp-specialized kernel's producer warpgroup (0: none).
@@ -221,6 +234,14 @@ LogicalResult prepareWarpSpecializedProgram(Operation *func,
 LogicalResult lowerPartitions(
     Operation *func, Operation *warpSpecialize, bool trace,
     function_ref<LogicalResult(Operation *, LoweringContext &)> convert);
+
+/// Loads the B operands of the tensor-core products in loops of `root`
+/// ahead of time: a tile that ism.load reads in the loop body and only a
+/// product uses (through ism.reshape and ism.trans) is copied with cp.async
+/// into a ring of stages in shared memory, two iterations ahead, and the
+/// product reads it there (context.ringOperands) instead of from registers.
+/// Runs before the tiles are lowered.
+LogicalResult prepareAsyncOperands(Operation *root, LoweringContext &context);
 
 void populateIsmToGPUConversionPatterns(TileTypeConverter &typeConverter,
                                         LoweringContext &context,
