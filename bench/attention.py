@@ -32,12 +32,15 @@ SHAPES = "4x32x4096x128,2x32x8192x128,1x32x16384x128,8x32x2048x64"
 
 
 def module_text(head_dim: int, block_m: int = 64, block_n: int = 64,
-                num_warps: int = 4, prefetch: bool = False) -> str:
+                num_warps: int = 4, prefetch: bool = False,
+                stages: int = 0) -> str:
     """examples/attention.mlir with the head dim and blocks as parameters.
     ``prefetch`` loads the next K and V tiles one iteration ahead (the loop
     carries them), so that their latency overlaps the current block's
-    math."""
+    math. ``stages`` (num_stages) sets the ring that the lowering copies K
+    and V into ahead of time (1: none; 0: the lowering's choice)."""
     d, bm, bn = head_dim, block_m, block_n
+    stage_attr = f", num_stages = {stages} : i32" if stages else ""
     mem = "memref<?x?x?xbf16>"
     kv = f"tensor<{bn}x{d}xbf16>"
     if prefetch:
@@ -67,7 +70,7 @@ def module_text(head_dim: int, block_m: int = 64, block_n: int = 64,
     return f"""
 ism.kernel @attention(%Q: {mem}, %K: {mem}, %V: {mem}, %O: {mem},
                       %LSE: memref<?x?xf32>, %scale: f32, %causal: i32)
-    attributes {{num_warps = {num_warps} : i32}} {{
+    attributes {{num_warps = {num_warps} : i32{stage_attr}}} {{
   %pm = ism.program_id x : index
   %bh = ism.program_id y : index
   %c0 = arith.constant 0 : index
@@ -309,18 +312,21 @@ def main():
     # ism's block and warp counts, chosen per shape by ism.autotune (as
     # Triton's kernel is autotuned); the tuning key includes the shapes.
     # On the H200 both products run on wgmma where the warps take 64-row
-    # blocks per warpgroup (64 rows on 4 warps, 128 on 8), on mma.sync
-    # otherwise.
-    configs = [ism.Config(bm=bm, bn=bn, warps=w, prefetch=p)
-               for bm, bn, w in ((64, 64, 4), (64, 64, 8), (128, 64, 8),
-                                 (128, 128, 8))
-               for p in (False, True)]
+    # blocks per warpgroup (64 rows on 4 warps, 128 on 8), K and V copied
+    # ahead into a ring of num_stages stages (64 rows on 8 warps: mma.sync;
+    # prefetch: the loop carries the next K and V in registers instead).
+    configs = [ism.Config(bm=bm, bn=bn, warps=w, prefetch=p, stages=st)
+               for bm, bn, w, p, st in (
+                   (64, 64, 4, False, 2), (64, 64, 4, False, 3),
+                   (64, 64, 8, False, 3), (128, 64, 8, False, 2),
+                   (128, 64, 8, False, 3), (128, 128, 8, False, 2),
+                   (128, 64, 8, True, 1))]
 
     def tuned(d):
         @ism.autotune(configs=configs, key=lambda q, k, v, o, lse, scale,
                       causal: (tuple(q.shape), causal))
-        def attention(bm, bn, warps, prefetch):
-            return module_text(d, bm, bn, warps, prefetch)
+        def attention(bm, bn, warps, prefetch, stages):
+            return module_text(d, bm, bn, warps, prefetch, stages)
         return attention
     kernels = {d: tuned(d) for d in sorted({s[3] for s in shapes})}
     backends = {"flash": SDPBackend.FLASH_ATTENTION,

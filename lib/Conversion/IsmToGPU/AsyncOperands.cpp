@@ -26,6 +26,10 @@
 // variable replaced. The product's B operand becomes a zero constant that
 // its lowering ignores: it reads the stage (LoweringContext::ringOperands).
 //
+// The kernel's num_stages attribute sets S (1: no ring, the tiles are
+// loaded in the loop as written); by default 3 where the stages fit 160 KiB,
+// else 2.
+//
 // A tile qualifies when the loop body loads it without a mask or padding
 // from a memref defined outside the loop, its offsets come from the
 // induction variable and values defined outside the loop through scalar
@@ -54,10 +58,13 @@ using namespace mlir::ism;
 
 namespace {
 
-/// Stages of the ring: two iterations ahead when they fit this budget,
-/// else one.
+/// Stages of the ring when the kernel does not say (num_stages): two
+/// iterations ahead when they fit the budget, else one, else no ring.
 constexpr int64_t kRingStages = 3;
 constexpr int64_t kRingBudgetBytes = 160 * 1024;
+/// The most a ring the kernel asks for may take (of the 227 KiB a CTA may
+/// have, the rest is left to the products' own tiles and scratch).
+constexpr int64_t kRingLimitBytes = 192 * 1024;
 
 /// A B operand the ring can hold.
 struct Candidate {
@@ -142,15 +149,15 @@ Value i64Constant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 64);
 }
 
-void prepareLoop(scf::ForOp loop, LoweringContext &context) {
-  if (writesMemory(loop))
-    return;
+LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context) {
+  if (context.ringStages == 1 || writesMemory(loop))
+    return success();
   SmallVector<Candidate> candidates;
   for (auto dot : loop.getBody()->getOps<DotOp>())
     if (std::optional<Candidate> c = matchOperand(dot, loop))
       candidates.push_back(*c);
   if (candidates.empty())
-    return;
+    return success();
 
   // The offsets of later iterations: the loop body's scalar code that
   // computes them, from the induction variable and values from outside.
@@ -190,17 +197,28 @@ void prepareLoop(scf::ForOp loop, LoweringContext &context) {
     usable.push_back(c);
   }
   if (usable.empty())
-    return;
+    return success();
   int64_t stageBytes = 0;
   for (Candidate &c : usable) {
     c.offset = stageBytes;
     stageBytes += (c.rows * c.cols * 2 + 1023) / 1024 * 1024;
   }
-  int64_t stages = kRingStages;
-  while (stages > 2 && stages * stageBytes > kRingBudgetBytes)
-    --stages;
-  if (stages * stageBytes > kRingBudgetBytes)
-    return;
+  int64_t stages = context.ringStages;
+  if (stages) {
+    if (stages * stageBytes > kRingLimitBytes)
+      return loop.emitOpError("num_stages = ")
+             << stages << ": the ring of the products' operands in this loop "
+             << "needs " << stages * stageBytes / 1024 << " KiB of shared "
+             << "memory (" << stageBytes / 1024 << " KiB a stage), more than "
+             << kRingLimitBytes / 1024 << " KiB; use fewer stages or smaller "
+             << "tiles (num_stages = 1 loads them in the loop)";
+  } else {
+    stages = kRingStages;
+    while (stages > 2 && stages * stageBytes > kRingBudgetBytes)
+      --stages;
+    if (stages * stageBytes > kRingBudgetBytes)
+      return success();
+  }
   SmallVector<Operation *> inner;
   for (Operation &op : *loop.getBody())
     if (slice.contains(&op))
@@ -340,6 +358,7 @@ void prepareLoop(scf::ForOp loop, LoweringContext &context) {
 
   OpBuilder after(loop->getBlock(), std::next(loop->getIterator()));
   NVVM::CpAsyncWaitGroupOp::create(after, loc, 0);
+  return success();
 }
 
 } // namespace
@@ -352,6 +371,7 @@ LogicalResult mlir::ism::prepareAsyncOperands(Operation *root,
       loops.push_back(loop);
   });
   for (scf::ForOp loop : loops)
-    prepareLoop(loop, context);
+    if (failed(prepareLoop(loop, context)))
+      return failure();
   return success();
 }

@@ -216,6 +216,8 @@ struct ConvertIsmToGPUPass
     }
 
     LoweringContext context(partition, numWarps);
+    if (auto stages = kernel->getAttrOfType<IntegerAttr>("num_stages"))
+      context.ringStages = stages.getInt();
     if (failed(prepareWarpSpecializedKernel(func, persistent, context)))
       return failure();
     int64_t ringEnd = 0;

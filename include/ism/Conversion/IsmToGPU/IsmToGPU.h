@@ -183,6 +183,9 @@ public:
   };
   /// The ring operands, by product (ism.dot).
   llvm::DenseMap<Operation *, RingOperand> ringOperands;
+  /// Stages of those rings: the kernel's num_stages (1: no ring), 0 to
+  /// choose (3 where they fit).
+  unsigned ringStages = 0;
 
   /// The wgmma pipeline of the kernel's K loop, when it has one.
   std::optional<WgmmaPipeline> pipeline;
