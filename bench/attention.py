@@ -317,7 +317,8 @@ def main():
     # prefetch: the loop carries the next K and V in registers instead).
     configs = [ism.Config(bm=bm, bn=bn, warps=w, prefetch=p, stages=st)
                for bm, bn, w, p, st in (
-                   (64, 64, 4, False, 2), (64, 64, 4, False, 3),
+                   (64, 64, 4, False, 1), (64, 64, 4, False, 2),
+                   (64, 64, 4, False, 3), (64, 128, 4, False, 2),
                    (64, 64, 8, False, 3), (128, 64, 8, False, 2),
                    (128, 64, 8, False, 3), (128, 128, 8, False, 2),
                    (128, 64, 8, True, 1))]

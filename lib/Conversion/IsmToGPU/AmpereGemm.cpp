@@ -360,22 +360,8 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
         Value stageBase = i.mul(stage, stageBytes);
         auto copy = [&](const OperandTile &t, const GlobalMatrix &g, Value o0,
                         Value o1) {
-          Value tileBase = i.add(stageBase, t.offset);
-          Value aligned = x.andi(
-              g.chunked, x.cmp(arith::CmpIPredicate::eq,
-                               x.rem(x.mul(o1, g.elementBytes), 16), x.c(0)));
-          scf::IfOp::create(
-              tb, tl, aligned,
-              [&](OpBuilder &fb, Location fl) {
-                copyTileAsync(fb, fl, t, g, o0, o1, ring, tileBase, tid,
-                              threads);
-                scf::YieldOp::create(fb, fl);
-              },
-              [&](OpBuilder &sb, Location sl) {
-                copyTileByElements(sb, sl, t, g, o0, o1, ring, tileBase, tid,
-                                   threads);
-                scf::YieldOp::create(sb, sl);
-              });
+          copyTile(tb, tl, t, g, o0, o1, ring, i.add(stageBase, t.offset), tid,
+                   threads);
         };
         copy(tileA, globalA, o[0], o[1]);
         copy(tileB, globalB, o[2], o[3]);
@@ -451,15 +437,10 @@ struct MmaSyncDotLowering : IsmConversionPattern<DotOp> {
   LogicalResult
   matchAndRewrite(DotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto mma = dyn_cast_or_null<MmaEncodingAttr>(op.getType().getEncoding());
-    if (!mma || mma.getVersion() != 2)
-      return rewriter.notifyMatchFailure(op, "not an mma.sync product");
-    if (op->getParentOp()->hasAttr(kPipelineAttrName))
-      return rewriter.notifyMatchFailure(op, "lowered with its K loop");
+    MmaEncodingAttr mma = matchProduct(op, rewriter, 2);
+    if (!mma)
+      return failure();
     auto aType = op.getA().getType(), bType = op.getB().getType();
-    for (Type type : {Type(aType), Type(bType), Type(op.getC().getType())})
-      if (failed(checkDistributable(rewriter, op, type)))
-        return failure();
     if (failed(MmaSyncProduct::check(op, op, mma, context.getNumWarps())))
       return failure();
     Type inType = aType.getElementType();
@@ -707,6 +688,44 @@ void mlir::ism::copyTileByElements(OpBuilder &b, Location loc,
         LLVM::StoreOp::create(lb, l, ifOp.getResult(0),
                               sharedAt(lb, l, ring, off));
         scf::YieldOp::create(lb, l);
+      });
+}
+
+MmaEncodingAttr mlir::ism::matchProduct(DotOp op,
+                                        ConversionPatternRewriter &rewriter,
+                                        unsigned version) {
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(op.getType().getEncoding());
+  if (!mma || mma.getVersion() != version) {
+    (void)rewriter.notifyMatchFailure(op, "not a product of this instruction");
+    return {};
+  }
+  if (op->getParentOp()->hasAttr(kPipelineAttrName)) {
+    (void)rewriter.notifyMatchFailure(op, "lowered with its K loop");
+    return {};
+  }
+  for (Type type : {Type(op.getA().getType()), Type(op.getB().getType()),
+                    Type(op.getC().getType())})
+    if (failed(checkDistributable(rewriter, op, type)))
+      return {};
+  return mma;
+}
+
+void mlir::ism::copyTile(OpBuilder &b, Location loc, const OperandTile &t,
+                         const GlobalMatrix &g, Value o0, Value o1, Value ring,
+                         Value tileBase, Value tid, int64_t threads) {
+  Ints x(indices(b, loc));
+  Value aligned =
+      x.andi(g.chunked, x.cmp(arith::CmpIPredicate::eq,
+                              x.rem(x.mul(o1, g.elementBytes), 16), x.c(0)));
+  scf::IfOp::create(
+      b, loc, aligned,
+      [&](OpBuilder &fb, Location fl) {
+        copyTileAsync(fb, fl, t, g, o0, o1, ring, tileBase, tid, threads);
+        scf::YieldOp::create(fb, fl);
+      },
+      [&](OpBuilder &sb, Location sl) {
+        copyTileByElements(sb, sl, t, g, o0, o1, ring, tileBase, tid, threads);
+        scf::YieldOp::create(sb, sl);
       });
 }
 

@@ -270,24 +270,7 @@ LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context) {
         OperandTile tile{c.rows, c.cols, 2, 0};
         Value o0 = offsets[rank - 2], o1 = offsets[rank - 1];
         Value tileBase = i.add(stageBase, c.offset);
-        // cp.async when the rows are 16-byte chunks from the tile's column
-        // offset on (uniform).
-        Ints x(indices(tb, tl));
-        Value aligned =
-            x.andi(g.chunked, x.cmp(arith::CmpIPredicate::eq,
-                                    x.rem(x.mul(o1, 2), 16), x.c(0)));
-        scf::IfOp::create(
-            tb, tl, aligned,
-            [&](OpBuilder &fb, Location fl) {
-              copyTileAsync(fb, fl, tile, g, o0, o1, ring, tileBase, tid,
-                            threads);
-              scf::YieldOp::create(fb, fl);
-            },
-            [&](OpBuilder &sb, Location sl) {
-              copyTileByElements(sb, sl, tile, g, o0, o1, ring, tileBase, tid,
-                                 threads);
-              scf::YieldOp::create(sb, sl);
-            });
+        copyTile(tb, tl, tile, g, o0, o1, ring, tileBase, tid, threads);
       }
       scf::YieldOp::create(tb, tl);
     });

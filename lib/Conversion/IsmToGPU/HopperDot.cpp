@@ -132,15 +132,10 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
   LogicalResult
   matchAndRewrite(DotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto mma = dyn_cast_or_null<MmaEncodingAttr>(op.getType().getEncoding());
-    if (!mma || mma.getVersion() != 3)
-      return rewriter.notifyMatchFailure(op, "not a wgmma product");
-    if (op->getParentOp()->hasAttr(kPipelineAttrName))
-      return rewriter.notifyMatchFailure(op, "lowered with its K loop");
+    MmaEncodingAttr mma = matchProduct(op, rewriter, 3);
+    if (!mma)
+      return failure();
     auto aType = op.getA().getType(), bType = op.getB().getType();
-    for (Type type : {Type(aType), Type(bType), Type(op.getC().getType())})
-      if (failed(checkDistributable(rewriter, op, type)))
-        return failure();
     unsigned numWarps = context.getNumWarps();
     if (std::string why = checkWgmmaProduct(op, numWarps); !why.empty())
       return op.emitOpError("cannot run on wgmma: ") << why;
@@ -284,19 +279,8 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
                                                   r * 16 * numWarps * 128 +
                                                   (kk % 4) * 32)));
         Value descA = wgmmaDescriptor(rewriter, loc, rowBytes, 16, 1024);
-        structs[r] = NVVM::WgmmaMmaAsyncOp::create(
-            rewriter, loc, structType, structs[r], descA, descB,
-            NVVM::MMAShapeAttr::get(ctx, 64, blockN, 16),
-            NVVM::WGMMATypesAttr::get(ctx, wgType),
-            NVVM::WGMMATypesAttr::get(ctx, wgType),
-            NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-            NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
-            NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-            NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-            NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-            NVVM::MMALayoutAttr::get(ctx, bKMajor ? NVVM::MMALayout::col
-                                                  : NVVM::MMALayout::row),
-            NVVM::MMAIntOverflowAttr());
+        structs[r] = wgmmaFromShared(rewriter, loc, structs[r], descA, descB,
+                                     blockN, inType, /*transposeB=*/!bKMajor);
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);

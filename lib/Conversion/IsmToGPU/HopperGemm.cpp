@@ -976,8 +976,6 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     Type f32 = rewriter.getF32Type();
     auto structType = LLVM::LLVMStructType::getLiteral(
         ctx, SmallVector<Type>(regsPerInstr, f32));
-    auto wgType =
-        p.elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
 
     Value ringBase = getRingBase(rewriter, loc, p);
     Value warp = context.getWarpId(rewriter, loc);
@@ -1084,18 +1082,9 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
                       b, l, aBase,
                       i64Const(b, l, r * 16 * p.warpsM * 128 + kk * 32)),
                   16, 1024);
-              structs[r] = NVVM::WgmmaMmaAsyncOp::create(
-                  b, l, structType, structs[r], descA, descB,
-                  NVVM::MMAShapeAttr::get(ctx, 64, warpN, 16),
-                  NVVM::WGMMATypesAttr::get(ctx, wgType),
-                  NVVM::WGMMATypesAttr::get(ctx, wgType),
-                  NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-                  NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
-                  NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-                  NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-                  NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-                  NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-                  NVVM::MMAIntOverflowAttr());
+              structs[r] =
+                  wgmmaFromShared(b, l, structs[r], descA, descB, warpN,
+                                  p.elementType, /*transposeB=*/true);
             }
           }
           NVVM::WgmmaGroupSyncAlignedOp::create(b, l);
@@ -1150,6 +1139,28 @@ Value mlir::ism::wgmmaDescriptor(OpBuilder &b, Location loc, Value address,
       i64Const(b, loc, 4));
   int64_t fixed = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (int64_t(1) << 62);
   return arith::OrIOp::create(b, loc, start, i64Const(b, loc, fixed));
+}
+
+Value mlir::ism::wgmmaFromShared(OpBuilder &b, Location loc, Value acc,
+                                 Value descA, Value descB, int64_t n,
+                                 Type inType, bool transposeB) {
+  MLIRContext *ctx = b.getContext();
+  auto wgType =
+      inType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  return NVVM::WgmmaMmaAsyncOp::create(
+      b, loc, acc.getType(), acc, descA, descB,
+      NVVM::MMAShapeAttr::get(ctx, 64, n, 16),
+      NVVM::WGMMATypesAttr::get(ctx, wgType),
+      NVVM::WGMMATypesAttr::get(ctx, wgType),
+      NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+      NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+      NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+      NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+      NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+      // B "row" (MN-major) is the instruction's transpose; "col" K-major.
+      NVVM::MMALayoutAttr::get(ctx, transposeB ? NVVM::MMALayout::row
+                                               : NVVM::MMALayout::col),
+      NVVM::MMAIntOverflowAttr());
 }
 
 SmallVector<Value> mlir::ism::waitForWgmma(OpBuilder &b, Location loc,

@@ -11,6 +11,8 @@
 
 #include "Patterns.h"
 
+#include "ism/Dialect/Ism/IR/IsmOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 namespace mlir::ism {
@@ -176,6 +178,18 @@ void copyTileByElements(OpBuilder &b, Location loc, const OperandTile &t,
                         const GlobalMatrix &g, Value o0, Value o1, Value ring,
                         Value tileBase, Value tid, int64_t threads);
 
+/// copyTileAsync where `g` can be read in 16-byte chunks from column `o1`
+/// on, copyTileByElements otherwise (a uniform branch).
+void copyTile(OpBuilder &b, Location loc, const OperandTile &t,
+              const GlobalMatrix &g, Value o0, Value o1, Value ring,
+              Value tileBase, Value tid, int64_t threads);
+
+/// The #ism.mma layout of `op`, a tensor-core product outside a pipelined K
+/// loop, when it has `version` and its tiles can be distributed; a null
+/// layout (the match failure noted) otherwise.
+MmaEncodingAttr matchProduct(DotOp op, ConversionPatternRewriter &rewriter,
+                             unsigned version);
+
 /// The shared-memory pointer (!llvm.ptr<3>) to the start of `scratch`, a
 /// view LoweringContext::getScratch made.
 Value scratchPointer(OpBuilder &b, Location loc, Value scratch);
@@ -196,6 +210,13 @@ void storeOperandTile(OpBuilder &b, Location loc, LoweringContext &context,
 /// offsets `lbo` and `sbo`.
 Value wgmmaDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
                       int64_t sbo);
+
+/// One m64nNk16 wgmma reading A and B from shared memory through the
+/// descriptors `descA` (K-major) and `descB` (MN-major, which the
+/// instruction transposes, with `transposeB`; else K-major): `acc` (a struct
+/// of N / 2 f32) += A x B, f32 accumulation of f16 or bf16 `inType`.
+Value wgmmaFromShared(OpBuilder &b, Location loc, Value acc, Value descA,
+                      Value descB, int64_t n, Type inType, bool transposeB);
 
 /// Waits until at most `pending` wgmma groups of this thread are in flight,
 /// with the accumulator registers `regs` (f32) passing through the wait (tied
