@@ -23,6 +23,7 @@ if [ ! -x /tmp/v/bin/python ]; then
   /tmp/v/bin/pip install -q --no-index --no-deps dist/ism-*abi3*.whl
 fi
 export ISM_CACHE_DIR=/tmp/ism-cache
+export PATH=$PATH:${CUDA_HOME:-/usr/local/cuda}/bin
 run=/tmp/r/ism-runner/bin/ism-run
 for step in "${@:-gpu sass bench}"; do
   for s in $step; do
@@ -32,19 +33,20 @@ for step in "${@:-gpu sass bench}"; do
         echo "gpu-tests rc=$?"
         grep -E "^(FAIL|  Passed|  Failed)" "$OUT/gpu-tests.log" ;;
       sass)
-        for cfg in "64 64 64 4 0" "128 128 64 8 0" "128 128 64 8 1" \
-                   "64 128 128 8 0"; do
+        # head dim, block_m, block_n, warps, prefetch, num_stages
+        for cfg in "64 64 64 4 0 1" "64 64 64 4 0 3" "128 128 64 8 0 1" \
+                   "128 128 64 8 0 3" "128 128 128 8 0 2"; do
           set -- $cfg
-          name=d$1-m$2-n$3-w$4-p$5
+          name=d$1-m$2-n$3-w$4-p$5-s$6
           /tmp/v/bin/python -c "
 import sys; sys.path.insert(0, 'bench')
 from attention import module_text
-print(module_text($1, $2, $3, $4, bool($5)))" > "$OUT/$name.mlir"
+print(module_text($1, $2, $3, $4, bool($5), $6))" > "$OUT/$name.mlir"
           "$run" "$OUT/$name.mlir" --emit=ptx > "$OUT/$name.ptx" 2>&1 &&
             ptxas -arch=sm_90a -v "$OUT/$name.ptx" -o "$OUT/$name.cubin" \
               > "$OUT/$name.ptxas" 2>&1 &&
             cuobjdump --dump-sass "$OUT/$name.cubin" > "$OUT/$name.sass"
-          printf '%-16s regs %-4s HGMMA %-4s HMMA %-4s LDSM %-4s STS %-4s LDG %-4s BAR %s\n' \
+          printf '%-20s regs %-4s HGMMA %-4s HMMA %-4s LDSM %-4s STS %-4s LDG %-4s BAR %s\n' \
             "$name" "$(grep -o 'Used [0-9]*' "$OUT/$name.ptxas" | cut -d' ' -f2)" \
             "$(grep -c HGMMA "$OUT/$name.sass")" "$(grep -c 'HMMA' "$OUT/$name.sass")" \
             "$(grep -c LDSM "$OUT/$name.sass")" "$(grep -c 'STS' "$OUT/$name.sass")" \
