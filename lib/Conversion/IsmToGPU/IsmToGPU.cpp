@@ -76,6 +76,26 @@ LogicalResult checkTiles(KernelOp kernel) {
     for (Type type : op->getResultTypes())
       if (failed(check(type)))
         return WalkResult::interrupt();
+    // A wgmma product outside a K loop (HopperDot.cpp) must fit the
+    // instruction; otherwise no pattern but the SIMT dot would take it.
+    if (auto dot = dyn_cast<DotOp>(op);
+        dot && !dot->getParentOfType<WarpSpecializeOp>()) {
+      auto mma = dyn_cast_or_null<MmaEncodingAttr>(dot.getType().getEncoding());
+      if (mma && mma.getVersion() == 3) {
+        unsigned numWarps = kernel.getNumWarps();
+        ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+        if (std::string why = checkWgmmaProduct(dot, numWarps); !why.empty()) {
+          dot.emitOpError("cannot run on wgmma: ") << why;
+          return WalkResult::interrupt();
+        }
+        if (warps.size() != 2 || warps[0] != numWarps || warps[1] != 1) {
+          dot.emitOpError("a wgmma product outside a K loop needs the layout "
+                          "#ism.mma<3, [num_warps, 1]> (")
+              << numWarps << " warps), got " << mma;
+          return WalkResult::interrupt();
+        }
+      }
+    }
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
       auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
       if (isa<RankedTensorType>(constant.getType()) &&
