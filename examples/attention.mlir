@@ -9,8 +9,8 @@
 // whenever the maximum grows. Keys past the end of the sequence (and, when
 // causal != 0, keys after the query) score -inf. Query rows past the end
 // compute on zeros and are not stored. Both products run on tensor cores
-// (mma.sync on sm_80 and later), with P = exp(S - m) as the A operand of
-// the second.
+// (wgmma on sm_90a, mma.sync on sm_80), P = exp(S - m) the A operand of the
+// second from registers, K and V copied ahead with cp.async (num_stages).
 
 ism.kernel @attention(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>,
                       %V: memref<?x?x?xbf16>, %O: memref<?x?x?xbf16>,
