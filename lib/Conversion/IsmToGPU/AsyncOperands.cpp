@@ -17,7 +17,9 @@
 //                     everyone is done reading stage (i-1) % S); copy the
 //                     tiles of iteration i+S-1 into stage (i+S-1) % S (if it
 //                     runs); commit; the products read stage i % S.
-//   after the loop:   cp.async.wait_group 0.
+//   after the loop:   cp.async.wait_group 0 (and a barrier when the loop is
+//                     nested in another: its next run's prologue writes
+//                     stages the slowest warps may still read).
 //
 // The copies are 16-byte chunks zero-filled past the memref's edges (as
 // ism.load pads with zeros), or element by element when the memref cannot
@@ -47,6 +49,7 @@
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -341,6 +344,10 @@ LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context) {
 
   OpBuilder after(loop->getBlock(), std::next(loop->getIterator()));
   NVVM::CpAsyncWaitGroupOp::create(after, loc, 0);
+  // Where the loop can run again (inside another loop), its next prologue
+  // must not overwrite stages that slower warps still read.
+  if (!isa<gpu::GPUFuncOp>(loop->getParentOp()))
+    context.barrier(after, loc);
   return success();
 }
 

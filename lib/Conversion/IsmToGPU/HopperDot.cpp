@@ -23,7 +23,8 @@
 //     K-major; B stored [K, N] is read MN-major (transposed by the
 //     instruction).
 //   - An A defined outside the loop around the product (attention's Q) is
-//     written once, where it is defined, to shared memory of its own. A B
+//     written once, where it is defined, to shared memory of its own (after
+//     a barrier where that code can run again). A B
 //     that a ring of loop stages holds (AsyncOperands.cpp: attention's K and
 //     V, copied ahead with cp.async) is read there; a product that writes
 //     nothing needs no barrier of its own (the ring's schedule has them).
@@ -42,6 +43,7 @@
 #include "ism/Dialect/Ism/Transforms/DotLoop.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -173,6 +175,11 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
     if (ownA) {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointAfterValue(adaptor.getA());
+      // Where the definition can run again (a loop over programs or
+      // blocks), every warp must be done with the previous A first.
+      Block *defBlock = rewriter.getInsertionBlock();
+      if (!isa<gpu::GPUFuncOp>(defBlock->getParentOp()))
+        context.barrier(rewriter, loc);
       Value scratch =
           context.getOwnScratch(rewriter, loc, i8, tileA.bytes() + 1023);
       aBase = alignedBase(rewriter, loc, scratch);

@@ -162,3 +162,51 @@ ism.kernel @three_d(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?
   ism.store %r, %O[%c0, %c0] : tensor<64x64xf32> -> memref<?x?xf32>
   ism.return
 }
+
+// -----
+
+// Nested in another loop (a program walking several query blocks), the
+// product's own copy of Q and the ring are written again on each outer
+// iteration: a barrier before Q is written (every warp is done with the
+// previous Q) and one after the inner loop (its next prologue writes stages
+// the slowest warps may still read).
+// CHECK-LABEL: gpu.func @nested
+// CHECK: scf.for
+// CHECK: nvvm.barrier0
+// CHECK-NOT: llvm.store
+// CHECK: memref.view {{.*}} to memref<9215xi8, #gpu.address_space<workgroup>>
+// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xbf16>, !llvm.ptr<3>
+// CHECK: scf.for
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: scf.yield
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: nvvm.barrier0
+ism.kernel @nested(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %S = memref.dim %K, %c0 : memref<?x?xbf16>
+  %M = memref.dim %Q, %c0 : memref<?x?xbf16>
+  scf.for %m = %c0 to %M step %c64 {
+    %q = ism.load %Q[%m, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %r = scf.for %n = %c0 to %S step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32>) {
+      %k = ism.load %K[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+      %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+      %s = ism.dot %q, %kt, %zero : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+      %sum = ism.reduce %s axis = 1 : tensor<64x64xf32> -> tensor<64xf32> {
+      ^bb0(%a: f32, %b: f32):
+        %x = arith.addf %a, %b : f32
+        ism.yield %x : f32
+      }
+      %sum2 = ism.expand_dims %sum axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+      %sumb = ism.broadcast %sum2 : tensor<64x1xf32> -> tensor<64x64xf32>
+      %p = arith.divf %s, %sumb : tensor<64x64xf32>
+      %p16 = arith.truncf %p : tensor<64x64xf32> to tensor<64x64xbf16>
+      %v = ism.load %V[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+      %acc2 = ism.dot %p16, %v, %acc : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+      scf.yield %acc2 : tensor<64x64xf32>
+    }
+    ism.store %r, %O[%m, %c0] : tensor<64x64xf32> -> memref<?x?xf32>
+  }
+  ism.return
+}
