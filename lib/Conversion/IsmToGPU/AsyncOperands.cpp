@@ -148,10 +148,6 @@ bool writesMemory(scf::ForOp loop) {
   return result.wasInterrupted();
 }
 
-Value i64Constant(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, v, 64);
-}
-
 LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context) {
   if (context.ringStages == 1 || writesMemory(loop))
     return success();
@@ -236,14 +232,8 @@ LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context) {
   OpBuilder b(loop);
   Value scratch =
       context.getOwnScratch(b, loc, b.getI8Type(), stages * stageBytes + 1023);
-  Value address = arith::IndexCastOp::create(
-      b, loc, b.getI64Type(),
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch));
-  Value ringBase = arith::AndIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, address, i64Constant(b, loc, 1023)),
-      i64Constant(b, loc, ~int64_t(1023)));
-  Value ring = LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(ctx, 3), ringBase);
+  Value ringBase = alignedSharedAddress(b, loc, scratch);
+  Value ring = sharedPointer(b, loc, ringBase);
   Value tid = context.getThreadId(b, loc);
   int64_t threads = context.getNumThreads();
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
@@ -316,13 +306,13 @@ LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context) {
       arith::MulIOp::create(
           lb2, loc,
           arith::IndexCastOp::create(lb2, loc, lb2.getI64Type(), readStage),
-          i64Constant(lb2, loc, stageBytes)));
+          i64Const(lb2, loc, stageBytes)));
 
   // The products read the stage; their B operand is no longer loaded.
   for (Candidate c : usable) {
     LoweringContext::RingOperand operand;
-    operand.address = arith::AddIOp::create(lb2, loc, readBase,
-                                            i64Constant(lb2, loc, c.offset));
+    operand.address =
+        arith::AddIOp::create(lb2, loc, readBase, i64Const(lb2, loc, c.offset));
     operand.rows = c.rows;
     operand.cols = c.cols;
     operand.transposed = c.transposed;

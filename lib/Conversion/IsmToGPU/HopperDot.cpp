@@ -55,30 +55,10 @@ using namespace mlir::ism;
 
 namespace {
 
-Value i64Constant(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, v, 64);
-}
-
-/// The shared-window address (i64) of `scratch` (a view with 1023 bytes of
-/// slack) rounded up to 1024 bytes: the 128-byte swizzle is a function of
-/// the address, and the descriptors assume a 1024-byte aligned pattern.
-Value alignedBase(OpBuilder &b, Location loc, Value scratch) {
-  Value address = arith::IndexCastOp::create(
-      b, loc, b.getI64Type(),
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch));
-  Value up = arith::AddIOp::create(b, loc, address, i64Constant(b, loc, 1023));
-  return arith::AndIOp::create(b, loc, up, i64Constant(b, loc, ~int64_t(1023)));
-}
-
-Value sharedPointer(OpBuilder &b, Location loc, Value address) {
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
-}
-
 Value plus(OpBuilder &b, Location loc, Value address, int64_t bytes) {
   if (!bytes)
     return address;
-  return arith::AddIOp::create(b, loc, address, i64Constant(b, loc, bytes));
+  return arith::AddIOp::create(b, loc, address, i64Const(b, loc, bytes));
 }
 
 /// Whether `value` is defined outside the loop (or other region) that holds
@@ -182,7 +162,7 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
         context.barrier(rewriter, loc);
       Value scratch =
           context.getOwnScratch(rewriter, loc, i8, tileA.bytes() + 1023);
-      aBase = alignedBase(rewriter, loc, scratch);
+      aBase = alignedSharedAddress(rewriter, loc, scratch);
       storeOperandTile(rewriter, loc, context, tileA, adaptor.getA(),
                        Distribution(aType), sharedPointer(rewriter, loc, aBase),
                        Ints(i32s(rewriter, loc)).c(0));
@@ -198,7 +178,7 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
       Value scratch =
           context.getScratch(rewriter, loc, *region, i8,
                              offsetB + (bBase ? 0 : tileB.bytes()) + 1023);
-      Value base = alignedBase(rewriter, loc, scratch);
+      Value base = alignedSharedAddress(rewriter, loc, scratch);
       Value ring = sharedPointer(rewriter, loc, base);
       if (storeA) {
         aBase = base;
@@ -225,21 +205,10 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
         rewriter, loc,
         arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
                                    warpGroup),
-        i64Constant(rewriter, loc, 64 * 128));
-    Type f32 = rewriter.getF32Type();
-    int64_t regsPerInstr = blockN / 2;
-    auto structType = LLVM::LLVMStructType::getLiteral(
-        ctx, SmallVector<Type>(regsPerInstr, f32));
+        i64Const(rewriter, loc, 64 * 128));
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-    SmallVector<Value> structs;
-    for (int64_t r = 0; r < reps; ++r) {
-      Value s = LLVM::UndefOp::create(rewriter, loc, structType);
-      for (int64_t e = 0; e < regsPerInstr; ++e)
-        s = LLVM::InsertValueOp::create(
-            rewriter, loc, s,
-            extractReg(rewriter, loc, adaptor.getC(), r * regsPerInstr + e), e);
-      structs.push_back(s);
-    }
+    SmallVector<Value> structs =
+        wgmmaAccumulators(rewriter, loc, adaptor.getC(), reps, blockN / 2);
     // A from registers: registers 4 * (j + (BK / 8) * r) + 0..3 of A are the
     // m16n8 block (r, j) of the warp's stripe: c0, c1 (row, columns 2t,
     // 2t + 1), c2, c3 (row + 8). k-step kk takes blocks 2 kk (a0..a3) and
@@ -256,8 +225,6 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
       int64_t lo = 4 * (2 * kk + (blockK / 8) * r), hi = lo + 4;
       return SmallVector<Value>{pack(lo), pack(lo + 2), pack(hi), pack(hi + 2)};
     };
-    auto wgType =
-        inType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
     for (int64_t kk = 0; kk < blockK / 16; ++kk) {
       // K-major tiles: 64-column boxes of [rows, 64], 32 bytes per k-step
       // inside a box. MN-major B: boxes of 64 columns of N, [BK, 64] each,
@@ -281,30 +248,36 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
         Value rowBytes = arith::AddIOp::create(
             rewriter, loc, aBase,
             arith::AddIOp::create(rewriter, loc, groupRow,
-                                  i64Constant(rewriter, loc,
-                                              (kk / 4) * blockM * 128 +
-                                                  r * 16 * numWarps * 128 +
-                                                  (kk % 4) * 32)));
+                                  i64Const(rewriter, loc,
+                                           (kk / 4) * blockM * 128 +
+                                               r * 16 * numWarps * 128 +
+                                               (kk % 4) * 32)));
         Value descA = wgmmaDescriptor(rewriter, loc, rowBytes, 16, 1024);
         structs[r] = wgmmaFromShared(rewriter, loc, structs[r], descA, descB,
                                      blockN, inType, /*transposeB=*/!bKMajor);
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    SmallVector<Value> regs;
-    for (int64_t r = 0; r < reps; ++r)
-      for (int64_t e = 0; e < regsPerInstr; ++e)
-        regs.push_back(
-            LLVM::ExtractValueOp::create(rewriter, loc, structs[r], e));
-    SmallVector<Value> done = waitForWgmma(rewriter, loc, regs, 0);
+    SmallVector<Value> done =
+        waitForWgmma(rewriter, loc, wgmmaRegisters(rewriter, loc, structs), 0);
     if (region && context.needsTrailingBarrier(*region))
       context.barrier(rewriter, loc);
-    rewriter.replaceOp(op, buildVector(rewriter, loc, f32, done));
+    rewriter.replaceOp(op,
+                       buildVector(rewriter, loc, rewriter.getF32Type(), done));
     return success();
   }
 };
 
 } // namespace
+
+Value mlir::ism::alignedSharedAddress(OpBuilder &b, Location loc,
+                                      Value scratch) {
+  Value address = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, scratch));
+  Value up = arith::AddIOp::create(b, loc, address, i64Const(b, loc, 1023));
+  return arith::AndIOp::create(b, loc, up, i64Const(b, loc, ~int64_t(1023)));
+}
 
 void mlir::ism::populateWgmmaProductPatterns(TileTypeConverter &converter,
                                              LoweringContext &context,

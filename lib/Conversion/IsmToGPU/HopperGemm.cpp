@@ -58,9 +58,6 @@ constexpr llvm::StringLiteral kTurnAttrName = "ism.turn";
 /// mbarrier try_wait suspend-time hint, in nanoseconds.
 constexpr int64_t kWaitTicks = 0x989680;
 
-Value i64Const(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, v, 64);
-}
 Value toI32(OpBuilder &b, Location loc, Value index) {
   return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
 }
@@ -86,14 +83,9 @@ Value getRingBase(OpBuilder &b, Location loc, const WgmmaPipeline &p) {
   return arith::AndIOp::create(b, loc, up, i64Const(b, loc, ~int64_t(1023)));
 }
 
-Value sharedPtr(OpBuilder &b, Location loc, Value address) {
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
-}
-
 /// address = base + offset (bytes, i64) as a shared pointer.
 Value sharedAt(OpBuilder &b, Location loc, Value base, Value offset) {
-  return sharedPtr(b, loc, arith::AddIOp::create(b, loc, base, offset));
+  return sharedPointer(b, loc, arith::AddIOp::create(b, loc, base, offset));
 }
 
 /// Stage `stage` (index) of the ring, as an i64 byte offset.
@@ -399,7 +391,7 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
       // without multicast).
       Value clusterDst = LLVM::AddrSpaceCastOp::create(
           b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
-          sharedPtr(b, loc, dst));
+          sharedPointer(b, loc, dst));
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           b, loc, clusterDst, descPtr,
           ValueRange{toI32(b, loc, inner), toI32(b, loc, outer)}, full,
@@ -974,8 +966,6 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     int64_t regsPerInstr = warpN / 2;
     int64_t reps = dist.getNumRegs() / regsPerInstr;
     Type f32 = rewriter.getF32Type();
-    auto structType = LLVM::LLVMStructType::getLiteral(
-        ctx, SmallVector<Type>(regsPerInstr, f32));
 
     Value ringBase = getRingBase(rewriter, loc, p);
     Value warp = context.getWarpId(rewriter, loc);
@@ -1061,14 +1051,8 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
               b, l, stageBase,
               arith::AddIOp::create(b, l, bCol, i64Const(b, l, p.aBytes)));
           NVVM::WgmmaFenceAlignedOp::create(b, l);
-          SmallVector<Value> structs;
-          for (int64_t r = 0; r < reps; ++r) {
-            Value s = LLVM::UndefOp::create(b, l, structType);
-            for (int64_t i = 0; i < regsPerInstr; ++i)
-              s = LLVM::InsertValueOp::create(
-                  b, l, s, extractReg(b, l, acc, r * regsPerInstr + i), i);
-            structs.push_back(s);
-          }
+          SmallVector<Value> structs =
+              wgmmaAccumulators(b, l, acc, reps, regsPerInstr);
           for (int64_t kk = 0; kk < p.blockK / 16; ++kk) {
             Value descB =
                 wgmmaDescriptor(b, l,
@@ -1089,11 +1073,7 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
           }
           NVVM::WgmmaGroupSyncAlignedOp::create(b, l);
           NVVM::WgmmaWaitGroupSyncOp::create(b, l, 1);
-          SmallVector<Value> regs;
-          for (int64_t r = 0; r < reps; ++r)
-            for (int64_t i = 0; i < regsPerInstr; ++i)
-              regs.push_back(LLVM::ExtractValueOp::create(b, l, structs[r], i));
-          Value newAcc = buildVector(b, l, f32, regs);
+          Value newAcc = buildVector(b, l, f32, wgmmaRegisters(b, l, structs));
           // The previous step's wgmma are done: free its stage.
           releaseBefore(
               b, arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, k, lb),
@@ -1161,6 +1141,33 @@ Value mlir::ism::wgmmaFromShared(OpBuilder &b, Location loc, Value acc,
       NVVM::MMALayoutAttr::get(ctx, transposeB ? NVVM::MMALayout::row
                                                : NVVM::MMALayout::col),
       NVVM::MMAIntOverflowAttr());
+}
+
+SmallVector<Value> mlir::ism::wgmmaAccumulators(OpBuilder &b, Location loc,
+                                                Value acc, int64_t reps,
+                                                int64_t regsPerInstr) {
+  auto structType = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(regsPerInstr, b.getF32Type()));
+  SmallVector<Value> structs;
+  for (int64_t r = 0; r < reps; ++r) {
+    Value s = LLVM::UndefOp::create(b, loc, structType);
+    for (int64_t i = 0; i < regsPerInstr; ++i)
+      s = LLVM::InsertValueOp::create(
+          b, loc, s, extractReg(b, loc, acc, r * regsPerInstr + i), i);
+    structs.push_back(s);
+  }
+  return structs;
+}
+
+SmallVector<Value> mlir::ism::wgmmaRegisters(OpBuilder &b, Location loc,
+                                             ArrayRef<Value> structs) {
+  SmallVector<Value> regs;
+  for (Value s : structs) {
+    auto type = cast<LLVM::LLVMStructType>(s.getType());
+    for (size_t i = 0; i < type.getBody().size(); ++i)
+      regs.push_back(LLVM::ExtractValueOp::create(b, loc, s, i));
+  }
+  return regs;
 }
 
 SmallVector<Value> mlir::ism::waitForWgmma(OpBuilder &b, Location loc,

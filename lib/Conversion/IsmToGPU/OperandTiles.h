@@ -218,6 +218,20 @@ Value wgmmaDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
 Value wgmmaFromShared(OpBuilder &b, Location loc, Value acc, Value descA,
                       Value descB, int64_t n, Type inType, bool transposeB);
 
+/// The shared-window address (i64) of `scratch` (a view with 1023 bytes of
+/// slack) rounded up to 1024 bytes: the 128-byte swizzle is a function of
+/// the address, and wgmma descriptors assume a 1024-byte aligned pattern.
+Value alignedSharedAddress(OpBuilder &b, Location loc, Value scratch);
+
+/// The accumulator `acc` (a per-thread f32 vector in the #ism.mma order) as
+/// the `reps` structs of `regsPerInstr` f32 that the m64nN wgmma of each
+/// 64-row block takes; wgmmaRegisters gives the structs' elements back in
+/// that order.
+SmallVector<Value> wgmmaAccumulators(OpBuilder &b, Location loc, Value acc,
+                                     int64_t reps, int64_t regsPerInstr);
+SmallVector<Value> wgmmaRegisters(OpBuilder &b, Location loc,
+                                  ArrayRef<Value> structs);
+
 /// Waits until at most `pending` wgmma groups of this thread are in flight,
 /// with the accumulator registers `regs` (f32) passing through the wait (tied
 /// inline-asm operands): the returned values are defined by the wait, so

@@ -61,6 +61,11 @@ void populateDotPatterns(TileTypeConverter &converter, LoweringContext &context,
 Value indexConstant(OpBuilder &b, Location loc, int64_t value);
 /// An i32 constant.
 Value i32Const(OpBuilder &b, Location loc, int64_t value);
+/// An i64 constant.
+Value i64Const(OpBuilder &b, Location loc, int64_t value);
+/// A shared-memory pointer (!llvm.ptr<3>) from a shared-window address
+/// (i64).
+Value sharedPointer(OpBuilder &b, Location loc, Value address);
 /// Element `reg` of a per-thread tile vector.
 Value extractReg(OpBuilder &b, Location loc, Value vector, int64_t reg);
 /// A per-thread tile vector from its elements.

@@ -23,6 +23,15 @@ Value mlir::ism::i32Const(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(b, loc, value, 32);
 }
 
+Value mlir::ism::i64Const(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 64);
+}
+
+Value mlir::ism::sharedPointer(OpBuilder &b, Location loc, Value address) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
+}
+
 Value mlir::ism::extractReg(OpBuilder &b, Location loc, Value vector,
                             int64_t reg) {
   return vector::ExtractOp::create(b, loc, vector, reg);
