@@ -9,13 +9,7 @@
 # best against cuBLAS and Triton; llm: the M = 8192 LLM shapes the same
 # way.
 set -uo pipefail
-: "${OUT:?set OUT to a directory for the logs}"
-mkdir -p "$OUT"
-if [ ! -x /tmp/r/ism-runner/bin/ism-run ]; then
-  mkdir -p /tmp/r && tar xJf dist/ism-runner-*.tar.xz -C /tmp/r
-fi
-run=/tmp/r/ism-runner/bin/ism-run
-export ISM_CACHE_DIR=/tmp/ism-cache
+source "$(dirname "$0")/h200_setup.sh"
 for s in ${@:-ppcheck quick}; do
   case $s in
     ppcheck)

@@ -11,19 +11,7 @@
 # skinny shapes, split-K in one and two passes side by side (bf16; DT=f16
 # for f16).
 set -uo pipefail
-: "${OUT:?set OUT to a directory for the logs}"
-mkdir -p "$OUT"
-if [ ! -x /tmp/r/ism-runner/bin/ism-run ]; then
-  mkdir -p /tmp/r && tar xJf dist/ism-runner-*.tar.xz -C /tmp/r
-fi
-if [ ! -x /tmp/v/bin/python ]; then
-  python3 -m venv --system-site-packages /tmp/v
-  base=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-  site=$(/tmp/v/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-  [ "$base" = "$site" ] || echo "$base" > "$site/_base_site.pth"
-  /tmp/v/bin/pip install -q --no-index --no-deps dist/ism-*abi3*.whl
-fi
-export ISM_CACHE_DIR=/tmp/ism-cache
+source "$(dirname "$0")/h200_setup.sh" wheel
 for step in "${@:-gpu decode gemm}"; do
   for s in $step; do
     case $s in

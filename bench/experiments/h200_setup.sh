@@ -1,0 +1,19 @@
+# Sourced by the *_h200.sh experiment scripts, from a checkout on the H200
+# with the runner package (and, for the Python path, the abi3 wheel) in
+# dist/: checks OUT, unpacks the runner into /tmp/r (run= its ism-run), with
+# `wheel` as the first argument installs the wheel into the venv /tmp/v
+# (system site packages visible: torch, triton), and sets ISM_CACHE_DIR.
+: "${OUT:?set OUT to a directory for the logs}"
+mkdir -p "$OUT"
+if [ ! -x /tmp/r/ism-runner/bin/ism-run ]; then
+  mkdir -p /tmp/r && tar xJf dist/ism-runner-*.tar.xz -C /tmp/r
+fi
+run=/tmp/r/ism-runner/bin/ism-run
+if [ "${1:-}" = wheel ] && [ ! -x /tmp/v/bin/python ]; then
+  python3 -m venv --system-site-packages /tmp/v
+  base=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  site=$(/tmp/v/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  [ "$base" = "$site" ] || echo "$base" > "$site/_base_site.pth"
+  /tmp/v/bin/pip install -q --no-index --no-deps dist/ism-*abi3*.whl
+fi
+export ISM_CACHE_DIR=/tmp/ism-cache
