@@ -236,8 +236,13 @@ struct ConvertIsmToGPUPass
     }
 
     LoweringContext context(partition, numWarps);
-    if (auto stages = kernel->getAttrOfType<IntegerAttr>("num_stages"))
+    if (auto stages = kernel->getAttrOfType<IntegerAttr>("num_stages")) {
+      if (stages.getInt() < 1)
+        return kernel.emitOpError("num_stages = ")
+               << stages.getInt() << ": must be at least 1 (1 loads the "
+               << "products' operands in their loop, more copies them ahead)";
       context.ringStages = stages.getInt();
+    }
     if (failed(prepareWarpSpecializedKernel(func, persistent, context)))
       return failure();
     int64_t ringEnd = 0;
