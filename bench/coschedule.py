@@ -2,15 +2,16 @@
 """Co-scheduling benchmark: each ism.coschedule pair run every way, in one run.
 
 For each pair (examples/coschedule_*.mlir) at two size ratios -- balanced
-(both kernels take about the same time alone) and unbalanced (the GEMM takes
-about 3x the other) -- it times, with CUDA events, the L2 flushed before
-every repetition, medians:
+(both kernels take about the same time alone) and unbalanced (the first
+kernel, a GEMM or a prefill attention, takes about 3x the other) -- it
+times, with CUDA events, the L2 flushed before every repetition, medians:
 
   - each ism kernel alone (the example with only that launch),
   - ism sequential, ism on two streams, ism fused warp_specialized and ism
     fused block_interleaved (`ism-run --bench --coschedule=...`),
   - the PyTorch baselines (cuBLAS for the GEMM, PyTorch for the other
-    kernel) one after the other and on two CUDA streams,
+    kernel; scaled_dot_product_attention for both attention kernels) one
+    after the other and on two CUDA streams,
   - the ideal max(alone) of the ism kernels,
 
 and prints a table with the ratios; writes results.csv and coschedule.png
@@ -22,6 +23,9 @@ under --out.
 
 The sizes are calibrated in the run: the other kernel's rows are scaled so
 that its time alone is the GEMM's (balanced) or a third of it (unbalanced).
+For prefill_decode the prefill is 16 heads of 4096 tokens (head dim 128, not
+causal) and the "rows" are the decode's sequences x heads, each against
+16384 cached keys in 4 splits.
 """
 import argparse
 import csv
@@ -132,6 +136,38 @@ def gemm_part(n):
     return args, (lambda: torch.matmul(a, b, out=c))
 
 
+PREFILL = (16, 4096, 128)   # batch x heads, tokens, head dim
+DECODE_KEYS, DECODE_SPLITS = 16384, 4
+
+
+def prefill_part():
+    """ism args and the SDPA fn of the prefill attention."""
+    bh, s, d = PREFILL
+    q, k, v = (torch.randn(1, bh, s, d, dtype=torch.bfloat16, device="cuda")
+               for _ in range(3))
+    scale = d ** -0.5
+    args = [f"bf16:{bh}x{s}x{d}:randn"] * 3 + [
+        f"bf16:{bh}x{s}x{d}", f"f32:{bh}x{s}", f"f32:scalar={scale}",
+        "i32:scalar=0"]
+    return args, (lambda: torch.nn.functional.scaled_dot_product_attention(
+        q, k, v, scale=scale))
+
+
+def decode_part(rows):
+    """ism args and the SDPA fn of `rows` decode sequences x heads."""
+    n, d, sp = DECODE_KEYS, PREFILL[2], DECODE_SPLITS
+    q = torch.randn(1, rows, 1, d, dtype=torch.bfloat16, device="cuda")
+    k, v = (torch.randn(1, rows, n, d, dtype=torch.bfloat16, device="cuda")
+            for _ in range(2))
+    scale = d ** -0.5
+    args = [f"bf16:{rows}x{d}:randn", f"bf16:{rows}x{n}x{d}:randn",
+            f"bf16:{rows}x{n}x{d}:randn", f"bf16:{rows}x{d}",
+            f"f32:{rows}x{sp}", f"f32:{rows}x{sp}", f"f32:{rows}x{sp}x{d}",
+            f"f32:scalar={scale}"]
+    return args, (lambda: torch.nn.functional.scaled_dot_product_attention(
+        q, k, v, scale=scale))
+
+
 def other_part(pair, rows, out_dir):
     """ism args and a torch fn for the pair's other kernel at `rows`."""
     cols = 4096
@@ -169,7 +205,11 @@ PAIRS = {
     "matmul_spmm": ("coschedule_matmul_spmm.mlir", "matmul", "spmm", 8192),
     "rmsnorm_softmax": ("coschedule_rmsnorm_softmax.mlir", "rmsnorm",
                         "softmax", 16384),
+    "prefill_decode": ("coschedule_prefill_decode.mlir", "prefill", "decode",
+                       128),
 }
+# The second kernel's sizes are multiples of this (256 rows by default).
+GRAIN = {"prefill_decode": 16}
 
 
 def main():
@@ -216,6 +256,9 @@ def main():
             if pair == "rmsnorm_softmax":
                 a1, f1 = other_part("matmul_rmsnorm", rows1, tmp)
                 a2, f2 = other_part("matmul_softmax", rows, tmp)
+            elif pair == "prefill_decode":
+                a1, f1 = prefill_part()
+                a2, f2 = decode_part(rows)
             else:
                 a1, f1 = gemm_part(opts.gemm)
                 a2, f2 = other_part(pair, rows, tmp)
@@ -234,7 +277,8 @@ def main():
         ratios = [("balanced", 1.0)] + ([] if opts.quick else
                                         [("unbalanced 3:1", 1 / 3)])
         for label, ratio in ratios:
-            rows = max(256, int(round(base * t1 * ratio / t2 / 256)) * 256)
+            g = GRAIN.get(pair, 256)
+            rows = max(g, int(round(base * t1 * ratio / t2 / g)) * g)
             a1, f1, a2, f2 = args_for(rows, rows1)
             args = a1 + a2
             alone1 = alone(files["alone1"], args)

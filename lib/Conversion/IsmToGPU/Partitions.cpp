@@ -611,6 +611,8 @@ LogicalResult mlir::ism::lowerPartitions(
           PartitionInfo{p.getWarpBase(), p.getBarriers().front(),
                         unsigned(scratch)},
           p.getNumWarps());
+      // The depth ism-coschedule chose for its products' operand ring.
+      contexts[i]->ringStages = p.getOperandStages();
       OpBuilder lb(branches[i]);
       auto grid = ws.getGrid(i);
       SmallVector<Value> gridValues(grid.begin(), grid.end());

@@ -183,3 +183,23 @@ ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
   }
   ism.return
 }
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 4 : i32} {
+  // expected-error @+2 {{operand_stages must be from 0 (the lowering's choice) to 8, got 9}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 0, stages = 0, workCounter = -1, groupSize = 0, operandStages = 9}>] {
+  }
+  ism.return
+}
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
+  // expected-error @+2 {{operand_stages is for the products of a partition without a wgmma K loop; a wgmma partition's ring depth is its stages}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 8, registers = [], barriers = [1, 2, 3], sharedMemory = 0, stages = 3, workCounter = -1, groupSize = 8, operandStages = 2}>] {
+  }
+  ism.return
+}

@@ -22,7 +22,7 @@ ism.kernel @b(%x: memref<?xf32>, %y: memref<?xf32>)
 
 func.func @main(%x: memref<?xf32>, %y: memref<?xf32>, %z: memref<?xf32>) {
   %n = arith.constant 64 : index
-  // expected-remark @+1 {{no partition uses the wgmma tensor cores, so the kernels would only compete for the memory system on a shared SM: the launches stay separate and run one after the other}}
+  // expected-remark @+1 {{no partition uses the tensor cores, so the kernels would only compete for the memory system on a shared SM: the launches stay separate and run one after the other}}
   ism.coschedule warp_specialized {
     ism.launch @a grid(%n) (%x, %y) : (memref<?xf32>, memref<?xf32>)
     ism.launch @b grid(%n) (%x, %z) : (memref<?xf32>, memref<?xf32>)
@@ -503,6 +503,67 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
     // expected-error @+1 {{@mm has consumer_groups = 2 (ping-pong consumers), which a co-scheduled partition does not support yet; co-schedule it with one consumer group}}
     ism.launch @mm grid(%n) (%A, %B, %C) : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
     ism.launch @r grid(%n) (%x, %y) : (memref<?xf32>, memref<?xf32>)
+  }
+  return
+}
+
+// -----
+
+// The coschedule's stages sets the products' operand ring too.
+ism.kernel @rows(%x: memref<?x?xf32>, %y: memref<?x?xf32>)
+    attributes {num_warps = 4 : i32} {
+  %r = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %t = ism.load %x[%r, %c0] : memref<?x?xf32> -> tensor<1x1024xf32>
+  %s = ism.reduce %t axis = 1 : tensor<1x1024xf32> -> tensor<1xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %v = arith.addf %a, %b : f32
+    ism.yield %v : f32
+  }
+  %s2 = ism.expand_dims %s axis = 1 : tensor<1xf32> -> tensor<1x1xf32>
+  %sb = ism.broadcast %s2 : tensor<1x1xf32> -> tensor<1x1024xf32>
+  %o = arith.subf %t, %sb : tensor<1x1024xf32>
+  ism.store %o, %y[%r, %c0] : tensor<1x1024xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+ism.kernel @products(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>,
+                     %V: memref<?x?xbf16>, %O: memref<?x?xf32>)
+    attributes {num_warps = 4 : i32, num_stages = 2 : i32} {
+  %pm = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pm, %c64 : index
+  %S = memref.dim %K, %c0 : memref<?x?xbf16>
+  %q = ism.load %Q[%m0, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+  %zs = arith.constant dense<0.0> : tensor<64x64xf32>
+  %o = scf.for %n = %c0 to %S step %c64 iter_args(%acc = %zs)
+      -> (tensor<64x64xf32>) {
+    %k = ism.load %K[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = ism.dot %q, %kt, %zs : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xbf16>
+    %v = ism.load %V[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %d = ism.dot %p, %v, %acc : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  ism.store %o, %O[%m0, %c0] : tensor<64x64xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+func.func @main(%x: memref<?x?xf32>, %y: memref<?x?xf32>,
+                %Q: memref<?x?xbf16>, %K: memref<?x?xbf16>,
+                %V: memref<?x?xbf16>, %O: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  // expected-error @+1 {{stages of @products's operand ring must be from 1 (loads in the loop) to 8, got 9}}
+  ism.coschedule warp_specialized attributes {stages = 9 : i32} {
+    ism.launch @rows grid(%rows) (%x, %y)
+        : (memref<?x?xf32>, memref<?x?xf32>)
+    ism.launch @products grid(%rows) (%Q, %K, %V, %O)
+        : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>,
+           memref<?x?xf32>)
   }
   return
 }

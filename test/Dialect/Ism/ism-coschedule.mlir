@@ -244,3 +244,153 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
   }
   return
 }
+
+// -----
+
+// Tensor-core products outside a K loop (an attention-like loop: S = Q K^T,
+// then O += P V with P from registers) next to a row kernel. The pair is
+// fused (the products use the tensor cores), the products' partition comes
+// first although its launch is second (warps 0-3: its wgmma products start
+// on a warpgroup), its B operands (K and V) go through a ring of the
+// kernel's num_stages = 2 (operandStages), and the row kernel's slices
+// follow its shared memory. Next to a tensor-core partition the row kernel
+// runs in copies sharing its work counter (4 here: the most), each loading
+// its next rows ahead into a ring (ring_stages); the products' operands are
+// not loaded ahead by the work loop (their lowering places them).
+
+// CHECK-LABEL: ism.kernel @rows__products(
+// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "warp_specialized", prefetch = true, ring_stages = 4 : i32, work_counters = 2 : i32}
+// CHECK-SAME: num_warps = 20
+// CHECK: ism.warp_specialize warp_specialized
+// CHECK-SAME: #ism.partition<{warpBase = 4, numWarps = 4, registers = [], barriers = [2], sharedMemory = 66576, stages = 0, workCounter = 1, groupSize = 0}>
+// CHECK-SAME: #ism.partition<{warpBase = 16, numWarps = 4, registers = [], barriers = [5], sharedMemory = 140352, stages = 0, workCounter = 1, groupSize = 0}>
+// CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 0, stages = 0, workCounter = 0, groupSize = 0, operandStages = 2}>
+// CHECK: ism.reduce
+// CHECK: }, {
+// CHECK: scf.for
+// CHECK: ism.dot
+// CHECK: ism.dot
+// CHECK-LABEL: func.func @main(
+// CHECK: ism.launch @rows__products
+
+ism.kernel @rows(%x: memref<?x?xf32>, %y: memref<?x?xf32>)
+    attributes {num_warps = 4 : i32} {
+  %r = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %t = ism.load %x[%r, %c0] : memref<?x?xf32> -> tensor<1x1024xf32>
+  %s = ism.reduce %t axis = 1 : tensor<1x1024xf32> -> tensor<1xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %v = arith.addf %a, %b : f32
+    ism.yield %v : f32
+  }
+  %s2 = ism.expand_dims %s axis = 1 : tensor<1xf32> -> tensor<1x1xf32>
+  %sb = ism.broadcast %s2 : tensor<1x1xf32> -> tensor<1x1024xf32>
+  %o = arith.subf %t, %sb : tensor<1x1024xf32>
+  ism.store %o, %y[%r, %c0] : tensor<1x1024xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+ism.kernel @products(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>,
+                     %V: memref<?x?xbf16>, %O: memref<?x?xf32>)
+    attributes {num_warps = 4 : i32, num_stages = 2 : i32} {
+  %pm = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pm, %c64 : index
+  %S = memref.dim %K, %c0 : memref<?x?xbf16>
+  %q = ism.load %Q[%m0, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+  %zs = arith.constant dense<0.0> : tensor<64x64xf32>
+  %o = scf.for %n = %c0 to %S step %c64 iter_args(%acc = %zs)
+      -> (tensor<64x64xf32>) {
+    %k = ism.load %K[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = ism.dot %q, %kt, %zs : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xbf16>
+    %v = ism.load %V[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %d = ism.dot %p, %v, %acc : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  ism.store %o, %O[%m0, %c0] : tensor<64x64xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+func.func @main(%x: memref<?x?xf32>, %y: memref<?x?xf32>,
+                %Q: memref<?x?xbf16>, %K: memref<?x?xbf16>,
+                %V: memref<?x?xbf16>, %O: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  %M = memref.dim %Q, %c0 : memref<?x?xbf16>
+  %gm = arith.ceildivui %M, %c64 : index
+  ism.coschedule warp_specialized {
+    ism.launch @rows grid(%rows) (%x, %y)
+        : (memref<?x?xf32>, memref<?x?xf32>)
+    ism.launch @products grid(%gm) (%Q, %K, %V, %O)
+        : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>,
+           memref<?x?xf32>)
+  }
+  return
+}
+
+// -----
+
+// stages = 1 on the coschedule: the products load K and V in their loop.
+// CHECK-LABEL: ism.kernel @rows__products(
+// CHECK: #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 0, stages = 0, workCounter = 0, groupSize = 0, operandStages = 1}>
+ism.kernel @rows(%x: memref<?x?xf32>, %y: memref<?x?xf32>)
+    attributes {num_warps = 4 : i32} {
+  %r = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %t = ism.load %x[%r, %c0] : memref<?x?xf32> -> tensor<1x1024xf32>
+  %s = ism.reduce %t axis = 1 : tensor<1x1024xf32> -> tensor<1xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %v = arith.addf %a, %b : f32
+    ism.yield %v : f32
+  }
+  %s2 = ism.expand_dims %s axis = 1 : tensor<1xf32> -> tensor<1x1xf32>
+  %sb = ism.broadcast %s2 : tensor<1x1xf32> -> tensor<1x1024xf32>
+  %o = arith.subf %t, %sb : tensor<1x1024xf32>
+  ism.store %o, %y[%r, %c0] : tensor<1x1024xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+ism.kernel @products(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>,
+                     %V: memref<?x?xbf16>, %O: memref<?x?xf32>)
+    attributes {num_warps = 4 : i32, num_stages = 2 : i32} {
+  %pm = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %m0 = arith.muli %pm, %c64 : index
+  %S = memref.dim %K, %c0 : memref<?x?xbf16>
+  %q = ism.load %Q[%m0, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+  %zs = arith.constant dense<0.0> : tensor<64x64xf32>
+  %o = scf.for %n = %c0 to %S step %c64 iter_args(%acc = %zs)
+      -> (tensor<64x64xf32>) {
+    %k = ism.load %K[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = ism.dot %q, %kt, %zs : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xbf16>
+    %v = ism.load %V[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %d = ism.dot %p, %v, %acc : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  ism.store %o, %O[%m0, %c0] : tensor<64x64xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+func.func @main(%x: memref<?x?xf32>, %y: memref<?x?xf32>,
+                %Q: memref<?x?xbf16>, %K: memref<?x?xbf16>,
+                %V: memref<?x?xbf16>, %O: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  ism.coschedule warp_specialized attributes {stages = 1 : i32} {
+    ism.launch @rows grid(%rows) (%x, %y)
+        : (memref<?x?xf32>, memref<?x?xf32>)
+    ism.launch @products grid(%rows) (%Q, %K, %V, %O)
+        : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>,
+           memref<?x?xf32>)
+  }
+  return
+}

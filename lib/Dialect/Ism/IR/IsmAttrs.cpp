@@ -277,13 +277,19 @@ LogicalResult SharedEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
 // PartitionAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult PartitionAttr::verify(EmitErrorFn emitError, unsigned warpBase,
-                                    unsigned numWarps,
-                                    ArrayRef<unsigned> registers,
-                                    ArrayRef<unsigned> barriers,
-                                    unsigned sharedMemory, unsigned stages,
-                                    int workCounter, unsigned groupSize,
-                                    unsigned clusterM, unsigned clusterN) {
+LogicalResult PartitionAttr::verify(
+    EmitErrorFn emitError, unsigned warpBase, unsigned numWarps,
+    ArrayRef<unsigned> registers, ArrayRef<unsigned> barriers,
+    unsigned sharedMemory, unsigned stages, int workCounter, unsigned groupSize,
+    unsigned clusterM, unsigned clusterN, unsigned operandStages) {
+  if (operandStages > 8)
+    return emitError() << "operand_stages must be from 0 (the lowering's "
+                          "choice) to 8, got "
+                       << operandStages;
+  if (operandStages > 0 && stages > 0)
+    return emitError() << "operand_stages is for the products of a partition "
+                          "without a wgmma K loop; a wgmma partition's ring "
+                          "depth is its stages";
   if (clusterM < 1 || clusterN < 1 || clusterM * clusterN > 2)
     return emitError() << "cluster_m = " << clusterM
                        << " and cluster_n = " << clusterN

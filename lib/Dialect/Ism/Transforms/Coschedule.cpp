@@ -18,6 +18,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -78,6 +80,15 @@ struct Partition {
   unsigned consumerEstimate = 0;
   /// N of its m64nNk16 wgmma instructions (0: not a wgmma partition).
   unsigned wgmmaN = 0;
+  /// Tensor-core products outside a pipelined K loop (attention's S = Q K^T
+  /// and O += P V): whether it has any and whether one runs on wgmma (its
+  /// warps must then start on a warpgroup), and the ring their B operands
+  /// are copied ahead into (AsyncOperands.cpp): bytes a stage over all its
+  /// loops, the alignment slack of the loops' rings, and its depth (1: no
+  /// ring, the loop loads them).
+  bool products = false, wgmmaProducts = false;
+  int64_t operandStageBytes = 0, operandRingSlack = 0;
+  unsigned operandStages = 0;
   /// The launch this partition runs, and which copy of it (the copies of a
   /// memory-bound launch share one work counter, so that more of its
   /// programs are in flight on each SM).
@@ -90,9 +101,22 @@ struct Partition {
   /// its N/2 accumulator registers plus 26 (measured: 90 for N = 128, 154
   /// for N = 256).
   unsigned instructionRegisters() const {
-    return isWgmma() ? wgmmaN / 2 + 26 : 0;
+    return isWgmma() || wgmmaProducts ? wgmmaN / 2 + 26 : 0;
   }
   unsigned warps() const { return kernelWarps + (isWgmma() ? 4 : 0); }
+  /// Shared memory of a partition that is not a wgmma kernel, with its
+  /// products' operands in a ring of `stages` (at most 1: no ring).
+  int64_t sharedBytes(unsigned stages) const {
+    return sharedEstimate +
+           (stages > 1 && operandStageBytes
+                ? int64_t(stages) * operandStageBytes + operandRingSlack
+                : 0);
+  }
+  /// Computes first (tensor cores), then the rest; wgmma kernels before
+  /// wgmma products so that both start on a warpgroup.
+  unsigned rank() const {
+    return isWgmma() ? 0 : wgmmaProducts ? 1 : products ? 2 : 3;
+  }
   unsigned numBarriers() const { return isWgmma() ? 3 : 1; }
   /// The ring of a wgmma partition with `s` stages: an alignment slack of
   /// up to 1023 bytes, the stages, and two mbarriers per stage.
@@ -115,7 +139,9 @@ int64_t elementBytes(Type type) {
 /// twice their largest tile (two alternating scratch regions); registers
 /// follow the largest tile a thread holds.
 void estimate(Partition &p, bool prefetch) {
-  int64_t shared = 0, maxPerThread = 0;
+  int64_t shared = 0, maxPerThread = 0, ownShared = 0;
+  llvm::SmallPtrSet<Operation *, 4> ringLoads;
+  llvm::MapVector<Operation *, int64_t> ringBytes;
   int64_t threads = 32 * int64_t(p.kernelWarps);
   p.kernel.walk([&](Operation *op) {
     for (Type type : op->getResultTypes()) {
@@ -126,9 +152,69 @@ void estimate(Partition &p, bool prefetch) {
           1, tile.getNumElements() *
                  std::max<int64_t>(1, elementBytes(tile) / 4) / threads);
       maxPerThread = std::max(maxPerThread, perThread);
-      if (isa<ReduceOp, ScanOp, ConvertLayoutOp, ReshapeOp, TransOp,
-              BroadcastOp, ExpandDimsOp, DotOp>(op))
+      // A row's totals given back to the layout they came from
+      // (expand_dims of a slice, then broadcast) stay in registers.
+      Attribute from;
+      if (isa<BroadcastOp, ExpandDimsOp>(op))
+        if (auto src = dyn_cast<RankedTensorType>(op->getOperand(0).getType()))
+          from = src.getEncoding();
+      if (auto slice = dyn_cast_or_null<SliceEncodingAttr>(from);
+          slice && isa<ExpandDimsOp>(op))
+        from = slice.getUnslicedLayout();
+      bool inRegisters = from && from == tile.getEncoding();
+      // wgmma accumulators of different N hold the registers of the
+      // mma.sync layout of the same warps: converting is a no-op.
+      if (auto convert = dyn_cast<ConvertLayoutOp>(op)) {
+        auto a = dyn_cast_or_null<MmaEncodingAttr>(
+            convert.getSrc().getType().getEncoding());
+        auto b = dyn_cast_or_null<MmaEncodingAttr>(tile.getEncoding());
+        inRegisters = a && b && a.getVersion() == b.getVersion() &&
+                      a.getWarpsPerCTA() == b.getWarpsPerCTA() &&
+                      a.getInstrShape()[0] == b.getInstrShape()[0];
+      }
+      if ((isa<ReduceOp, ScanOp, ConvertLayoutOp, ReshapeOp, TransOp,
+               BroadcastOp, ExpandDimsOp>(op) &&
+           !inRegisters) ||
+          (isa<DotOp>(op) &&
+           !isa_and_nonnull<MmaEncodingAttr>(tile.getEncoding())))
         shared = std::max(shared, tile.getNumElements() * elementBytes(tile));
+    }
+    // A tensor-core product stages its operands in scratch: mma.sync both,
+    // wgmma its B (unless a ring holds it), with a loop-invariant A written
+    // once to shared memory of its own and an A from registers (P) not at
+    // all.
+    if (auto dot = dyn_cast<DotOp>(op)) {
+      auto mma = dyn_cast_or_null<MmaEncodingAttr>(dot.getType().getEncoding());
+      auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
+      if (!mma || (loop && loop->hasAttr(kPipelineAttrName)))
+        return;
+      p.products = true;
+      RankedTensorType a = dot.getA().getType(), bType = dot.getB().getType();
+      int64_t staged = bType.getNumElements() +
+                       (mma.getVersion() == 3 ? 0 : a.getNumElements());
+      shared = std::max(shared, staged * elementBytes(a));
+      if (mma.getVersion() == 3) {
+        p.wgmmaProducts = true;
+        p.wgmmaN = std::max(p.wgmmaN, unsigned(dot.getType().getShape()[1]));
+        Operation *def = dot.getA().getDefiningOp();
+        bool inRegisters = isa_and_nonnull<MmaEncodingAttr>(a.getEncoding());
+        if (!inRegisters && loop && (!def || !loop->isAncestor(def)))
+          ownShared += a.getNumElements() * elementBytes(a) + 1023;
+      }
+      // B loaded in the product's loop (through reshapes and transposes):
+      // a ring candidate, one 1 KiB-aligned slot a stage.
+      Value bValue = dot.getB();
+      while (Operation *def = bValue.getDefiningOp()) {
+        if (!isa<ReshapeOp, TransOp>(def))
+          break;
+        bValue = def->getOperand(0);
+      }
+      auto load = bValue.getDefiningOp<LoadOp>();
+      if (loop && load && load->getBlock() == loop.getBody() &&
+          ringLoads.insert(load.getOperation()).second) {
+        ringBytes[loop.getOperation()] +=
+            (bType.getNumElements() * elementBytes(bType) + 1023) / 1024 * 1024;
+      }
     }
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       auto dims = loop->getAttrOfType<DictionaryAttr>(kPipelineAttrName);
@@ -144,7 +230,18 @@ void estimate(Partition &p, bool prefetch) {
         }
     }
   });
-  p.sharedEstimate = kWorkSlotBytes + 2 * alignTo16(shared);
+  p.sharedEstimate = kWorkSlotBytes + 2 * alignTo16(shared) + ownShared;
+  for (auto &[loop, bytes] : ringBytes) {
+    p.operandStageBytes += bytes;
+    p.operandRingSlack += 1023;
+  }
+  // The ring's depth: the kernel's num_stages, else the lowering's 3 (the
+  // pass lowers it while the partitions do not fit).
+  if (p.operandStageBytes) {
+    auto stages = p.kernel->getAttrOfType<IntegerAttr>("num_stages");
+    p.operandStages =
+        stages ? unsigned(std::max<int64_t>(1, stages.getInt())) : 3;
+  }
   // Measured with ptxas on the row kernels inside a work loop (which keeps
   // loop-invariant tiles such as a norm's weights live): about twice the
   // largest tile a thread holds, plus addressing and the loop.
@@ -278,8 +375,8 @@ IsmCoschedulePass::replicate(CoscheduleOp op, CoschedulePolicy policy,
   auto countersAttr = op->getAttrOfType<BoolAttr>("work_counters");
   bool counted = policy == CoschedulePolicy::WarpSpecialized &&
                  (!countersAttr || countersAttr.getValue());
-  bool anyWgmma =
-      llvm::any_of(parts, [](const Partition &p) { return p.isWgmma(); });
+  bool anyCompute = llvm::any_of(
+      parts, [](const Partition &p) { return p.isWgmma() || p.products; });
   if (replicasAttr) {
     ArrayRef<int32_t> values = replicasAttr.asArrayRef();
     if (values.size() != parts.size())
@@ -297,14 +394,14 @@ IsmCoschedulePass::replicate(CoscheduleOp op, CoschedulePolicy policy,
                << ", got " << values[i];
       copies[i] = values[i];
     }
-  } else if (counted && anyWgmma && !op->hasAttr("registers")) {
+  } else if (counted && anyCompute && !op->hasAttr("registers")) {
     // Threads and registers of a choice of copies: does it fit?
     auto fits = [&](ArrayRef<unsigned> c) {
       int64_t threads = 0, need = 0, shared = 0;
       for (auto [i, p] : llvm::enumerate(parts)) {
         // Copies must not cost a wgmma ring any of its stages.
         shared += p.isWgmma() ? p.ringBytes(p.stages)
-                              : int64_t(c[i]) * p.sharedEstimate;
+                              : int64_t(c[i]) * p.sharedBytes(p.operandStages);
         threads += 32 * int64_t(p.warps()) * c[i];
         need +=
             p.isWgmma()
@@ -323,7 +420,7 @@ IsmCoschedulePass::replicate(CoscheduleOp op, CoschedulePolicy policy,
     while (grew) {
       grew = false;
       for (auto [i, p] : llvm::enumerate(parts)) {
-        if (p.isWgmma() || copies[i] >= 4)
+        if (p.isWgmma() || p.products || copies[i] >= 4)
           continue;
         ++copies[i];
         if (fits(copies)) {
@@ -358,14 +455,15 @@ LogicalResult IsmCoschedulePass::decide(
   auto countersAttr = op->getAttrOfType<BoolAttr>("work_counters");
   bool useCounters = !countersAttr || countersAttr.getValue();
 
-  // Warps: wgmma partitions first, so that warpgroups line up.
+  // Warps: wgmma kernels first, then the other tensor-core partitions
+  // (wgmma products start on a warpgroup: their warps are whole
+  // warpgroups), so that warpgroups line up.
   SmallVector<unsigned> order;
   for (auto [i, p] : llvm::enumerate(parts))
-    if (p.isWgmma())
-      order.push_back(i);
-  for (auto [i, p] : llvm::enumerate(parts))
-    if (!p.isWgmma())
-      order.push_back(i);
+    order.push_back(i);
+  llvm::stable_sort(order, [&](unsigned x, unsigned y) {
+    return parts[x].rank() < parts[y].rank();
+  });
   SmallVector<unsigned> warpBase(parts.size(), 0);
   numWarps = 0;
   for (unsigned i : order) {
@@ -421,47 +519,79 @@ LogicalResult IsmCoschedulePass::decide(
   if (ctasPerSM < 1 || ctasPerSM > 32)
     return op.emitOpError("ctas_per_sm must be from 1 to 32, got ")
            << ctasPerSM;
-  int64_t sharedLimit =
-      std::min(kSharedPerCTA, kSharedPerSM / ctasPerSM - kSharedReservedPerCTA);
 
   // Shared memory: slices one after the other (or each from 0 when the
-  // partitions take different CTAs); the wgmma rings lose stages until
-  // everything fits.
-  auto layout = [&](ArrayRef<unsigned> stages, SmallVectorImpl<int64_t> &base,
+  // partitions take different CTAs).
+  auto layout = [&](ArrayRef<unsigned> stages, ArrayRef<unsigned> operandStages,
+                    SmallVectorImpl<int64_t> &base,
                     SmallVectorImpl<int64_t> &size) {
     base.assign(parts.size(), 0);
     size.assign(parts.size(), 0);
     int64_t end = 0, total = 0;
     for (unsigned i : order) {
       const Partition &p = parts[i];
-      size[i] = p.isWgmma() ? p.ringBytes(stages[i]) : p.sharedEstimate;
+      size[i] = p.isWgmma() ? p.ringBytes(stages[i])
+                            : p.sharedBytes(operandStages[i]);
       base[i] = shared ? end : 0;
       end = alignTo16(base[i] + size[i]);
       total = std::max(total, end);
     }
     return total;
   };
-  SmallVector<unsigned> stages;
-  for (const Partition &p : parts)
-    stages.push_back(
-        p.isWgmma() ? (stagesAttr ? unsigned(stagesAttr.getInt()) : p.stages)
-                    : 0);
+  // Rings lose stages down to 2 until everything fits; then (unless
+  // ctas_per_sm is given) fewer CTAs share an SM; then the products load
+  // their operands in their loops.
+  SmallVector<unsigned> stages, operandStages;
   SmallVector<int64_t> base, size;
-  int64_t total = layout(stages, base, size);
-  while (!stagesAttr && total > sharedLimit) {
-    bool reduced = false;
-    for (auto [i, p] : llvm::enumerate(parts))
-      if (p.isWgmma() && stages[i] > 2) {
-        --stages[i];
-        reduced = true;
+  int64_t sharedLimit = 0, total = 0;
+  for (;;) {
+    sharedLimit = std::min(kSharedPerCTA,
+                           kSharedPerSM / ctasPerSM - kSharedReservedPerCTA);
+    stages.clear();
+    operandStages.clear();
+    for (const Partition &p : parts) {
+      stages.push_back(
+          p.isWgmma() ? (stagesAttr ? unsigned(stagesAttr.getInt()) : p.stages)
+                      : 0);
+      operandStages.push_back(p.operandStageBytes && stagesAttr
+                                  ? unsigned(stagesAttr.getInt())
+                                  : p.operandStages);
+    }
+    total = layout(stages, operandStages, base, size);
+    while (total > sharedLimit) {
+      bool reduced = false;
+      for (auto [i, p] : llvm::enumerate(parts)) {
+        if (p.isWgmma() && !stagesAttr && stages[i] > 2) {
+          --stages[i];
+          reduced = true;
+        }
+        if (!stagesAttr && operandStages[i] > 2) {
+          --operandStages[i];
+          reduced = true;
+        }
       }
-    if (!reduced)
+      if (!reduced)
+        break;
+      total = layout(stages, operandStages, base, size);
+    }
+    if (total <= sharedLimit || ctasAttr || ctasPerSM == 1)
       break;
-    total = layout(stages, base, size);
+    --ctasPerSM;
   }
-  for (auto [i, p] : llvm::enumerate(parts))
+  if (total > sharedLimit && !stagesAttr) {
+    for (unsigned &s : operandStages)
+      s = std::min(s, 1u);
+    total = layout(stages, operandStages, base, size);
+  }
+  for (auto [i, p] : llvm::enumerate(parts)) {
     if (p.isWgmma() && stages[i] < 1)
       return op.emitOpError("stages must be at least 1, got ") << stages[i];
+    if (p.operandStageBytes && (operandStages[i] < 1 || operandStages[i] > 8))
+      return op.emitOpError("stages of @")
+             << p.kernel.getName()
+             << "'s operand ring must be from 1 (loads in the loop) to 8, got "
+             << operandStages[i];
+  }
   if (total > sharedLimit) {
     std::string list;
     for (auto [i, p] : llvm::enumerate(parts))
@@ -469,7 +599,8 @@ LogicalResult IsmCoschedulePass::decide(
                   "{0}@{1} {2}{3}", list.empty() ? "" : ", ",
                   p.kernel.getName(), size[i],
                   p.isWgmma() ? llvm::formatv(" ({0} stages)", stages[i]).str()
-                              : "")
+                  : p.operandStageBytes ? " (operands loaded in the loop)"
+                                        : "")
                   .str();
     return op.emitOpError("shared memory: the partitions need ")
            << total << " bytes (" << list << "), more than the " << sharedLimit
@@ -593,7 +724,8 @@ LogicalResult IsmCoschedulePass::decide(
         ctx, warpBase[i], p.warps(), registers[i], barriers[i], unsigned(slice),
         stages[i], counters[i], p.isWgmma() ? p.groupSize : 0,
         // A CTA of block_interleaved runs one program: no pairs to share.
-        shared ? p.clusterM : 1, shared ? p.clusterN : 1));
+        shared ? p.clusterM : 1, shared ? p.clusterN : 1,
+        p.operandStageBytes ? operandStages[i] : 0));
   }
 
   summary = llvm::formatv("{0}, {1} threads, {2} CTA(s)/SM, {3} B shared "
@@ -627,6 +759,10 @@ LogicalResult IsmCoschedulePass::decide(
                                           .str()
                                     : "")
                       .str()
+            : p.operandStageBytes
+                ? llvm::formatv(" (operand ring of {0} stages)",
+                                operandStages[i])
+                      .str()
                 : "",
             counters[i] >= 0
                 ? llvm::formatv(", work counter {0}", counters[i]).str()
@@ -642,16 +778,17 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
                                       SymbolTable &symbols) {
   MLIRContext *ctx = op.getContext();
   CoschedulePolicy policy = op.getPolicy();
-  bool anyWgmma =
-      llvm::any_of(parts, [](const Partition &p) { return p.isWgmma(); });
-  // Without a wgmma partition the kernels would only compete for the memory
+  bool anyCompute = llvm::any_of(
+      parts, [](const Partition &p) { return p.isWgmma() || p.products; });
+  // Without a tensor-core partition (a wgmma GEMM, or tensor-core products
+  // such as attention's) the kernels would only compete for the memory
   // system on a shared SM (and a fused CTA sized for the larger one runs
   // fewer CTAs of the smaller): the launches stay separate, one after the
   // other, and the module records it (ism.unfused_coschedules).
   auto fallbackAttr = op->getAttrOfType<BoolAttr>("fallback");
-  if (policy == CoschedulePolicy::WarpSpecialized && !anyWgmma &&
+  if (policy == CoschedulePolicy::WarpSpecialized && !anyCompute &&
       (!fallbackAttr || fallbackAttr.getValue())) {
-    op.emitRemark("no partition uses the wgmma tensor cores, so the kernels "
+    op.emitRemark("no partition uses the tensor cores, so the kernels "
                   "would only compete for the memory system on a shared SM: "
                   "the launches stay separate and run one after the other "
                   "(fallback = false fuses them warp_specialized, "
@@ -699,8 +836,9 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
     for (unsigned d = 4; d >= 2 && !ringStages; --d) {
       int64_t total = 0;
       for (const Partition &p : *expanded)
-        total += p.isWgmma() ? p.ringBytes(p.stages)
-                             : p.sharedEstimate + d * p.ringSlotBytes;
+        total += p.isWgmma()
+                     ? p.ringBytes(p.stages)
+                     : p.sharedBytes(p.operandStages) + d * p.ringSlotBytes;
       if (total <= kSharedPerCTA)
         ringStages = d;
     }

@@ -9,6 +9,24 @@
 using namespace mlir;
 using namespace mlir::ism;
 
+/// Whether `tile` is an operand of a tensor-core product (an ism.dot with an
+/// mma layout), directly or through reshapes, transposes and layout
+/// conversions.
+static bool feedsTensorCoreProduct(Value tile) {
+  for (Operation *user : tile.getUsers()) {
+    if (auto dot = dyn_cast<DotOp>(user)) {
+      if (isa_and_nonnull<MmaEncodingAttr>(dot.getType().getEncoding()) &&
+          dot.getC() != tile)
+        return true;
+      continue;
+    }
+    if (isa<ReshapeOp, TransOp, ConvertLayoutOp>(user) &&
+        feedsTensorCoreProduct(user->getResult(0)))
+      return true;
+  }
+  return false;
+}
+
 SmallVector<PrefetchableLoad> mlir::ism::getPrefetchableLoads(Block *body) {
   SmallVector<PrefetchableLoad> loads;
   llvm::DenseSet<Value> written;
@@ -25,6 +43,11 @@ SmallVector<PrefetchableLoad> mlir::ism::getPrefetchableLoads(Block *body) {
     op.walk(recordWrite);
     auto load = dyn_cast<LoadOp>(op);
     if (!load || load.getMask() || written.contains(load.getBase()))
+      continue;
+    // A product's operand goes to shared memory where the product's
+    // lowering places it (a loop-invariant A once per program): loading it
+    // ahead as well would hold it twice.
+    if (feedsTensorCoreProduct(load.getResult()))
       continue;
     auto base = dyn_cast<BlockArgument>(load.getBase());
     if (!base ||

@@ -161,6 +161,12 @@ def Ism_PartitionAttr : Ism_Attr<"Partition", "partition"> {
       thread-block cluster of a wgmma partition, 2x1 or 1x2 CTAs whose
       producers multicast the shared tile (the fused kernel is then
       launched in clusters of two).
+    - `operand_stages` (default 0, not printed then): the depth of the
+      cp.async ring that a partition's tensor-core products outside K loops
+      (attention's S = Q K^T and O += P V) load their B operands through: 1
+      loads them in the loop, 0 leaves it to the lowering (the kernel's
+      `num_stages`, else 3 within its budget). `ism-coschedule` sets it so
+      that every partition's shared memory fits.
 
     ```mlir
     #ism.partition<{warp_base = 0, num_warps = 12, registers = [232, 232, 40],
@@ -173,7 +179,8 @@ def Ism_PartitionAttr : Ism_Attr<"Partition", "partition"> {
                         "unsigned":$sharedMemory, "unsigned":$stages,
                         "int":$workCounter, "unsigned":$groupSize,
                         DefaultValuedParameter<"unsigned", "1">:$clusterM,
-                        DefaultValuedParameter<"unsigned", "1">:$clusterN);
+                        DefaultValuedParameter<"unsigned", "1">:$clusterN,
+                        DefaultValuedParameter<"unsigned", "0">:$operandStages);
   let assemblyFormat = "`<` `{` struct(params) `}` `>`";
   let genVerifyDecl = 1;
 }

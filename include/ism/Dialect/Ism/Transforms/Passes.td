@@ -197,13 +197,18 @@ def IsmCoschedule : Pass<"ism-coschedule", "::mlir::ModuleOp"> {
     looping over its own grid. The pass decides each partition's resources
     and records them in its `#ism.partition`:
     - warps: the kernel's `num_warps`, plus a producer warpgroup for a
-      warp-specialized wgmma kernel; wgmma partitions come first, and with
-      one present every partition is whole warpgroups;
+      warp-specialized wgmma kernel; wgmma kernels come first, then
+      partitions with tensor-core products outside K loops (attention:
+      wgmma products start on a warpgroup), and next to a wgmma kernel
+      every partition is whole warpgroups;
     - named barriers: three for a wgmma partition (all, consumers,
       producer), one for any other, numbered from 1 (at most 15);
     - shared memory: each partition's slice after the previous one; a
-      wgmma partition's ring gets fewer stages (down to 2) when the slices
-      do not fit the 227 KiB of a CTA;
+      wgmma partition's ring, and the ring a partition's products copy
+      their B operands into ahead (`operand_stages`, from the kernel's
+      `num_stages`, else 3), get fewer stages (down to 2) when the slices
+      do not fit the 227 KiB of a CTA (then fewer CTAs per SM, then the
+      products load their operands in the loop);
     - registers (when a wgmma partition is present): `setmaxnreg` per
       warpgroup, 40 for a producer, an estimate from the tile sizes for
       other partitions, and the rest of the CTA's registers for the wgmma
@@ -214,15 +219,16 @@ def IsmCoschedule : Pass<"ism-coschedule", "::mlir::ModuleOp"> {
     - CTAs per SM: 1 with a wgmma partition, else as many as threads and
       shared memory allow.
 
-    When no partition uses the wgmma tensor cores, the partitions compete
-    for the same memory system and sharing an SM gains nothing: the pass
-    falls back to `block_interleaved` and says so in a remark.
+    When no partition uses the tensor cores (neither a wgmma kernel nor
+    tensor-core products), the partitions compete for the same memory
+    system and sharing an SM gains nothing: the pass keeps the launches
+    separate, one after the other, and says so in a remark.
 
     `block_interleaved`: one grid whose first CTAs run the first launch's
     programs, the next ones the second's, and so on.
 
     Attributes on `ism.coschedule` override the choices: `stages` (wgmma
-    ring depth), `registers` (one `setmaxnreg` value per warpgroup, in
+    ring depth, and the products' operand ring depth), `registers` (one `setmaxnreg` value per warpgroup, in
     partition order), `ctas_per_sm`, `work_counters = false` (static
     striding for every partition) and `fallback = false` (keep
     `warp_specialized` without a wgmma partition). A pair that cannot share

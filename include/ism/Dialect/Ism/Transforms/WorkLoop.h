@@ -28,8 +28,9 @@ struct PrefetchableLoad {
 /// The unmasked ism.load ops at the top level of `body` (a program) that
 /// may be issued ahead: their memref is an argument of the kernel, their
 /// offsets are computed from arguments, constants, program ids and grid
-/// sizes by ops without side effects, and nothing before them in `body`
-/// writes the same memref.
+/// sizes by ops without side effects, nothing before them in `body`
+/// writes the same memref, and their tile is not an operand of a
+/// tensor-core product (whose lowering places it in shared memory itself).
 SmallVector<PrefetchableLoad> getPrefetchableLoads(Block *body);
 
 /// Bytes one slot of a shared-memory ring needs for `tile` copied by

@@ -1,0 +1,361 @@
+// Prefill and decode attention co-scheduled on the same SMs (the POD-Attention
+// idea as a compiler transformation): a compute-bound flash-attention
+// forward over a batch of prompts (@prefill: examples/attention.mlir with a
+// head dim of 128, 128 query rows on two warpgroups, both products on
+// tensor cores) and a memory-bound split-KV decode step of other sequences
+// against their KV caches (@decode: examples/decode_attention.mlir). Alone,
+// the prefill leaves the memory system mostly idle and the decode the
+// tensor cores; ism-coschedule fuses the two launches into one kernel whose
+// CTAs hold the warps of both, each partition taking its programs from its
+// own work counter (docs/coschedule.md).
+//
+// Prefill: Q, K, V, O are (batch * heads, seq, 128), LSE (batch * heads,
+// seq), scale a scalar, causal 0 or 1. Decode: q and o are (batch * heads,
+// 128), Kc and Vc (batch * heads, keys, 128); Mp, Lp and Op are its
+// workspace of (batch * heads) x splits chunks, dscale its scale.
+
+ism.kernel @prefill(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?x?xbf16>,
+                      %LSE: memref<?x?xf32>, %scale: f32, %causal: i32)
+    attributes {num_warps = 8 : i32} {
+  %pm = ism.program_id x : index
+  %bh = ism.program_id y : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0i = arith.constant 0 : i32
+  %bm = arith.constant 128 : index
+  %bn = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %S = memref.dim %K, %c1 : memref<?x?x?xbf16>
+  %is_causal = arith.cmpi ne, %causal, %c0i : i32
+  %m_end = arith.addi %m0, %bm : index
+  %diag_end = arith.minui %m_end, %S : index
+  %n_end = arith.select %is_causal, %diag_end, %S : index
+  %q3 = ism.load %Q[%bh, %m0, %c0] : memref<?x?x?xbf16> -> tensor<1x128x128xbf16>
+  %q = ism.reshape %q3 : tensor<1x128x128xbf16> -> tensor<128x128xbf16>
+  %ninf = arith.constant dense<0xFF800000> : tensor<128xf32>
+  %zero_l = arith.constant dense<0.0> : tensor<128xf32>
+  %zero_acc = arith.constant dense<0.0> : tensor<128x128xf32>
+  %zero_s = arith.constant dense<0.0> : tensor<128x64xf32>
+  %ninf_s = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+  %scales = ism.splat %scale : f32 -> tensor<128x64xf32>
+  %iota_m = ism.range 0 to 128 : tensor<128xi32>
+  %iota_n = ism.range 0 to 64 : tensor<64xi32>
+  %m0i = arith.index_cast %m0 : index to i32
+  %m0s = ism.splat %m0i : i32 -> tensor<128xi32>
+  %rows1 = arith.addi %iota_m, %m0s : tensor<128xi32>
+  %rows2 = ism.expand_dims %rows1 axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
+  %rows = ism.broadcast %rows2 : tensor<128x1xi32> -> tensor<128x64xi32>
+  %Si = arith.index_cast %S : index to i32
+  %Ss = ism.splat %Si : i32 -> tensor<128x64xi32>
+  %causals = ism.splat %is_causal : i1 -> tensor<128x64xi1>
+  %all = arith.constant dense<true> : tensor<128x64xi1>
+  %r:3 = scf.for %n = %c0 to %n_end step %bn
+      iter_args(%m = %ninf, %l = %zero_l, %acc = %zero_acc)
+      -> (tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>) {
+    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
+    %k = ism.reshape %k3 : tensor<1x64x128xbf16> -> tensor<64x128xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x128xbf16> -> tensor<128x64xbf16>
+    %qk = ism.dot %q, %kt, %zero_s
+        : tensor<128x128xbf16> * tensor<128x64xbf16> -> tensor<128x64xf32>
+    %s_scaled = arith.mulf %qk, %scales : tensor<128x64xf32>
+    %ni = arith.index_cast %n : index to i32
+    %ns = ism.splat %ni : i32 -> tensor<64xi32>
+    %cols1 = arith.addi %iota_n, %ns : tensor<64xi32>
+    %cols2 = ism.expand_dims %cols1 axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+    %cols = ism.broadcast %cols2 : tensor<1x64xi32> -> tensor<128x64xi32>
+    %in_seq = arith.cmpi slt, %cols, %Ss : tensor<128x64xi32>
+    %past = arith.cmpi sgt, %cols, %rows : tensor<128x64xi32>
+    %hidden = arith.andi %past, %causals : tensor<128x64xi1>
+    %visible = arith.xori %hidden, %all : tensor<128x64xi1>
+    %keep = arith.andi %in_seq, %visible : tensor<128x64xi1>
+    %s = arith.select %keep, %s_scaled, %ninf_s
+        : tensor<128x64xi1>, tensor<128x64xf32>
+    %rowmax = ism.reduce %s axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %m_new = arith.maximumf %m, %rowmax : tensor<128xf32>
+    %m_new2 = ism.expand_dims %m_new axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %m_newb = ism.broadcast %m_new2 : tensor<128x1xf32> -> tensor<128x64xf32>
+    %shifted = arith.subf %s, %m_newb : tensor<128x64xf32>
+    %p = math.exp %shifted : tensor<128x64xf32>
+    %m_diff = arith.subf %m, %m_new : tensor<128xf32>
+    %alpha = math.exp %m_diff : tensor<128xf32>
+    %rowsum = ism.reduce %p axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %l_scaled = arith.mulf %l, %alpha : tensor<128xf32>
+    %l_new = arith.addf %l_scaled, %rowsum : tensor<128xf32>
+    %alpha2 = ism.expand_dims %alpha axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %alphab = ism.broadcast %alpha2 : tensor<128x1xf32> -> tensor<128x128xf32>
+    %acc_scaled = arith.mulf %acc, %alphab : tensor<128x128xf32>
+    %p16 = arith.truncf %p : tensor<128x64xf32> to tensor<128x64xbf16>
+    %v3 = ism.load %V[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
+    %v = ism.reshape %v3 : tensor<1x64x128xbf16> -> tensor<64x128xbf16>
+    %acc_new = ism.dot %p16, %v, %acc_scaled
+        : tensor<128x64xbf16> * tensor<64x128xbf16> -> tensor<128x128xf32>
+    scf.yield %m_new, %l_new, %acc_new
+        : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
+  }
+  %l2 = ism.expand_dims %r#1 axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+  %lb = ism.broadcast %l2 : tensor<128x1xf32> -> tensor<128x128xf32>
+  %o = arith.divf %r#2, %lb : tensor<128x128xf32>
+  %o16 = arith.truncf %o : tensor<128x128xf32> to tensor<128x128xbf16>
+  %o3 = ism.reshape %o16 : tensor<128x128xbf16> -> tensor<1x128x128xbf16>
+  ism.store %o3, %O[%bh, %m0, %c0] : tensor<1x128x128xbf16> -> memref<?x?x?xbf16>
+  %log_l = math.log %r#1 : tensor<128xf32>
+  %lse1 = arith.addf %r#0, %log_l : tensor<128xf32>
+  %lse = ism.reshape %lse1 : tensor<128xf32> -> tensor<1x128xf32>
+  ism.store %lse, %LSE[%bh, %m0] : tensor<1x128xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+ism.kernel @decode(%Q: memref<?x?xbf16>, %K: memref<?x?x?xbf16>,
+                   %V: memref<?x?x?xbf16>, %O: memref<?x?xbf16>,
+                   %Mp: memref<?x?xf32>, %Lp: memref<?x?xf32>,
+                   %Op: memref<?x?x?xf32>, %Count: memref<?xi32>,
+                   %scale: f32) attributes {num_warps = 4 : i32} {
+  %sp = ism.program_id x : index
+  %bh = ism.program_id y : index
+  %splits = ism.num_programs x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bn = arith.constant 64 : index
+  %S = memref.dim %K, %c1 : memref<?x?x?xbf16>
+  // This program's keys: a chunk of whole blocks.
+  %per = arith.ceildivui %S, %splits : index
+  %blocks = arith.ceildivui %per, %bn : index
+  %chunk = arith.muli %blocks, %bn : index
+  %lo = arith.muli %sp, %chunk : index
+  %hi0 = arith.addi %lo, %chunk : index
+  %hi = arith.minui %hi0, %S : index
+
+  // A block of 64 keys is viewed as 8 x 8: key n + 8 * i + j is at (i, j).
+  // Each of the 8 columns j (a lane of keys) keeps its own online softmax
+  // (running max m, sum l and output acc), so the loop's reductions run
+  // along i, within a thread, and along the head dimension; the lanes are
+  // merged once, after the loop.
+  %q2 = ism.load %Q[%bh, %c0] : memref<?x?xbf16> -> tensor<1x128xbf16>
+  %qf = arith.extf %q2 : tensor<1x128xbf16> to tensor<1x128xf32>
+  %scales = ism.splat %scale : f32 -> tensor<1x128xf32>
+  %qs = arith.mulf %qf, %scales : tensor<1x128xf32>
+  %q3 = ism.reshape %qs : tensor<1x128xf32> -> tensor<1x1x128xf32>
+  %qb = ism.broadcast %q3 : tensor<1x1x128xf32> -> tensor<8x8x128xf32>
+  %iota64 = ism.range 0 to 64 : tensor<64xi32>
+  %iota = ism.reshape %iota64 : tensor<64xi32> -> tensor<8x8xi32>
+  %Si = arith.index_cast %S : index to i32
+  %Ss = ism.splat %Si : i32 -> tensor<8x8xi32>
+  %ninf_s = arith.constant dense<0xFF800000> : tensor<8x8xf32>
+  %ninf_l = arith.constant dense<0xFF800000> : tensor<8xf32>
+  %zero_l = arith.constant dense<0.0> : tensor<8xf32>
+  %zero_acc = arith.constant dense<0.0> : tensor<8x128xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+
+  %r:3 = scf.for %n = %lo to %hi step %bn
+      iter_args(%m = %ninf_l, %l = %zero_l, %acc = %zero_acc)
+      -> (tensor<8xf32>, tensor<8xf32>, tensor<8x128xf32>) {
+    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
+    %k = ism.reshape %k3 : tensor<1x64x128xbf16> -> tensor<8x8x128xbf16>
+    // V's loads leave with K's, before the math that waits for K.
+    %v3 = ism.load %V[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
+    %v = ism.reshape %v3 : tensor<1x64x128xbf16> -> tensor<8x8x128xbf16>
+    %kf = arith.extf %k : tensor<8x8x128xbf16> to tensor<8x8x128xf32>
+    %qk = arith.mulf %kf, %qb : tensor<8x8x128xf32>
+    %s0 = ism.reduce %qk axis = 2 : tensor<8x8x128xf32> -> tensor<8x8xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    // Keys past the end score -inf.
+    %ni = arith.index_cast %n : index to i32
+    %ns = ism.splat %ni : i32 -> tensor<8x8xi32>
+    %cols = arith.addi %iota, %ns : tensor<8x8xi32>
+    %valid = arith.cmpi slt, %cols, %Ss : tensor<8x8xi32>
+    %s = arith.select %valid, %s0, %ninf_s : tensor<8x8xi1>, tensor<8x8xf32>
+    %smax = ism.reduce %s axis = 0 : tensor<8x8xf32> -> tensor<8xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %m_new = arith.maximumf %m, %smax : tensor<8xf32>
+    // A lane whose keys are all past the end keeps m = -inf: shift by 0
+    // there, so that exp gives 0 and not NaN.
+    %empty = arith.cmpf oeq, %m_new, %ninf_l : tensor<8xf32>
+    %m_safe = arith.select %empty, %zero_l, %m_new : tensor<8xi1>, tensor<8xf32>
+    %m_safe2 = ism.expand_dims %m_safe axis = 0 : tensor<8xf32> -> tensor<1x8xf32>
+    %m_safes = ism.broadcast %m_safe2 : tensor<1x8xf32> -> tensor<8x8xf32>
+    %shifted = arith.subf %s, %m_safes : tensor<8x8xf32>
+    %p = math.exp %shifted : tensor<8x8xf32>
+    %m_diff = arith.subf %m, %m_safe : tensor<8xf32>
+    %alpha = math.exp %m_diff : tensor<8xf32>
+    %psum = ism.reduce %p axis = 0 : tensor<8x8xf32> -> tensor<8xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %l_scaled = arith.mulf %l, %alpha : tensor<8xf32>
+    %l_new = arith.addf %l_scaled, %psum : tensor<8xf32>
+    %vf = arith.extf %v : tensor<8x8x128xbf16> to tensor<8x8x128xf32>
+    %p3 = ism.expand_dims %p axis = 2 : tensor<8x8xf32> -> tensor<8x8x1xf32>
+    %pb = ism.broadcast %p3 : tensor<8x8x1xf32> -> tensor<8x8x128xf32>
+    %pv = arith.mulf %vf, %pb : tensor<8x8x128xf32>
+    %part = ism.reduce %pv axis = 0 : tensor<8x8x128xf32> -> tensor<8x128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %alpha2 = ism.expand_dims %alpha axis = 1 : tensor<8xf32> -> tensor<8x1xf32>
+    %alphas = ism.broadcast %alpha2 : tensor<8x1xf32> -> tensor<8x128xf32>
+    %acc_scaled = arith.mulf %acc, %alphas : tensor<8x128xf32>
+    %acc_new = arith.addf %acc_scaled, %part : tensor<8x128xf32>
+    scf.yield %m_new, %l_new, %acc_new : tensor<8xf32>, tensor<8xf32>, tensor<8x128xf32>
+  }
+
+  // Merge the lanes: with M = max m, l = sum(exp(m - M) * l) and out =
+  // sum(exp(m - M) * acc). An empty chunk (no keys) leaves m = -inf, l = 0.
+  %M = ism.reduce %r#0 axis = 0 : tensor<8xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %x = arith.maximumf %a, %b : f32
+    ism.yield %x : f32
+  }
+  %M_empty = arith.cmpf oeq, %M, %ninf : f32
+  %M_safe = arith.select %M_empty, %zero, %M : f32
+  %M_safes = ism.splat %M_safe : f32 -> tensor<8xf32>
+  %md = arith.subf %r#0, %M_safes : tensor<8xf32>
+  %w = math.exp %md : tensor<8xf32>
+  %wl = arith.mulf %w, %r#1 : tensor<8xf32>
+  %L = ism.reduce %wl axis = 0 : tensor<8xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %x = arith.addf %a, %b : f32
+    ism.yield %x : f32
+  }
+  %w2 = ism.expand_dims %w axis = 1 : tensor<8xf32> -> tensor<8x1xf32>
+  %wb = ism.broadcast %w2 : tensor<8x1xf32> -> tensor<8x128xf32>
+  %ow = arith.mulf %r#2, %wb : tensor<8x128xf32>
+  %out = ism.reduce %ow axis = 0 : tensor<8x128xf32> -> tensor<128xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %x = arith.addf %a, %b : f32
+    ism.yield %x : f32
+  }
+
+  %m1 = ism.splat %M : f32 -> tensor<1x1xf32>
+  ism.store %m1, %Mp[%bh, %sp] : tensor<1x1xf32> -> memref<?x?xf32>
+  %l1 = ism.splat %L : f32 -> tensor<1x1xf32>
+  ism.store %l1, %Lp[%bh, %sp] : tensor<1x1xf32> -> memref<?x?xf32>
+  %o3 = ism.reshape %out : tensor<128xf32> -> tensor<1x1x128xf32>
+  ism.store %o3, %Op[%bh, %sp, %c0] : tensor<1x1x128xf32> -> memref<?x?x?xf32>
+
+  // A ticket from the head's counter. acq_rel: this program's stores above
+  // happen before its ticket, and the program with the last ticket reads
+  // the workspace after every other program of the head took its own.
+  %bhi = arith.index_cast %bh : index to i32
+  %slot = ism.splat %bhi : i32 -> tensor<1xi32>
+  %one = arith.constant dense<1> : tensor<1xi32>
+  %t1 = ism.atomic_rmw add %Count[%slot], %one sem = acq_rel
+      : memref<?xi32>[tensor<1xi32>], tensor<1xi32>
+  %ticket = ism.reduce %t1 axis = 0 : tensor<1xi32> -> i32 {
+  ^bb0(%a: i32, %b: i32):
+    %x = arith.addi %a, %b : i32
+    ism.yield %x : i32
+  }
+  %splits_i = arith.index_cast %splits : index to i32
+  %c1_i = arith.constant 1 : i32
+  %last_ticket = arith.subi %splits_i, %c1_i : i32
+  %is_last = arith.cmpi eq, %ticket, %last_ticket : i32
+  scf.if %is_last {
+    // The chunks 64 at a time, merged like the keys of a chunk: a running
+    // maximum M, sum L and output O, rescaled when M grows. The first 64
+    // always hold a non-empty chunk (empty ones are the last), so M is
+    // finite after the first step. Chunks past the workspace read
+    // m = -inf, l = 0, out = 0.
+    %c64 = arith.constant 64 : index
+    %zero_o = arith.constant dense<0.0> : tensor<128xf32>
+    %h:3 = scf.for %c = %c0 to %splits step %c64
+        iter_args(%Mc = %ninf, %Lc = %zero, %oacc = %zero_o)
+        -> (f32, f32, tensor<128xf32>) {
+      %cm2 = ism.load %Mp[%bh, %c] {padding = 0xFF800000 : f32}
+          : memref<?x?xf32> -> tensor<1x64xf32>
+      %cm = ism.reshape %cm2 : tensor<1x64xf32> -> tensor<64xf32>
+      %cl2 = ism.load %Lp[%bh, %c] : memref<?x?xf32> -> tensor<1x64xf32>
+      %cl = ism.reshape %cl2 : tensor<1x64xf32> -> tensor<64xf32>
+      %co3 = ism.load %Op[%bh, %c, %c0] : memref<?x?x?xf32> -> tensor<1x64x128xf32>
+      %co = ism.reshape %co3 : tensor<1x64x128xf32> -> tensor<64x128xf32>
+      %cmax = ism.reduce %cm axis = 0 : tensor<64xf32> -> f32 {
+      ^bb0(%a: f32, %b: f32):
+        %x = arith.maximumf %a, %b : f32
+        ism.yield %x : f32
+      }
+      %Mc_new = arith.maximumf %Mc, %cmax : f32
+      %Mc_diff = arith.subf %Mc, %Mc_new : f32
+      %calpha = math.exp %Mc_diff : f32
+      %Mc_news = ism.splat %Mc_new : f32 -> tensor<64xf32>
+      %cmd = arith.subf %cm, %Mc_news : tensor<64xf32>
+      %cw = math.exp %cmd : tensor<64xf32>
+      %cwl = arith.mulf %cw, %cl : tensor<64xf32>
+      %clsum = ism.reduce %cwl axis = 0 : tensor<64xf32> -> f32 {
+      ^bb0(%a: f32, %b: f32):
+        %x = arith.addf %a, %b : f32
+        ism.yield %x : f32
+      }
+      %Lc_scaled = arith.mulf %Lc, %calpha : f32
+      %Lc_new = arith.addf %Lc_scaled, %clsum : f32
+      %cw2 = ism.expand_dims %cw axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+      %cwb = ism.broadcast %cw2 : tensor<64x1xf32> -> tensor<64x128xf32>
+      %cow = arith.mulf %co, %cwb : tensor<64x128xf32>
+      %cosum = ism.reduce %cow axis = 0 : tensor<64x128xf32> -> tensor<128xf32> {
+      ^bb0(%a: f32, %b: f32):
+        %x = arith.addf %a, %b : f32
+        ism.yield %x : f32
+      }
+      %calphas = ism.splat %calpha : f32 -> tensor<128xf32>
+      %oacc_scaled = arith.mulf %oacc, %calphas : tensor<128xf32>
+      %oacc_new = arith.addf %oacc_scaled, %cosum : tensor<128xf32>
+      scf.yield %Mc_new, %Lc_new, %oacc_new : f32, f32, tensor<128xf32>
+    }
+    %Ls = ism.splat %h#1 : f32 -> tensor<128xf32>
+    %final = arith.divf %h#2, %Ls : tensor<128xf32>
+    %final16 = arith.truncf %final : tensor<128xf32> to tensor<128xbf16>
+    %final2 = ism.reshape %final16 : tensor<128xbf16> -> tensor<1x128xbf16>
+    ism.store %final2, %O[%bh, %c0] : tensor<1x128xbf16> -> memref<?x?xbf16>
+    // Every program of the head has taken its ticket: reset the counter
+    // for the next launch.
+    %zero_t = arith.constant dense<0> : tensor<1xi32>
+    ism.scatter %zero_t, %Count[%slot] : tensor<1xi32> -> memref<?xi32>[tensor<1xi32>]
+  }
+  ism.return
+}
+
+func.func @main(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>,
+                %V: memref<?x?x?xbf16>, %O: memref<?x?x?xbf16>,
+                %LSE: memref<?x?xf32>, %scale: f32, %causal: i32,
+                %q: memref<?x?xbf16>, %Kc: memref<?x?x?xbf16>,
+                %Vc: memref<?x?x?xbf16>, %o: memref<?x?xbf16>,
+                %Mp: memref<?x?xf32>, %Lp: memref<?x?xf32>,
+                %Op: memref<?x?x?xf32>, %dscale: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %block = arith.constant 128 : index
+  %BH = memref.dim %Q, %c0 : memref<?x?x?xbf16>
+  %S = memref.dim %Q, %c1 : memref<?x?x?xbf16>
+  %gm = arith.ceildivui %S, %block : index
+  %DBH = memref.dim %q, %c0 : memref<?x?xbf16>
+  %splits = memref.dim %Mp, %c1 : memref<?x?xf32>
+  // The decode's tickets (see examples/decode_attention.mlir).
+  %Count = memref.alloc(%DBH) {ism.zeroed} : memref<?xi32>
+  ism.coschedule warp_specialized {
+    ism.launch @prefill grid(%gm, %BH) (%Q, %K, %V, %O, %LSE, %scale, %causal)
+        : (memref<?x?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xbf16>,
+           memref<?x?x?xbf16>, memref<?x?xf32>, f32, i32)
+    ism.launch @decode grid(%splits, %DBH)
+        (%q, %Kc, %Vc, %o, %Mp, %Lp, %Op, %Count, %dscale)
+        : (memref<?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xbf16>,
+           memref<?x?xbf16>, memref<?x?xf32>, memref<?x?xf32>,
+           memref<?x?x?xf32>, memref<?xi32>, f32)
+  }
+  memref.dealloc %Count : memref<?xi32>
+  return
+}
