@@ -260,6 +260,37 @@ void estimate(Partition &p, bool prefetch) {
       }
   p.registerEstimate =
       unsigned(std::clamp<int64_t>((regs + 7) / 8 * 8, 56, 200));
+  // Tensor-core products: the tiles their loops carry (accumulators, row
+  // statistics), the largest product that is not one of them and its
+  // 16-bit copy (S and P), plus 40.
+  // Measured with ptxas: the head-dim-128 attention on two warpgroups
+  // (64 + 2 carried, a 32-register S) needs 155 without spilling.
+  if (p.products) {
+    auto perThread = [&](Type type) -> int64_t {
+      auto tile = dyn_cast<RankedTensorType>(type);
+      if (!tile)
+        return 0;
+      return std::max<int64_t>(
+          1, (tile.getNumElements() *
+                  std::max<int64_t>(1, elementBytes(tile) / 4) +
+              threads - 1) /
+                 threads);
+    };
+    int64_t carried = 0, product = 0;
+    p.kernel.walk([&](Operation *op) {
+      if (auto loop = dyn_cast<scf::ForOp>(op))
+        for (Value arg : loop.getRegionIterArgs())
+          carried += perThread(arg.getType());
+      // (a product that accumulates into a carried tile is that tile: only
+      // products that start from a constant count)
+      if (auto dot = dyn_cast<DotOp>(op))
+        if (isa_and_nonnull<MmaEncodingAttr>(dot.getType().getEncoding()) &&
+            dot.getC().getDefiningOp<arith::ConstantOp>())
+          product = std::max(product, perThread(dot.getType()));
+    });
+    p.registerEstimate = unsigned(std::clamp<int64_t>(
+        (carried + 3 * product / 2 + 40 + 7) / 8 * 8, 64, 232));
+  }
 }
 
 /// Finds the launches' kernels and what each needs.
@@ -689,6 +720,32 @@ LogicalResult IsmCoschedulePass::decide(
         registers[i].assign(p.warps() / 4, p.registerEstimate);
       }
     }
+  } else if (shared && ctasPerSM == 1 &&
+             llvm::any_of(parts,
+                          [](const Partition &p) { return p.products; }) &&
+             llvm::all_of(parts, [](const Partition &p) {
+               return p.warps() % 4 == 0;
+             })) {
+    // Tensor-core products beside other partitions, all whole warpgroups:
+    // the products keep their estimate (setmaxnreg), the others share the
+    // rest, if that leaves them what they need (else every thread keeps
+    // the registers it starts with).
+    int64_t rest = int64_t(threads) * atLaunch, otherThreads = 0;
+    unsigned otherNeed = 0;
+    for (const Partition &p : parts) {
+      if (p.products) {
+        rest -= 32 * int64_t(p.warps()) * p.registerEstimate;
+      } else {
+        otherThreads += 32 * p.warps();
+        otherNeed = std::max(otherNeed, p.registerEstimate);
+      }
+    }
+    int64_t other =
+        otherThreads ? std::min<int64_t>(248, rest / otherThreads / 8 * 8) : 0;
+    if (otherThreads && other >= otherNeed && other != atLaunch)
+      for (auto [i, p] : llvm::enumerate(parts))
+        registers[i].assign(p.warps() / 4,
+                            p.products ? p.registerEstimate : unsigned(other));
   }
   if (shared && !registers.empty()) {
     int64_t used = 0;

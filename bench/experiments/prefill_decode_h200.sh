@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# GPU checks and benchmark of the prefill + decode attention pair
+# (examples/coschedule_prefill_decode.mlir). Run from a checkout on the H200
+# with the runner package in dist/ and OUT set to a directory for the logs:
+#   OUT=/tmp/out bash bench/experiments/prefill_decode_h200.sh [gpu|sanitize|split|bench]...
+# gpu: the GPU lit subset; sanitize: compute-sanitizer memcheck, racecheck
+# and synccheck on the fused pair at small shapes; split: the fused pair at
+# the benchmark's balanced size with other register splits and ring depths
+# (coschedule attributes), timed side by side; bench: bench/coschedule.py
+# --only prefill_decode (balanced and 3:1, against SDPA on two streams).
+set -uo pipefail
+source "$(dirname "$0")/h200_setup.sh"
+ex=examples/coschedule_prefill_decode.mlir
+small="--arg bf16:2x1000x128:randn --arg bf16:2x1000x128:randn
+  --arg bf16:2x1000x128:randn --arg bf16:2x1000x128:poison
+  --arg f32:2x1000:poison --arg f32:scalar=0.088 --arg i32:scalar=1
+  --arg bf16:3x128:randn --arg bf16:3x4097x128:randn --arg bf16:3x4097x128:randn
+  --arg bf16:3x128:poison --arg f32:3x7:poison --arg f32:3x7:poison
+  --arg f32:3x7x128:poison --arg f32:scalar=0.088"
+# The benchmark's balanced size: 16 heads x 4096 tokens of prefill beside
+# ${ROWS:-160} decode sequences x heads of 16384 keys in 4 splits.
+rows=${ROWS:-160}
+big="--arg bf16:16x4096x128:randn --arg bf16:16x4096x128:randn
+  --arg bf16:16x4096x128:randn --arg bf16:16x4096x128 --arg f32:16x4096
+  --arg f32:scalar=0.088 --arg i32:scalar=0
+  --arg bf16:${rows}x128:randn --arg bf16:${rows}x16384x128:randn
+  --arg bf16:${rows}x16384x128:randn --arg bf16:${rows}x128 --arg f32:${rows}x4
+  --arg f32:${rows}x4 --arg f32:${rows}x4x128 --arg f32:scalar=0.088"
+for s in ${@:-gpu sanitize split bench}; do
+  case $s in
+    gpu)
+      /tmp/r/ism-runner/scripts/gpu-tests.sh > "$OUT/gpu-tests.log" 2>&1
+      echo "gpu-tests rc=$?"
+      grep -E "^(FAIL|  Passed|  Failed|  Unsupported)" "$OUT/gpu-tests.log" ;;
+    sanitize)
+      for tool in memcheck racecheck synccheck; do
+        echo "== $tool"
+        compute-sanitizer --tool $tool --print-limit 5 "$run" $ex --check $small \
+          2>&1 | grep -E "ERROR SUMMARY|RACECHECK SUMMARY|check: arg|rror" | head -8
+      done ;;
+    split)
+      # attributes on ism.coschedule: the pass's choice, other register
+      # splits (prefill warpgroups, decode warpgroup) and ring depths.
+      for attrs in "" "registers = array<i32: 160, 160, 184>" \
+                   "registers = array<i32: 200, 200, 104>" "stages = 1 : i32" \
+                   "stages = 3 : i32"; do
+        if [ -n "$attrs" ]; then
+          sed "s/ism.coschedule warp_specialized {/ism.coschedule warp_specialized attributes {$attrs} {/" \
+            $ex > "$OUT/split.mlir"
+        else
+          cp $ex "$OUT/split.mlir"
+        fi
+        printf '%-45s ' "${attrs:-default}"
+        "$run" "$OUT/split.mlir" --bench --reps=30 --verbose $big 2>&1 |
+          grep -E "^bench:|rror" | tail -1
+      done ;;
+    bench)
+      python3 bench/coschedule.py --ism-run "$run" --only prefill_decode \
+        --out "$OUT/co" > "$OUT/bench.log" 2>&1
+      echo "bench rc=$?"
+      tail -4 "$OUT/bench.log" ;;
+  esac
+done
