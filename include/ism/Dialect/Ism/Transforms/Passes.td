@@ -212,11 +212,11 @@ def IsmCoschedule : Pass<"ism-coschedule", "::mlir::ModuleOp"> {
     - registers (when a wgmma partition is present): `setmaxnreg` per
       warpgroup, 40 for a producer, an estimate from the tile sizes for
       other partitions, and the rest of the CTA's registers for the wgmma
-      consumers (at most 232); without a wgmma kernel, partitions with
-      tensor-core products keep an estimate of their own (carried tiles
-      and the products they compute) and the others share the rest, when
-      every partition is whole warpgroups and the rest covers what the
-      others need;
+      consumers (at most 232); without a wgmma kernel, when every
+      partition is whole warpgroups, the others keep their estimate,
+      partitions with tensor-core products get the rest up to theirs
+      (carried tiles and the products they compute), and the others
+      share what is left;
     - work: each non-wgmma partition takes its programs from a counter in
       global memory (atomically), a wgmma partition strides over its
       tiles statically, in its grouped order;
