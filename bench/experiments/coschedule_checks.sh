@@ -18,18 +18,7 @@ trace)
     --arg bf16:57600x4096:randn --arg bf16:4096:randn --arg bf16:57600x4096 \
     --arg 1e-5
   python3 "$root/scripts/plot-trace.py" "$out/trace.json" -o "$out/trace.png"
-  python3 - "$out/trace.json" <<'PY'
-import json, sys
-ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("ph") == "X"]
-by = {}
-for e in ev:
-    s = by.setdefault(e["name"], [1e18, 0, 0, 0])
-    s[0] = min(s[0], e["ts"]); s[1] = max(s[1], e["ts"] + e["dur"])
-    s[2] += 1; s[3] += e["dur"]
-for k, (a, b, n, busy) in by.items():
-    print(f"trace span {k}: {a:.1f}..{b:.1f} us ({b - a:.1f} us), {n} items, "
-          f"mean item {busy / n:.2f} us")
-PY
+  python3 "$root/bench/experiments/trace_spans.py" "$out/trace.json"
   ;;
 sanitize)
   for tool in memcheck racecheck synccheck; do

@@ -75,18 +75,7 @@ for s in ${@:-gpu sanitize split bench}; do
         b=$(echo "$big" | sed "s/${rows}x/${r}x/g")
         "$run" $ex --trace="$OUT/trace-$r.json" $b 2>&1 | grep -iE "active" | head -1
         python3 scripts/plot-trace.py "$OUT/trace-$r.json" -o "$OUT/trace-$r.png" 2>&1 | tail -1
-        python3 - "$OUT/trace-$r.json" <<'PY'
-import json, sys
-ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("ph") == "X"]
-by = {}
-for e in ev:
-    s = by.setdefault(e["name"], [1e18, 0, 0, 0])
-    s[0] = min(s[0], e["ts"]); s[1] = max(s[1], e["ts"] + e["dur"])
-    s[2] += 1; s[3] += e["dur"]
-for k, (a, b, n, busy) in by.items():
-    print(f"trace span {k}: {a:.1f}..{b:.1f} us ({b - a:.1f} us), {n} items, "
-          f"mean item {busy / n:.2f} us")
-PY
+        python3 bench/experiments/trace_spans.py "$OUT/trace-$r.json"
       done ;;
     bench)
       python3 bench/coschedule.py --ism-run "$run" --only prefill_decode \
@@ -95,3 +84,5 @@ PY
       tail -4 "$OUT/bench.log" ;;
   esac
 done
+# Only the logs, tables and pictures come back (the device returns a few files).
+rm -rf "$OUT"/co/tmp* "$OUT"/*.mlir "$OUT"/*.json
