@@ -126,11 +126,6 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
       return op.emitOpError("a wgmma product outside a K loop needs the "
                             "layout #ism.mma<3, [num_warps, 1]> (")
              << numWarps << " warps), got " << mma;
-    // A warpgroup is four consecutive warps of the CTA from warp 0.
-    if (unsigned base = context.getPartition().warpBase; base % 4 != 0)
-      return op.emitOpError("a wgmma product runs on whole warpgroups, but "
-                            "its partition starts at warp ")
-             << base << "; start it on a multiple of 4";
     Type inType = aType.getElementType();
     int64_t blockM = aType.getDimSize(0), blockK = aType.getDimSize(1);
     int64_t blockN = bType.getDimSize(1);

@@ -44,6 +44,26 @@ void mlir::ism::populateIsmToGPUConversionPatterns(
   populateMmaSyncPatterns(typeConverter, context, patterns);
 }
 
+LogicalResult mlir::ism::checkWgmmaProductOp(DotOp dot, unsigned numWarps,
+                                             unsigned warpBase) {
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(dot.getType().getEncoding());
+  if (!mma || mma.getVersion() != 3)
+    return success();
+  ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+  if (std::string why = checkWgmmaProduct(dot, numWarps); !why.empty())
+    return dot.emitOpError("cannot run on wgmma: ") << why;
+  if (warps.size() != 2 || warps[0] != numWarps || warps[1] != 1)
+    return dot.emitOpError("a wgmma product outside a K loop needs the "
+                           "layout #ism.mma<3, [num_warps, 1]> (")
+           << numWarps << " warps), got " << mma;
+  // A warpgroup is four consecutive warps of the CTA from warp 0.
+  if (warpBase % 4 != 0)
+    return dot.emitOpError("a wgmma product runs on whole warpgroups, but "
+                           "its partition starts at warp ")
+           << warpBase << "; start it on a multiple of 4";
+  return success();
+}
+
 namespace {
 
 /// Reports the first tile of `kernel` that cannot be distributed over
@@ -78,24 +98,11 @@ LogicalResult checkTiles(KernelOp kernel) {
         return WalkResult::interrupt();
     // A wgmma product outside a K loop (HopperDot.cpp) must fit the
     // instruction; otherwise no pattern but the SIMT dot would take it.
+    // (Partitions are checked with their own warps in lowerPartitions.)
     if (auto dot = dyn_cast<DotOp>(op);
-        dot && !dot->getParentOfType<WarpSpecializeOp>()) {
-      auto mma = dyn_cast_or_null<MmaEncodingAttr>(dot.getType().getEncoding());
-      if (mma && mma.getVersion() == 3) {
-        unsigned numWarps = kernel.getNumWarps();
-        ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
-        if (std::string why = checkWgmmaProduct(dot, numWarps); !why.empty()) {
-          dot.emitOpError("cannot run on wgmma: ") << why;
-          return WalkResult::interrupt();
-        }
-        if (warps.size() != 2 || warps[0] != numWarps || warps[1] != 1) {
-          dot.emitOpError("a wgmma product outside a K loop needs the layout "
-                          "#ism.mma<3, [num_warps, 1]> (")
-              << numWarps << " warps), got " << mma;
-          return WalkResult::interrupt();
-        }
-      }
-    }
+        dot && !dot->getParentOfType<WarpSpecializeOp>() &&
+        failed(checkWgmmaProductOp(dot, kernel.getNumWarps(), 0)))
+      return WalkResult::interrupt();
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
       auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
       if (isa<RankedTensorType>(constant.getType()) &&

@@ -30,6 +30,7 @@
 #include "Patterns.h"
 
 #include "ism/Dialect/Ism/IR/IsmOps.h"
+#include "ism/Dialect/Ism/Transforms/DotLoop.h"
 #include "ism/Dialect/Ism/Transforms/WorkLoop.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -650,6 +651,18 @@ LogicalResult mlir::ism::lowerPartitions(
             regs >= atLaunch ? NVVM::SetMaxRegisterAction::increase
                              : NVVM::SetMaxRegisterAction::decrease);
       }
+      // Its wgmma products, with the partition's warps.
+      WalkResult products = branches[i].walk([&](DotOp dot) {
+        auto loop = dot->getParentOfType<scf::ForOp>();
+        if (loop && loop->hasAttr(kPipelineAttrName))
+          return WalkResult::advance();
+        return failed(
+                   checkWgmmaProductOp(dot, p.getNumWarps(), p.getWarpBase()))
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      });
+      if (products.wasInterrupted())
+        return failure();
       if (failed(convert(branches[i], *contexts[i])))
         return failure();
       partitionEnd =

@@ -5,6 +5,7 @@
 
 #include "Distribution.h"
 #include "ism/Conversion/IsmToGPU/IsmToGPU.h"
+#include "ism/Dialect/Ism/IR/IsmOps.h"
 
 namespace mlir::ism {
 
@@ -45,6 +46,13 @@ void populateWgmmaPatterns(TileTypeConverter &converter,
 void populateWgmmaProductPatterns(TileTypeConverter &converter,
                                   LoweringContext &context,
                                   RewritePatternSet &patterns);
+/// Whether `dot`, if it is a wgmma product outside a K loop, can be lowered
+/// by the warps [warpBase, warpBase + numWarps) of a kernel or partition
+/// (the instruction's shapes, its layout's warps, whole warpgroups); else
+/// an error naming the problem. Checked before the conversion: a pattern
+/// failing on it would leave the product to the SIMT dot.
+LogicalResult checkWgmmaProductOp(DotOp dot, unsigned numWarps,
+                                  unsigned warpBase);
 /// The mma.sync K loop with its cp.async pipeline (AmpereGemm.cpp).
 void populateMmaSyncPatterns(TileTypeConverter &converter,
                              LoweringContext &context,
