@@ -232,7 +232,8 @@ def IsmCoschedule : Pass<"ism-coschedule", "::mlir::ModuleOp"> {
     programs, the next ones the second's, and so on.
 
     Attributes on `ism.coschedule` override the choices: `stages` (wgmma
-    ring depth, and the products' operand ring depth), `registers` (one `setmaxnreg` value per warpgroup, in
+    ring depth, and the products' operand ring depth; given, only the
+    rings must fit here and the lowering checks the real sizes), `registers` (one `setmaxnreg` value per warpgroup, in
     partition order), `ctas_per_sm`, `work_counters = false` (static
     striding for every partition) and `fallback = false` (keep
     `warp_specialized` without a wgmma partition). A pair that cannot share
