@@ -50,7 +50,7 @@ for s in ${@:-gpu sanitize split bench}; do
                    "registers = array<i32: 184, 184, 136>" \
                    "registers = array<i32: 200, 200, 104>" \
                    "replicas = array<i32: 1, 2>, registers = array<i32: 160, 160, 96, 96>" \
-                   "stages = 1 : i32"; do
+                   "stages = 1 : i32" "stages = 3 : i32"; do
         if [ -n "$attrs" ]; then
           sed "s/ism.coschedule warp_specialized {/ism.coschedule warp_specialized attributes {$attrs} {/" \
             $ex > "$OUT/split.mlir"
