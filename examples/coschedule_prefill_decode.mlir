@@ -14,8 +14,9 @@
 // 128), Kc and Vc (batch * heads, keys, 128); Mp, Lp and Op are its
 // workspace of (batch * heads) x splits chunks, dscale its scale.
 
-ism.kernel @prefill(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?x?xbf16>,
-                      %LSE: memref<?x?xf32>, %scale: f32, %causal: i32)
+ism.kernel @prefill(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>,
+                    %V: memref<?x?x?xbf16>, %O: memref<?x?x?xbf16>,
+                    %LSE: memref<?x?xf32>, %scale: f32, %causal: i32)
     attributes {num_warps = 8 : i32} {
   %pm = ism.program_id x : index
   %bh = ism.program_id y : index
