@@ -105,7 +105,6 @@ Value mlir::ism::relayout(OpBuilder &b, Operation *op, LoweringContext &context,
                           Value src, const Distribution &from,
                           const Distribution &to, ArrayRef<int64_t> coefs) {
   Location loc = op->getLoc();
-  Type elementType = from.getType().getElementType();
   if (std::optional<SmallVector<int64_t>> map =
           findRegisterMap(from, to, coefs)) {
     bool identity = from.getNumRegs() == to.getNumRegs() &&
