@@ -119,13 +119,10 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
       return failure();
     auto aType = op.getA().getType(), bType = op.getB().getType();
     unsigned numWarps = context.getNumWarps();
-    if (std::string why = checkWgmmaProduct(op, numWarps); !why.empty())
-      return op.emitOpError("cannot run on wgmma: ") << why;
-    ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
-    if (warps.size() != 2 || warps[0] != numWarps || warps[1] != 1)
-      return op.emitOpError("a wgmma product outside a K loop needs the "
-                            "layout #ism.mma<3, [num_warps, 1]> (")
-             << numWarps << " warps), got " << mma;
+    // (checked before the conversion too: checkTiles, lowerPartitions)
+    if (failed(
+            checkWgmmaProductOp(op, numWarps, context.getPartition().warpBase)))
+      return failure();
     Type inType = aType.getElementType();
     int64_t blockM = aType.getDimSize(0), blockK = aType.getDimSize(1);
     int64_t blockN = bType.getDimSize(1);

@@ -104,13 +104,16 @@ struct Partition {
     return isWgmma() || wgmmaProducts ? wgmmaN / 2 + 26 : 0;
   }
   unsigned warps() const { return kernelWarps + (isWgmma() ? 4 : 0); }
-  /// Shared memory of a partition that is not a wgmma kernel, with its
-  /// products' operands in a ring of `stages` (at most 1: no ring).
+  /// The ring of its products' operands with `stages` (at most 1: none).
+  int64_t operandRingBytes(unsigned stages) const {
+    return stages > 1 && operandStageBytes
+               ? int64_t(stages) * operandStageBytes + operandRingSlack
+               : 0;
+  }
+  /// Shared memory of a partition that is not a wgmma kernel, with that
+  /// ring at `stages`.
   int64_t sharedBytes(unsigned stages) const {
-    return sharedEstimate +
-           (stages > 1 && operandStageBytes
-                ? int64_t(stages) * operandStageBytes + operandRingSlack
-                : 0);
+    return sharedEstimate + operandRingBytes(stages);
   }
   /// Computes first (tensor cores), then the rest; wgmma kernels before
   /// wgmma products so that both start on a warpgroup.
@@ -630,7 +633,7 @@ LogicalResult IsmCoschedulePass::decide(
   int64_t exact = 0;
   for (auto [i, p] : llvm::enumerate(parts))
     exact += p.isWgmma() ? p.ringBytes(stages[i])
-                         : p.sharedBytes(operandStages[i]) - p.sharedEstimate;
+                         : p.operandRingBytes(operandStages[i]);
   if (total > sharedLimit && !(stagesAttr && exact <= sharedLimit)) {
     std::string list;
     for (auto [i, p] : llvm::enumerate(parts))
