@@ -19,7 +19,7 @@ under --out.
 
     python3 bench/coschedule.py --ism-run build/bin/ism-run [--out DIR]
         [--reps 100] [--warmup 10] [--only matmul_rmsnorm,...] [--quick]
-        [--gemm-cluster 2x1]
+        [--gemm-cluster 2x1] [--gemm-block 128x256]
 
 The sizes are calibrated in the run: the other kernel's rows are scaled so
 that its time alone is the GEMM's (balanced) or a third of it (unbalanced).
@@ -77,6 +77,25 @@ def variant(text, keep=None, policy=None):
             if re.match(r"\s*ism\.launch @(\w+)", g[0]).group(1) == keep
             for line in g]
     return "\n".join(lines[:start] + kept + lines[end + 1:])
+
+
+def wide_gemm(text):
+    """The pair with its 128x128 GEMM kernel made 128x256 (BLOCK_N 256, its
+    grid's y over 256 columns)."""
+    start = text.index("ism.kernel @matmul")
+    end = text.index("ism.return", start)
+    kernel = text[start:end]
+    wide = (kernel.replace("%bn = arith.constant 128 : index",
+                           "%bn = arith.constant 256 : index")
+            .replace("tensor<64x128xbf16>", "tensor<64x256xbf16>")
+            .replace("tensor<128x128xf32>", "tensor<128x256xf32>")
+            .replace("tensor<128x128xbf16>", "tensor<128x256xbf16>"))
+    assert wide != kernel
+    text = text[:start] + wide + text[end:]
+    grid = "%gn = arith.ceildivui %N, %block : index"
+    assert grid in text
+    return text.replace(grid, "%c256 = arith.constant 256 : index\n"
+                        "  %gn = arith.ceildivui %N, %c256 : index")
 
 
 def bench_torch(fn, reps, warmup):
@@ -225,6 +244,11 @@ def main():
     parser.add_argument("--gemm-cluster", default="1x1",
                         help="the GEMM kernel's thread-block cluster: 1x1, "
                              "2x1 (pairs share B by TMA multicast) or 1x2")
+    parser.add_argument("--gemm-block", default="128x128",
+                        choices=["128x128", "128x256"],
+                        help="the GEMM kernel's BLOCK_M x BLOCK_N (128x256: "
+                             "25%% less L2 traffic; beside other partitions "
+                             "its m64n256 wgmma are issued as two m64n128)")
     opts = parser.parse_args()
     if opts.quick:
         opts.reps = 30
@@ -243,6 +267,8 @@ def main():
             text = text.replace(gemm_attrs, gemm_attrs +
                                 f", cluster_m = {cm} : i32, "
                                 f"cluster_n = {cn} : i32", 1)
+        if opts.gemm_block != "128x128" and "matmul" in (first, second):
+            text = wide_gemm(text)
         files = {}
         for name, t in (("alone1", variant(text, keep=first)),
                         ("alone2", variant(text, keep=second)),

@@ -535,6 +535,26 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   p.bBytes = p.blockK * p.blockN * elementBytes;
   p.warpsM = mma.getWarpsPerCTA()[0];
   p.warpsN = mma.getWarpsPerCTA()[1];
+  // ptxas checks each wgmma against the registers a thread has at launch
+  // (the fused kernel's .maxnreg, else what the CTA's threads share): a
+  // warpgroup's piece that needs more is issued as several narrower
+  // instructions.
+  int64_t warpN = p.blockN / p.warpsN;
+  int64_t atLaunch;
+  if (auto maxnreg = func->getAttrOfType<IntegerAttr>("nvvm.maxnreg")) {
+    atLaunch = maxnreg.getInt();
+  } else {
+    unsigned threads = 32 * (context.getNumWarps() * config.consumerGroups + 4);
+    atLaunch =
+        std::min<int64_t>(config.consumerRegisters, 65536 / threads / 8 * 8);
+  }
+  p.instrN = getWgmmaInstructionN(warpN, atLaunch);
+  if (getWgmmaInstructionRegisters(p.instrN) > atLaunch)
+    return dl.dot.emitOpError("a wgmma instruction (m64n")
+           << p.instrN << "k16) needs "
+           << getWgmmaInstructionRegisters(p.instrN)
+           << " registers, but the kernel's threads start with " << atLaunch
+           << "; use a smaller BLOCK_N or fewer warps beside it";
   p.clusterM = config.clusterM;
   p.clusterN = config.clusterN;
   if (!isSupportedCluster(p.clusterM, p.clusterN) ||
@@ -963,8 +983,12 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     MLIRContext *ctx = rewriter.getContext();
     Distribution dist(dot.getType());
     int64_t warpN = p.blockN / p.warpsN;
-    int64_t regsPerInstr = warpN / 2;
-    int64_t reps = dist.getNumRegs() / regsPerInstr;
+    // Each of the warpgroup's `reps` 64-row pieces is `splits` instructions
+    // side by side; their accumulators are consecutive runs of registers
+    // (an m64nNk16 fragment holds its columns 8 at a time, in order).
+    int64_t splits = warpN / p.instrN;
+    int64_t regsPerInstr = p.instrN / 2;
+    int64_t reps = dist.getNumRegs() / (warpN / 2);
     Type f32 = rewriter.getF32Type();
 
     Value ringBase = getRingBase(rewriter, loc, p);
@@ -1052,13 +1076,20 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
               arith::AddIOp::create(b, l, bCol, i64Const(b, l, p.aBytes)));
           NVVM::WgmmaFenceAlignedOp::create(b, l);
           SmallVector<Value> structs =
-              wgmmaAccumulators(b, l, acc, reps, regsPerInstr);
+              wgmmaAccumulators(b, l, acc, reps * splits, regsPerInstr);
           for (int64_t kk = 0; kk < p.blockK / 16; ++kk) {
-            Value descB =
-                wgmmaDescriptor(b, l,
-                                arith::AddIOp::create(
-                                    b, l, bBase, i64Const(b, l, kk * 16 * 128)),
-                                p.blockK * 128, 1024);
+            // B's columns are boxes of `perBox`, each blockK rows of 128
+            // bytes: instruction s starts s * instrN / perBox boxes on.
+            SmallVector<Value> descB;
+            for (int64_t s = 0; s < splits; ++s)
+              descB.push_back(wgmmaDescriptor(
+                  b, l,
+                  arith::AddIOp::create(
+                      b, l, bBase,
+                      i64Const(b, l,
+                               kk * 16 * 128 +
+                                   s * (p.instrN / perBox) * p.blockK * 128)),
+                  p.blockK * 128, 1024));
             for (int64_t r = 0; r < reps; ++r) {
               Value descA = wgmmaDescriptor(
                   b, l,
@@ -1066,9 +1097,10 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
                       b, l, aBase,
                       i64Const(b, l, r * 16 * p.warpsM * 128 + kk * 32)),
                   16, 1024);
-              structs[r] =
-                  wgmmaFromShared(b, l, structs[r], descA, descB, warpN,
-                                  p.elementType, /*transposeB=*/true);
+              for (int64_t s = 0; s < splits; ++s)
+                structs[r * splits + s] = wgmmaFromShared(
+                    b, l, structs[r * splits + s], descA, descB[s], p.instrN,
+                    p.elementType, /*transposeB=*/true);
             }
           }
           NVVM::WgmmaGroupSyncAlignedOp::create(b, l);

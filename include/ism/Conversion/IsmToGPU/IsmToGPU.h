@@ -48,6 +48,10 @@ struct WgmmaPipeline {
   int64_t blockM = 0, blockN = 0, blockK = 0;
   int64_t aBytes = 0, bBytes = 0;
   unsigned warpsM = 0, warpsN = 0;
+  /// N of the wgmma instructions: a warpgroup's blockN / warpsN columns, or
+  /// a part of them when one instruction would need more registers than a
+  /// thread has at launch (getWgmmaInstructionN).
+  int64_t instrN = 0;
   /// Input element type (f16 or bf16).
   Type elementType;
   /// Byte offset in dynamic shared memory from which the ring's 1024-byte

@@ -95,13 +95,18 @@ struct Partition {
   unsigned launchIndex = 0, replica = 0;
 
   bool isWgmma() const { return bool(wgmmaLoop); }
-  /// Registers one of its wgmma instructions needs: ptxas checks each
-  /// instruction against the kernel's register limit at launch (not the
-  /// warpgroup's setmaxnreg), and an m64nNk16 with an f32 accumulator needs
-  /// its N/2 accumulator registers plus 26 (measured: 90 for N = 128, 154
-  /// for N = 256).
+  /// Registers one of its wgmma instructions needs at least: ptxas checks
+  /// each instruction against the kernel's register limit at launch (not
+  /// the warpgroup's setmaxnreg). A wgmma K loop's instructions are split
+  /// down to kMinSplitWgmmaN columns where the limit asks for it (the
+  /// lowering's getWgmmaInstructionN); a product's are not.
+  int64_t instructionN() const {
+    return isWgmma() ? getWgmmaInstructionN(wgmmaN, 0) : wgmmaN;
+  }
   unsigned instructionRegisters() const {
-    return isWgmma() || wgmmaProducts ? wgmmaN / 2 + 26 : 0;
+    return isWgmma() || wgmmaProducts
+               ? getWgmmaInstructionRegisters(instructionN())
+               : 0;
   }
   unsigned warps() const { return kernelWarps + (isWgmma() ? 4 : 0); }
   /// The ring of its products' operands with `stages` (at most 1: none).
@@ -664,9 +669,10 @@ LogicalResult IsmCoschedulePass::decide(
   for (const Partition &p : parts)
     if (p.instructionRegisters() > atLaunch)
       return op.emitOpError("registers: a wgmma instruction of @")
-             << p.kernel.getName() << " (m64n" << p.wgmmaN << "k16) needs "
-             << p.instructionRegisters() << " registers, but a CTA of "
-             << threads << " threads starts with " << atLaunch
+             << p.kernel.getName() << " (m64n" << p.instructionN()
+             << "k16) needs " << p.instructionRegisters()
+             << " registers, but a CTA of " << threads
+             << " threads starts with " << atLaunch
              << " a thread, and ptxas checks every instruction against that "
                 "limit; use a smaller BLOCK_N or fewer warps in the other "
                 "partitions";

@@ -50,6 +50,32 @@ inline bool isSupportedCluster(unsigned clusterM, unsigned clusterN) {
 inline constexpr unsigned kWgmmaConsumerRegisters = 232;
 inline constexpr unsigned kWgmmaNonAccumulatorRegisters = 40;
 
+/// Registers one m64nNk16 wgmma with an f32 accumulator needs: its N/2
+/// accumulator registers and 26 more (ptxas C7602: 90 for N = 128, 154 for
+/// N = 256). ptxas checks every instruction against the kernel's register
+/// limit at launch, not against a warpgroup's raised setmaxnreg.
+inline unsigned getWgmmaInstructionRegisters(int64_t n) {
+  return unsigned(n / 2 + 26);
+}
+
+/// The N down to which a warpgroup's 64 x `warpN` piece of a pipelined
+/// wgmma K loop may be split into several instructions (side by side in
+/// the accumulator's registers, each reading its own columns of the B
+/// stage): 128, the widest N that keeps one instruction's operands large.
+inline constexpr int64_t kMinSplitWgmmaN = 128;
+
+/// N of the instructions a warpgroup's 64 x `warpN` piece is issued as when
+/// a thread starts with `registersAtLaunch` registers: `warpN` (one
+/// instruction) when it fits, else its half while that is a multiple of
+/// kMinSplitWgmmaN and the instruction does not fit.
+inline int64_t getWgmmaInstructionN(int64_t warpN, int64_t registersAtLaunch) {
+  int64_t n = warpN;
+  while (getWgmmaInstructionRegisters(n) > registersAtLaunch &&
+         n % (2 * kMinSplitWgmmaN) == 0)
+    n /= 2;
+  return n;
+}
+
 /// The most consumer groups a wgmma kernel may have.
 inline constexpr unsigned kMaxConsumerGroups = 2;
 
