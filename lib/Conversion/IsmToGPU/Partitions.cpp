@@ -575,15 +575,20 @@ LogicalResult mlir::ism::lowerPartitions(
   SmallVector<unsigned> order;
   for (unsigned i = 0; i < n; ++i)
     order.push_back(i);
+  // (Partitions that run after a wgmma partition's tiles come last: their
+  // slices lie in its ring.)
   llvm::stable_sort(order, [&](unsigned x, unsigned y) {
-    return ws.getPartition(x).getSharedMemory() <
-           ws.getPartition(y).getSharedMemory();
+    PartitionAttr px = ws.getPartition(x), py = ws.getPartition(y);
+    return std::make_pair(px.getAfter() >= 0, px.getSharedMemory()) <
+           std::make_pair(py.getAfter() >= 0, py.getSharedMemory());
   });
   int64_t end = 0, total = 0;
   for (unsigned i : order) {
     PartitionAttr p = ws.getPartition(i);
-    int64_t base = shared ? std::max<int64_t>(p.getSharedMemory(), end)
-                          : p.getSharedMemory();
+    bool joined = p.getAfter() >= 0;
+    int64_t base = shared && !joined
+                       ? std::max<int64_t>(p.getSharedMemory(), end)
+                       : p.getSharedMemory();
     int64_t partitionEnd;
     if (contexts[i]) {
       if (base != p.getSharedMemory())
@@ -643,13 +648,32 @@ LogicalResult mlir::ism::lowerPartitions(
       // count equal to the one at launch is set: ptxas allocates the
       // registers of the code after a setmaxnreg by its count, and code
       // beside setmaxnreg regions without one spills.
+      // A partition after a wgmma partition's tiles moves from its
+      // consumers' count.
+      unsigned from = atLaunch;
+      if (joined && !ws.getPartition(p.getAfter()).getRegisters().empty())
+        from = ws.getPartition(p.getAfter()).getRegisters().front();
       if (!p.getRegisters().empty()) {
         OpBuilder rb(branches[i].thenBlock(), branches[i].thenBlock()->begin());
         unsigned regs = p.getRegisters().front();
         NVVM::SetMaxRegisterOp::create(
             rb, loc, regs,
-            regs >= atLaunch ? NVVM::SetMaxRegisterAction::increase
-                             : NVVM::SetMaxRegisterAction::decrease);
+            regs > from || (regs == from && !joined)
+                ? NVVM::SetMaxRegisterAction::increase
+                : NVVM::SetMaxRegisterAction::decrease);
+      }
+      if (joined) {
+        // Its slice is in the ring: first every consumer of the wgmma
+        // partition must be done with it (their named barrier; each
+        // consumer warpgroup runs one such copy).
+        PartitionAttr gemm = ws.getPartition(p.getAfter());
+        OpBuilder rb(branches[i].thenBlock(), branches[i].thenBlock()->begin());
+        NVVM::BarrierOp::create(
+            rb, loc, TypeRange{},
+            arith::ConstantIntOp::create(rb, loc, gemm.getBarriers()[1], 32),
+            arith::ConstantIntOp::create(rb, loc, 32 * (gemm.getNumWarps() - 4),
+                                         32),
+            {}, Value{});
       }
       // Its wgmma products, with the partition's warps.
       WalkResult products = branches[i].walk([&](DotOp dot) {
@@ -667,6 +691,18 @@ LogicalResult mlir::ism::lowerPartitions(
         return failure();
       partitionEnd =
           std::max<int64_t>(contexts[i]->getSharedMemoryBytes(), scratch);
+      if (joined) {
+        LoweringContext *gemm = contexts[p.getAfter()].get();
+        int64_t ringEnd =
+            gemm && gemm->pipeline ? gemm->pipeline->ringEnd() : 0;
+        if (partitionEnd > ringEnd)
+          return ws.emitOpError("partition ")
+                 << i << " runs after partition " << p.getAfter()
+                 << "'s tiles in its ring, but its shared memory ends at "
+                 << partitionEnd << ", past the ring's end at " << ringEnd;
+        total = std::max(total, partitionEnd);
+        continue;
+      }
     }
     end = shared ? (partitionEnd + 15) / 16 * 16 : 0;
     total = std::max(total, partitionEnd);

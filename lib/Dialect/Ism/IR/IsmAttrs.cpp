@@ -281,7 +281,16 @@ LogicalResult PartitionAttr::verify(
     EmitErrorFn emitError, unsigned warpBase, unsigned numWarps,
     ArrayRef<unsigned> registers, ArrayRef<unsigned> barriers,
     unsigned sharedMemory, unsigned stages, int workCounter, unsigned groupSize,
-    unsigned clusterM, unsigned clusterN, unsigned operandStages) {
+    unsigned clusterM, unsigned clusterN, unsigned operandStages, int after) {
+  if (after < -1)
+    return emitError() << "after must be -1 (none) or the index of a wgmma "
+                          "partition, got "
+                       << after;
+  if (after >= 0 && (stages > 0 || operandStages > 0 || workCounter < 0 ||
+                     numWarps != 4 || warpBase % 4 != 0))
+    return emitError() << "a partition that runs after a wgmma partition's "
+                          "consumers is one warpgroup of a counter-driven "
+                          "launch without tensor cores";
   if (operandStages > 8)
     return emitError() << "operand_stages must be from 0 (the lowering's "
                           "choice) to 8, got "

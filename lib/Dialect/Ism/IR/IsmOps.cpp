@@ -914,10 +914,38 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
       return emitOpError("partition ")
              << i << ": block_interleaved partitions start at warp 0, got "
              << p.getWarpBase();
+    if (!shared && p.getAfter() >= 0)
+      return emitOpError("partition ")
+             << i << " runs after partition " << p.getAfter()
+             << ", which only a warp_specialized kernel can do";
     if (!shared)
       continue;
+    if (p.getAfter() >= 0) {
+      // It runs on consumer warps of an earlier wgmma partition (consumers
+      // first, then the producer warpgroup).
+      unsigned j = unsigned(p.getAfter());
+      PartitionAttr q = j < i ? getPartition(j) : PartitionAttr();
+      if (!q || q.getStages() == 0 || q.getClusterM() * q.getClusterN() > 1 ||
+          p.getWarpBase() < q.getWarpBase() ||
+          p.getWarpBase() + p.getNumWarps() + 4 >
+              q.getWarpBase() + q.getNumWarps())
+        return emitOpError("partition ")
+               << i << " runs after partition " << p.getAfter()
+               << ", which must be an earlier wgmma partition without a "
+                  "cluster whose consumer warps hold its warps";
+    }
     for (unsigned j = 0; j < i; ++j) {
       PartitionAttr q = getPartition(j);
+      if (p.getAfter() == int(j))
+        continue;
+      if (p.getAfter() >= 0 && q.getAfter() == p.getAfter()) {
+        // Two copies after the same partition: each its own warpgroup.
+        if (p.getWarpBase() == q.getWarpBase())
+          return emitOpError("partitions ")
+                 << j << " and " << i << " both run after partition "
+                 << p.getAfter() << " on warps from " << p.getWarpBase();
+        continue;
+      }
       if (p.getWarpBase() < q.getWarpBase() + q.getNumWarps() &&
           q.getWarpBase() < p.getWarpBase() + p.getNumWarps())
         return emitOpError("partitions ")

@@ -385,6 +385,9 @@ struct IsmCoschedulePass
 
   /// The resources the partitions get, or an error naming what does not
   /// fit.
+  void joinAfterTiles(CoscheduleOp op, SmallVectorImpl<Partition> &parts,
+                      SmallVectorImpl<PartitionAttr> &attrs,
+                      std::string &summary);
   LogicalResult decide(CoscheduleOp op, CoschedulePolicy policy,
                        MutableArrayRef<Partition> parts,
                        SmallVectorImpl<PartitionAttr> &attrs,
@@ -813,7 +816,7 @@ LogicalResult IsmCoschedulePass::decide(
         stages[i], counters[i], p.isWgmma() ? p.groupSize : 0,
         // A CTA of block_interleaved runs one program: no pairs to share.
         shared ? p.clusterM : 1, shared ? p.clusterN : 1,
-        p.operandStageBytes ? operandStages[i] : 0));
+        p.operandStageBytes ? operandStages[i] : 0, /*after=*/-1));
   }
 
   summary = llvm::formatv("{0}, {1} threads, {2} CTA(s)/SM, {3} B shared "
@@ -859,6 +862,76 @@ LogicalResult IsmCoschedulePass::decide(
             .str();
   }
   return success();
+}
+
+/// A wgmma partition's consumer warpgroups compute their tiles, then sit
+/// idle while the other launch still has items: each then runs one more
+/// copy of that launch (`#ism.partition` `after`), taking items from its
+/// counter, in the ring's shared memory that the GEMM no longer needs. A
+/// copy joins when the launch is counter-driven, one warpgroup without
+/// tensor-core products, its registers fit in the consumers' count (the
+/// copy's setmaxnreg lowers it), its slice fits in the ring with one slice
+/// per consumer warpgroup, and a named barrier is free for it. `join =
+/// false` on the coschedule turns it off.
+void IsmCoschedulePass::joinAfterTiles(CoscheduleOp op,
+                                       SmallVectorImpl<Partition> &parts,
+                                       SmallVectorImpl<PartitionAttr> &attrs,
+                                       std::string &summary) {
+  auto joinAttr = op->getAttrOfType<BoolAttr>("join");
+  if ((joinAttr && !joinAttr.getValue()) ||
+      op.getPolicy() != CoschedulePolicy::WarpSpecialized)
+    return;
+  unsigned nextBarrier = 1;
+  for (PartitionAttr a : attrs)
+    for (unsigned id : a.getBarriers())
+      nextBarrier = std::max(nextBarrier, id + 1);
+  unsigned n = parts.size();
+  for (unsigned w = 0; w < n; ++w) {
+    PartitionAttr gemm = attrs[w];
+    if (!parts[w].isWgmma() || gemm.getRegisters().empty() ||
+        gemm.getClusterM() * gemm.getClusterN() > 1)
+      continue;
+    std::optional<unsigned> copyOf;
+    for (unsigned c = 0; c < n && !copyOf; ++c) {
+      const Partition &p = parts[c];
+      PartitionAttr a = attrs[c];
+      if (!p.isWgmma() && !p.products && p.warps() == 4 &&
+          a.getWorkCounter() >= 0 && a.getRegisters().size() == 1 &&
+          a.getRegisters().front() <= gemm.getRegisters().front())
+        copyOf = c;
+    }
+    if (!copyOf)
+      continue;
+    const Partition &copy = parts[*copyOf];
+    int64_t slice = alignTo16(copy.sharedBytes(0));
+    unsigned groups = parts[w].kernelWarps / 4;
+    if (int64_t(groups) * slice > parts[w].ringBytes(gemm.getStages()) ||
+        nextBarrier + groups > 16)
+      continue;
+    unsigned copies = 0;
+    for (const Partition &p : parts)
+      copies += p.launchIndex == copy.launchIndex;
+    for (unsigned g = 0; g < groups; ++g) {
+      Partition joined = copy;
+      joined.replica = copies + g;
+      parts.push_back(joined);
+      unsigned warpBase = gemm.getWarpBase() + 4 * g;
+      unsigned offset = unsigned(gemm.getSharedMemory() + g * slice);
+      PartitionAttr a = attrs[*copyOf];
+      attrs.push_back(PartitionAttr::get(
+          op.getContext(), warpBase, 4, a.getRegisters(), {nextBarrier}, offset,
+          0, a.getWorkCounter(), 0, 1, 1, 0, int(w)));
+      summary += llvm::formatv("; @{0} (copy {1}): after @{2}'s tiles on "
+                               "warps {3}-{4}, registers {5}, barriers {6}, "
+                               "shared memory from {7}, work counter {8}",
+                               copy.kernel.getName(), copies + g + 1,
+                               parts[w].kernel.getName(), warpBase,
+                               warpBase + 3, a.getRegisters().front(),
+                               nextBarrier, offset, a.getWorkCounter())
+                     .str();
+      ++nextBarrier;
+    }
+  }
 }
 
 LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
@@ -946,6 +1019,7 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
   if (failed(decide(op, policy, *expanded, attrs, numWarps, ctasPerSM,
                     numCounters, summary)))
     return failure();
+  joinAfterTiles(op, *expanded, attrs, summary);
 
   // The fused kernel: the launches' parameters, then their grids.
   SmallVector<Type> types;

@@ -167,6 +167,14 @@ def Ism_PartitionAttr : Ism_Attr<"Partition", "partition"> {
       loads them in the loop, 0 leaves it to the lowering (the kernel's
       `num_stages`, else 3 within its budget). `ism-coschedule` sets it so
       that every partition's shared memory fits.
+    - `after` (default -1, not printed then): the index of an earlier
+      wgmma partition whose consumer warps this partition runs on once they
+      have computed their last tile (an extra copy of a memory-bound
+      launch, taking items from the same counter). Its warps are one of
+      that partition's consumer warpgroups, its `shared_memory` lies in that
+      partition's ring (free once its consumers are done: the copy first
+      waits for all of them on their named barrier), and its `setmaxnreg`
+      moves from the consumers' count.
 
     ```mlir
     #ism.partition<{warp_base = 0, num_warps = 12, registers = [232, 232, 40],
@@ -180,7 +188,8 @@ def Ism_PartitionAttr : Ism_Attr<"Partition", "partition"> {
                         "int":$workCounter, "unsigned":$groupSize,
                         DefaultValuedParameter<"unsigned", "1">:$clusterM,
                         DefaultValuedParameter<"unsigned", "1">:$clusterN,
-                        DefaultValuedParameter<"unsigned", "0">:$operandStages);
+                        DefaultValuedParameter<"unsigned", "0">:$operandStages,
+                        DefaultValuedParameter<"int", "-1">:$after);
   let assemblyFormat = "`<` `{` struct(params) `}` `>`";
   let genVerifyDecl = 1;
 }
