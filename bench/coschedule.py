@@ -19,7 +19,7 @@ under --out.
 
     python3 bench/coschedule.py --ism-run build/bin/ism-run [--out DIR]
         [--reps 100] [--warmup 10] [--only matmul_rmsnorm,...] [--quick]
-        [--gemm-cluster 2x1] [--gemm-block 128x256]
+        [--gemm-cluster 2x1] [--gemm-block 128x256] [--attrs "join = false"]
 
 The sizes are calibrated in the run: the other kernel's rows are scaled so
 that its time alone is the GEMM's (balanced) or a third of it (unbalanced).
@@ -249,6 +249,9 @@ def main():
                         help="the GEMM kernel's BLOCK_M x BLOCK_N (128x256: "
                              "25%% less L2 traffic; beside other partitions "
                              "its m64n256 wgmma are issued as two m64n128)")
+    parser.add_argument("--attrs", default="",
+                        help="attributes given to every ism.coschedule, "
+                             "e.g. 'join = false'")
     opts = parser.parse_args()
     if opts.quick:
         opts.reps = 30
@@ -269,6 +272,10 @@ def main():
                                 f"cluster_n = {cn} : i32", 1)
         if opts.gemm_block != "128x128" and "matmul" in (first, second):
             text = wide_gemm(text)
+        if opts.attrs:
+            text = text.replace(
+                "ism.coschedule warp_specialized {",
+                f"ism.coschedule warp_specialized attributes {{{opts.attrs}}} {{")
         files = {}
         for name, t in (("alone1", variant(text, keep=first)),
                         ("alone2", variant(text, keep=second)),

@@ -203,3 +203,59 @@ ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
   }
   ism.return
 }
+
+// -----
+
+// A partition after a wgmma partition's tiles is one warpgroup of a
+// counter-driven launch.
+ism.kernel @k(%g: index) attributes {num_warps = 12 : i32} {
+  // expected-error @+3 {{a partition that runs after a wgmma partition's consumers is one warpgroup of a counter-driven launch without tensor cores}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g, %g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 12, registers = [], barriers = [1, 2, 3], sharedMemory = 0, stages = 3, workCounter = -1, groupSize = 8}>,
+      #ism.partition<{warpBase = 0, numWarps = 8, registers = [], barriers = [4], sharedMemory = 0, stages = 0, workCounter = 0, groupSize = 0, after = 0}>] {
+  }, {
+  }
+  ism.return
+}
+
+// -----
+
+// Its warps must be consumer warps of an earlier wgmma partition: warps
+// 8-11 are the producer's.
+ism.kernel @k(%g: index) attributes {num_warps = 12 : i32} {
+  // expected-error @+1 {{partition 1 runs after partition 0, which must be an earlier wgmma partition without a cluster whose consumer warps hold its warps}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g, %g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 12, registers = [], barriers = [1, 2, 3], sharedMemory = 0, stages = 3, workCounter = -1, groupSize = 8}>,
+      #ism.partition<{warpBase = 8, numWarps = 4, registers = [], barriers = [4], sharedMemory = 0, stages = 0, workCounter = 0, groupSize = 0, after = 0}>] {
+  }, {
+  }
+  ism.return
+}
+
+// -----
+
+// ... and the partition it follows must run the wgmma K loop.
+ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
+  // expected-error @+1 {{partition 1 runs after partition 0, which must be an earlier wgmma partition without a cluster whose consumer warps hold its warps}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g, %g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 8, registers = [], barriers = [1], sharedMemory = 0, stages = 0, workCounter = 0, groupSize = 0}>,
+      #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [2], sharedMemory = 0, stages = 0, workCounter = 0, groupSize = 0, after = 0}>] {
+  }, {
+  }
+  ism.return
+}
+
+// -----
+
+// Two copies after the same partition take different consumer warpgroups.
+ism.kernel @k(%g: index) attributes {num_warps = 12 : i32} {
+  // expected-error @+1 {{partitions 1 and 2 both run after partition 0 on warps from 4}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g, %g, %g, %g, %g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 12, registers = [], barriers = [1, 2, 3], sharedMemory = 0, stages = 3, workCounter = -1, groupSize = 8}>,
+      #ism.partition<{warpBase = 4, numWarps = 4, registers = [], barriers = [4], sharedMemory = 0, stages = 0, workCounter = 0, groupSize = 0, after = 0}>,
+      #ism.partition<{warpBase = 4, numWarps = 4, registers = [], barriers = [5], sharedMemory = 0, stages = 0, workCounter = 0, groupSize = 0, after = 0}>] {
+  }, {
+  }, {
+  }
+  ism.return
+}

@@ -235,8 +235,13 @@ def IsmCoschedule : Pass<"ism-coschedule", "::mlir::ModuleOp"> {
     ring depth, and the products' operand ring depth; given, only the
     rings must fit here and the lowering checks the real sizes), `registers` (one `setmaxnreg` value per warpgroup, in
     partition order), `ctas_per_sm`, `work_counters = false` (static
-    striding for every partition) and `fallback = false` (keep
-    `warp_specialized` without a wgmma partition). A pair that cannot share
+    striding for every partition), `fallback = false` (keep
+    `warp_specialized` without a wgmma partition) and `join = false`.
+
+    By default a wgmma partition's consumer warpgroups, once their tiles
+    are done, each run one more copy of a counter-driven one-warpgroup
+    launch (`#ism.partition` `after`), in slices of the GEMM's ring, when
+    its registers and slices fit there and named barriers are left. A pair that cannot share
     an SM (threads, named barriers, shared memory, registers) is an error
     that names the resource and the numbers. With `verbose` the pass
     remarks on each decision in one line.
