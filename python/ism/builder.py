@@ -822,7 +822,8 @@ class HostBuilder(_Builder):
                    ctas_per_sm: Optional[int] = None,
                    work_counters: Optional[bool] = None,
                    prefetch: Optional[bool] = None,
-                   fallback: Optional[bool] = None) -> "_Coschedule":
+                   fallback: Optional[bool] = None,
+                   join: Optional[bool] = None) -> "_Coschedule":
         """``ism.coschedule``: the launches made inside the ``with`` block
         run concurrently on the same SMs (policy warp_specialized or
         block_interleaved), fused into one kernel by ism-coschedule.
@@ -832,8 +833,9 @@ class HostBuilder(_Builder):
         per warpgroup, in partition order), ``replicas`` (copies per launch
         of a counter-driven partition), ``ctas_per_sm``, ``work_counters``
         (False: static striding), ``prefetch`` (False: no loads issued one
-        work item ahead) and ``fallback`` (False: keep warp_specialized for
-        pairs without a wgmma kernel)."""
+        work item ahead), ``fallback`` (False: keep warp_specialized for
+        pairs without a wgmma kernel) and ``join`` (False: a GEMM's consumer
+        warps do not take the other launch's items after their tiles)."""
         if policy not in _POLICIES:
             raise ValueError(f"unknown coschedule policy {policy!r}; one of "
                              f"{', '.join(_POLICIES)}")
@@ -855,7 +857,8 @@ class HostBuilder(_Builder):
                                  f"ints, got {values!r}")
             attrs[name] = "array<i32: " + ", ".join(map(str, values)) + ">"
         for name, flag in (("work_counters", work_counters),
-                           ("prefetch", prefetch), ("fallback", fallback)):
+                           ("prefetch", prefetch), ("fallback", fallback),
+                           ("join", join)):
             if flag is None:
                 continue
             if not isinstance(flag, bool):

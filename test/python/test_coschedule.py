@@ -30,8 +30,10 @@ def pair(policy="warp_specialized", **options):
 
 
 def test_options_become_attributes():
-    m = pair(fallback=False, work_counters=False, prefetch=False, ctas_per_sm=2)
+    m = pair(fallback=False, work_counters=False, prefetch=False, ctas_per_sm=2,
+             join=False)
     text = str(m)
+    assert "join = false" in text
     assert "ctas_per_sm = 2 : i32" in text
     assert "fallback = false" in text
     assert "work_counters = false" in text
