@@ -16,9 +16,7 @@ for step in "${@:-gpu sass bench}"; do
   for s in $step; do
     case $s in
       gpu)
-        /tmp/r/ism-runner/scripts/gpu-tests.sh > "$OUT/gpu-tests.log" 2>&1
-        echo "gpu-tests rc=$?"
-        grep -E "^(FAIL|  Passed|  Failed)" "$OUT/gpu-tests.log" ;;
+        gpu_tests ;;
       sass)
         # head dim, block_m, block_n, warps, prefetch, num_stages
         for cfg in "64 64 64 4 0 1" "64 64 64 4 0 3" "128 128 64 8 0 1" \

@@ -17,3 +17,10 @@ if [ "${1:-}" = wheel ] && [ ! -x /tmp/v/bin/python ]; then
   /tmp/v/bin/pip install -q --no-index --no-deps dist/ism-*abi3*.whl
 fi
 export ISM_CACHE_DIR=/tmp/ism-cache
+# The package's GPU lit subset: the log in $OUT/gpu-tests.log, its status
+# and summary lines on stdout.
+gpu_tests() {
+  /tmp/r/ism-runner/scripts/gpu-tests.sh > "$OUT/gpu-tests.log" 2>&1
+  echo "gpu-tests rc=$?"
+  grep -E "^(FAIL|  Passed|  Failed|  Unsupported)" "$OUT/gpu-tests.log"
+}

@@ -17,9 +17,7 @@ python3 test/Runner/Inputs/make_csr.py 1500 700 40 7 /tmp/csr.
 for s in ${@:-gpu sanitize trace bench}; do
   case $s in
     gpu)
-      /tmp/r/ism-runner/scripts/gpu-tests.sh > "$OUT/gpu-tests.log" 2>&1
-      echo "gpu-tests rc=$?"
-      grep -E "^(FAIL|  Passed|  Failed|  Unsupported)" "$OUT/gpu-tests.log" ;;
+      gpu_tests ;;
     sanitize)
       for p in rmsnorm softmax spmm; do
         case $p in

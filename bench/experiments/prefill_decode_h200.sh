@@ -32,9 +32,7 @@ big="--arg bf16:16x4096x128:randn --arg bf16:16x4096x128:randn
 for s in ${@:-gpu sanitize split bench}; do
   case $s in
     gpu)
-      /tmp/r/ism-runner/scripts/gpu-tests.sh > "$OUT/gpu-tests.log" 2>&1
-      echo "gpu-tests rc=$?"
-      grep -E "^(FAIL|  Passed|  Failed|  Unsupported)" "$OUT/gpu-tests.log" ;;
+      gpu_tests ;;
     sanitize)
       for tool in memcheck racecheck synccheck; do
         echo "== $tool"

@@ -16,9 +16,7 @@ for step in "${@:-gpu decode gemm}"; do
   for s in $step; do
     case $s in
       gpu)
-        /tmp/r/ism-runner/scripts/gpu-tests.sh > "$OUT/gpu-tests.log" 2>&1
-        echo "gpu-tests rc=$?"
-        grep -E "^(FAIL|  Passed|  Failed)" "$OUT/gpu-tests.log"
+        gpu_tests
         ISM_TEST_INSTALLED=1 /tmp/v/bin/python -m pytest -q -p no:cacheprovider \
           test/python/test_launch_gpu.py > "$OUT/pytest-gpu.log" 2>&1
         echo "pytest rc=$?"; tail -2 "$OUT/pytest-gpu.log" ;;

@@ -24,9 +24,7 @@ rms="--arg bf16:3000x4000:randn --arg bf16:4000:randn --arg bf16:3000x4000:poiso
 for s in ${@:-gpu sanitize split bench}; do
   case $s in
     gpu)
-      /tmp/r/ism-runner/scripts/gpu-tests.sh > "$OUT/gpu-tests.log" 2>&1
-      echo "gpu-tests rc=$?"
-      grep -E "^(FAIL|  Passed|  Failed|  Unsupported)" "$OUT/gpu-tests.log"
+      gpu_tests
       python3 test/Runner/Inputs/make_csr.py 1500 700 40 7 /tmp/csr.
       for p in rmsnorm softmax spmm; do
         wide examples/coschedule_matmul_$p.mlir > /tmp/wide_$p.mlir

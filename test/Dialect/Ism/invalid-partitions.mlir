@@ -259,3 +259,17 @@ ism.kernel @k(%g: index) attributes {num_warps = 12 : i32} {
   }
   ism.return
 }
+
+// -----
+
+// The copies after a wgmma partition meet on its consumers' barrier: one
+// per consumer warpgroup, or the barrier would wait forever.
+ism.kernel @k(%g: index) attributes {num_warps = 12 : i32} {
+  // expected-error @+1 {{partition 0 has 2 consumer warpgroups, and either each runs one partition after its tiles or none does; got 1}}
+  ism.warp_specialize warp_specialized grids(%g, %g, %g, %g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 12, registers = [], barriers = [1, 2, 3], sharedMemory = 0, stages = 3, workCounter = -1, groupSize = 8}>,
+      #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [4], sharedMemory = 0, stages = 0, workCounter = 0, groupSize = 0, after = 0}>] {
+  }, {
+  }
+  ism.return
+}

@@ -959,6 +959,20 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
                                           << " both use named barrier " << id;
     }
   }
+  // The copies after a wgmma partition first meet on its consumers' named
+  // barrier, which counts every consumer: one copy per consumer warpgroup.
+  for (unsigned j = 0; j < n && shared; ++j) {
+    PartitionAttr q = getPartition(j);
+    unsigned after = 0;
+    for (unsigned i = 0; i < n; ++i)
+      after += getPartition(i).getAfter() == int(j);
+    if (after && after != (q.getNumWarps() - 4) / 4)
+      return emitOpError("partition ")
+             << j << " has " << (q.getNumWarps() - 4) / 4
+             << " consumer warpgroups, and either each runs one partition "
+                "after its tiles or none does; got "
+             << after;
+  }
   return success();
 }
 
