@@ -79,23 +79,23 @@ def variant(text, keep=None, policy=None):
     return "\n".join(lines[:start] + kept + lines[end + 1:])
 
 
-def wide_gemm(text):
-    """The pair with its 128x128 GEMM kernel made 128x256 (BLOCK_N 256, its
-    grid's y over 256 columns)."""
+def wide_gemm(text, n=256):
+    """The pair with its 128x128 GEMM kernel made 128 x `n` (BLOCK_N = n,
+    its grid's y over n columns)."""
     start = text.index("ism.kernel @matmul")
     end = text.index("ism.return", start)
     kernel = text[start:end]
     wide = (kernel.replace("%bn = arith.constant 128 : index",
-                           "%bn = arith.constant 256 : index")
-            .replace("tensor<64x128xbf16>", "tensor<64x256xbf16>")
-            .replace("tensor<128x128xf32>", "tensor<128x256xf32>")
-            .replace("tensor<128x128xbf16>", "tensor<128x256xbf16>"))
+                           f"%bn = arith.constant {n} : index")
+            .replace("tensor<64x128xbf16>", f"tensor<64x{n}xbf16>")
+            .replace("tensor<128x128xf32>", f"tensor<128x{n}xf32>")
+            .replace("tensor<128x128xbf16>", f"tensor<128x{n}xbf16>"))
     assert wide != kernel
     text = text[:start] + wide + text[end:]
     grid = "%gn = arith.ceildivui %N, %block : index"
     assert grid in text
-    return text.replace(grid, "%c256 = arith.constant 256 : index\n"
-                        "  %gn = arith.ceildivui %N, %c256 : index")
+    return text.replace(grid, f"%cbn = arith.constant {n} : index\n"
+                        "  %gn = arith.ceildivui %N, %cbn : index")
 
 
 def bench_torch(fn, reps, warmup):
@@ -245,10 +245,11 @@ def main():
                         help="the GEMM kernel's thread-block cluster: 1x1, "
                              "2x1 (pairs share B by TMA multicast) or 1x2")
     parser.add_argument("--gemm-block", default="128x128",
-                        choices=["128x128", "128x256"],
+                        choices=["128x64", "128x128", "128x256"],
                         help="the GEMM kernel's BLOCK_M x BLOCK_N (128x256: "
                              "25%% less L2 traffic; beside other partitions "
-                             "its m64n256 wgmma are issued as two m64n128)")
+                             "its m64n256 wgmma are issued as two m64n128; "
+                             "128x64: fewer registers, room for more copies)")
     parser.add_argument("--attrs", default="",
                         help="attributes given to every ism.coschedule, "
                              "e.g. 'join = false'")
@@ -271,7 +272,7 @@ def main():
                                 f", cluster_m = {cm} : i32, "
                                 f"cluster_n = {cn} : i32", 1)
         if opts.gemm_block != "128x128" and "matmul" in (first, second):
-            text = wide_gemm(text)
+            text = wide_gemm(text, int(opts.gemm_block.split("x")[1]))
         if opts.attrs:
             text = text.replace(
                 "ism.coschedule warp_specialized {",

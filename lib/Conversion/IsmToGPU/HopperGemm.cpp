@@ -932,8 +932,13 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
         record0, start, end, config.traceTag, record);
   }
   b.setInsertionPointToStart(consumer);
+  // (Beside many other warps the consumers may get fewer than the CTA
+  // starts with: setmaxnreg.inc below the current count is an illegal
+  // instruction.)
   NVVM::SetMaxRegisterOp::create(b, loc, config.consumerRegisters,
-                                 NVVM::SetMaxRegisterAction::increase);
+                                 config.consumerRegisters >= atLaunch
+                                     ? NVVM::SetMaxRegisterAction::increase
+                                     : NVVM::SetMaxRegisterAction::decrease);
   if (p.clusterSize() > 1) {
     // No CTA leaves while its partner may still free a stage in its shared
     // memory.
