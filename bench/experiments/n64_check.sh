@@ -1,4 +1,13 @@
-source bench/experiments/h200_setup.sh
+#!/usr/bin/env bash
+# --check of the GEMM + RMSNorm and GEMM + SpMM pairs with a 128x64 GEMM
+# tile (bench/coschedule.py's wide_gemm(text, 64)): the GEMM alone, the
+# pair as the pass decides it (three copies of the other kernel, 768
+# threads: the consumers get fewer registers than at launch), with
+# `join = false`, and with two copies. From a checkout on the H200 with the
+# runner package in dist/ and OUT set:
+#   OUT=/tmp/out bash bench/experiments/n64_check.sh
+set -uo pipefail
+source "$(dirname "$0")/h200_setup.sh"
 python3 test/Runner/Inputs/make_csr.py 1500 700 40 7 /tmp/csr.
 python3 - <<'PY'
 import sys,types; sys.modules['torch']=types.ModuleType('torch'); sys.path.insert(0,'bench'); import coschedule as C
