@@ -902,7 +902,8 @@ void IsmCoschedulePass::joinAfterTiles(CoscheduleOp op,
     }
     if (!copyOf)
       continue;
-    const Partition &copy = parts[*copyOf];
+    // A value, not a reference: the loop below appends to parts.
+    const Partition copy = parts[*copyOf];
     int64_t slice = alignTo16(copy.sharedBytes(0));
     unsigned groups = parts[w].kernelWarps / 4;
     if (int64_t(groups) * slice > parts[w].ringBytes(gemm.getStages()) ||
