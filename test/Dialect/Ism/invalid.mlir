@@ -753,6 +753,48 @@ func.func @coschedule_one(%n: index) {
 
 // -----
 
+ism.kernel @k() {
+  ism.return
+}
+func.func @coschedule_misspelt_override(%n: index) {
+  // expected-error @+1 {{has no attribute 'joins'; its overrides are stages, registers, replicas, ctas_per_sm, ring_stages, work_counters, prefetch, fallback and join (other attributes need a dialect prefix)}}
+  ism.coschedule warp_specialized attributes {joins = false} {
+    ism.launch @k grid(%n) ()
+    ism.launch @k grid(%n) ()
+  }
+  return
+}
+
+// -----
+
+ism.kernel @k() {
+  ism.return
+}
+func.func @coschedule_override_type(%n: index) {
+  // expected-error @+1 {{attribute 'join' failed to satisfy constraint: bool attribute}}
+  ism.coschedule warp_specialized attributes {join = 1 : i32} {
+    ism.launch @k grid(%n) ()
+    ism.launch @k grid(%n) ()
+  }
+  return
+}
+
+// -----
+
+ism.kernel @k() {
+  ism.return
+}
+func.func @coschedule_override_array(%n: index) {
+  // expected-error @+1 {{attribute 'replicas' failed to satisfy constraint: i32 dense array attribute}}
+  ism.coschedule warp_specialized attributes {replicas = [1, 2]} {
+    ism.launch @k grid(%n) ()
+    ism.launch @k grid(%n) ()
+  }
+  return
+}
+
+// -----
+
 func.func @coschedule_policy(%n: index) {
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'policy' [warp_specialized, block_interleaved]}}
   ism.coschedule round_robin {

@@ -156,8 +156,8 @@ func.func @host(%x: memref<?xf32>, %A: memref<?x?xf16>, %n: index) {
     ism.launch @compute grid(%n) (%A) : (memref<?x?xf16>)
     ism.launch @layouts grid(%n) (%x) : (memref<?xf32>)
   }
-  // CHECK: ism.coschedule block_interleaved attributes {note = "x"} {
-  ism.coschedule block_interleaved attributes {note = "x"} {
+  // CHECK: ism.coschedule block_interleaved attributes {user.note = "x"} {
+  ism.coschedule block_interleaved attributes {user.note = "x"} {
     ism.launch @compute grid(%n) (%A) : (memref<?x?xf16>)
     ism.launch @compute grid(%n) (%A) : (memref<?x?xf16>)
   }

@@ -814,6 +814,20 @@ LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 // CoscheduleOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult CoscheduleOp::verify() {
+  // The overrides are inherent attributes (their types checked by ODS);
+  // anything else must carry a dialect prefix, so that a misspelt
+  // override is an error rather than silently ignored.
+  for (NamedAttribute attr : (*this)->getDiscardableAttrs())
+    if (!attr.getName().getValue().contains('.'))
+      return emitOpError("has no attribute '")
+             << attr.getName().getValue()
+             << "'; its overrides are stages, registers, replicas, "
+                "ctas_per_sm, ring_stages, work_counters, prefetch, fallback "
+                "and join (other attributes need a dialect prefix)";
+  return success();
+}
+
 LogicalResult CoscheduleOp::verifyRegions() {
   unsigned launches = 0;
   if (!getBody().empty()) {

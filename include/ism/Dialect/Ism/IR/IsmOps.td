@@ -629,10 +629,31 @@ def Ism_CoscheduleOp : Ism_Op<"coschedule", [SingleBlock, NoTerminator,
       ism.launch @rmsnorm grid(%rows) (%x, %w, %y) : (...)
     }
     ```
+
+    The optional attributes override the choices of `ism-coschedule`
+    (docs/coschedule.md): `stages` (the wgmma ring depth), `registers` (one
+    setmaxnreg value per warpgroup, in partition order), `replicas` (copies
+    per launch), `ctas_per_sm`, `ring_stages` (work items in flight per
+    copy, 0 or 2-8), `work_counters` (false: static striding), `prefetch`
+    (false: nothing loaded one work item ahead), `fallback` (false: fuse a
+    pair without tensor-core work too) and `join` (false: the GEMM's
+    consumer warps do not take the other launch's items after their tiles).
+    Any other attribute must carry a dialect prefix (`mine.note`), so that a
+    misspelt override is an error, not silently ignored.
   }];
-  let arguments = (ins Ism_CoschedulePolicy:$policy);
+  let arguments = (ins Ism_CoschedulePolicy:$policy,
+                       OptionalAttr<APIntAttr>:$stages,
+                       OptionalAttr<DenseI32ArrayAttr>:$registers,
+                       OptionalAttr<DenseI32ArrayAttr>:$replicas,
+                       OptionalAttr<APIntAttr>:$ctas_per_sm,
+                       OptionalAttr<APIntAttr>:$ring_stages,
+                       OptionalAttr<BoolAttr>:$work_counters,
+                       OptionalAttr<BoolAttr>:$prefetch,
+                       OptionalAttr<BoolAttr>:$fallback,
+                       OptionalAttr<BoolAttr>:$join);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$policy attr-dict-with-keyword $body";
+  let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     /// The launches of the region, in order.
