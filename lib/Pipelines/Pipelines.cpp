@@ -145,6 +145,8 @@ void mlir::ism::registerIsmPipelines() {
 
 /// Runs the passes `build` adds on `module`; on failure returns a one-line
 /// error that starts with `what` and carries the pipeline's diagnostics.
+/// Warnings are also printed to stderr as they come (one line each, as a
+/// compiler prints them), since a pipeline that succeeds returns no text.
 static llvm::Error runPipeline(ModuleOp module,
                                function_ref<void(OpPassManager &)> build,
                                StringRef what) {
@@ -153,6 +155,14 @@ static llvm::Error runPipeline(ModuleOp module,
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
     os << (diagnostics.empty() ? "" : "; ") << diag.getLocation() << ": "
        << diag;
+    if (diag.getSeverity() == DiagnosticSeverity::Warning) {
+      if (auto file = dyn_cast<FileLineColLoc>(diag.getLocation()))
+        llvm::errs() << file.getFilename().getValue() << ":" << file.getLine()
+                     << ":" << file.getColumn();
+      else
+        llvm::errs() << diag.getLocation();
+      llvm::errs() << ": warning: " << diag << "\n";
+    }
     return success();
   });
   PassManager pm(module.getContext());

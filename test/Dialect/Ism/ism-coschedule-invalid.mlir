@@ -568,3 +568,35 @@ func.func @main(%x: memref<?x?xf32>, %y: memref<?x?xf32>,
   }
   return
 }
+
+// -----
+
+// A kernel's min_ctas_per_sm does not carry into the fused kernel: a
+// warning says so, and the pair still fuses.
+
+ism.kernel @c(%x: memref<?xf32>, %y: memref<?xf32>)
+    attributes {num_warps = 4 : i32, min_ctas_per_sm = 2 : i32} {
+  %p = ism.program_id x : index
+  %t = ism.load %x[%p] : memref<?xf32> -> tensor<1024xf32>
+  %e = math.exp %t : tensor<1024xf32>
+  ism.store %e, %y[%p] : tensor<1024xf32> -> memref<?xf32>
+  ism.return
+}
+ism.kernel @d(%x: memref<?xf32>, %y: memref<?xf32>)
+    attributes {num_warps = 4 : i32} {
+  %p = ism.program_id x : index
+  %t = ism.load %x[%p] : memref<?xf32> -> tensor<1024xf32>
+  %e = math.exp %t : tensor<1024xf32>
+  ism.store %e, %y[%p] : tensor<1024xf32> -> memref<?xf32>
+  ism.return
+}
+
+func.func @main(%x: memref<?xf32>, %y: memref<?xf32>, %z: memref<?xf32>) {
+  %n = arith.constant 64 : index
+  // expected-warning @+1 {{@c's min_ctas_per_sm = 2 does not apply inside the fused kernel, whose CTAs per SM ism-coschedule decides (ctas_per_sm on the ism.coschedule overrides it)}}
+  ism.coschedule block_interleaved {
+    ism.launch @c grid(%n) (%x, %y) : (memref<?xf32>, memref<?xf32>)
+    ism.launch @d grid(%n) (%x, %z) : (memref<?xf32>, memref<?xf32>)
+  }
+  return
+}

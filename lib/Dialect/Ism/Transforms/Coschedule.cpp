@@ -1022,6 +1022,16 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
     return failure();
   joinAfterTiles(op, *expanded, attrs, summary);
 
+  // A kernel's occupancy request (`__launch_bounds__`'s second value)
+  // does not carry over: the fused kernel's CTAs per SM are the pass's.
+  for (const Partition &p : parts)
+    if (std::optional<uint32_t> min = p.kernel.getMinCtasPerSm())
+      op.emitWarning() << "@" << p.kernel.getName()
+                       << "'s min_ctas_per_sm = " << *min
+                       << " does not apply inside the fused kernel, whose "
+                          "CTAs per SM ism-coschedule decides (ctas_per_sm "
+                          "on the ism.coschedule overrides it)";
+
   // The fused kernel: the launches' parameters, then their grids.
   SmallVector<Type> types;
   SmallVector<std::string> names;
