@@ -449,6 +449,16 @@ llvm::Expected<CUmodule> Context::loadModule(llvm::StringRef ptx) {
   return module;
 }
 
+llvm::Error Context::unloadModule(CUmodule module) {
+  auto it = llvm::find(modules, module);
+  if (it == modules.end())
+    return llvm::createStringError("unloadModule: the module was not loaded "
+                                   "by this context");
+  modules.erase(it);
+  waitingKernels.erase(module);
+  return driver.check(driver.cuModuleUnload(module), "cuModuleUnload");
+}
+
 llvm::Expected<unsigned> Context::getMaxActiveClusters(const Kernel &kernel,
                                                        unsigned threads,
                                                        unsigned clusterSize) {

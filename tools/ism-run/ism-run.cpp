@@ -615,10 +615,17 @@ static llvm::Error tune(ModuleOp module, const DialectRegistry &registry,
     llvm::Expected<std::vector<double>> times =
         timeHostFunction(gpu, *stream, entry, args, launcher, timing, how);
     if (!times) {
+      // Kept loaded: a kernel that failed or timed out may still be queued.
       c.pruned = llvm::toString(times.takeError());
       continue;
     }
     c.ms = summarize(std::move(*times)).median;
+    // A timed candidate's module goes (the timing waited for its last
+    // launch), so a long sweep does not keep every one loaded.
+    if (llvm::Error error = gpu.synchronize())
+      return error;
+    if (llvm::Error error = gpu.unloadModule(*loaded))
+      return error;
   }
   if (llvm::Error error = gpu.destroyStream(*stream))
     return error;

@@ -257,6 +257,10 @@ public:
   /// looked up in it alone (two compilations of one program may define
   /// kernels of the same name). The context still owns it.
   llvm::Expected<CUmodule> loadModule(llvm::StringRef ptx);
+  /// Unloads a module of loadModule's once the caller is done with it (no
+  /// kernel of it still queued or running: synchronize first); its kernels
+  /// must not be used afterwards.
+  llvm::Error unloadModule(CUmodule module);
   /// Finds kernel `name` in `module`, or in every loaded module (in load
   /// order) when `module` is null, and prepares it for `sharedMemoryBytes`
   /// of dynamic shared memory: raises the kernel's opt-in limit when that is
