@@ -145,23 +145,28 @@ void mlir::ism::registerIsmPipelines() {
 
 /// Runs the passes `build` adds on `module`; on failure returns a one-line
 /// error that starts with `what` and carries the pipeline's diagnostics.
-/// Warnings are also printed to stderr as they come (one line each, as a
-/// compiler prints them), since a pipeline that succeeds returns no text.
+/// Warnings are also appended to `warnings`, one line each as a compiler
+/// prints them (`FILE:LINE:COL: warning: ...`), since a pipeline that
+/// succeeds returns no text.
 static llvm::Error runPipeline(ModuleOp module,
                                function_ref<void(OpPassManager &)> build,
-                               StringRef what) {
+                               StringRef what,
+                               std::vector<std::string> &warnings) {
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
     os << (diagnostics.empty() ? "" : "; ") << diag.getLocation() << ": "
        << diag;
     if (diag.getSeverity() == DiagnosticSeverity::Warning) {
+      std::string line;
+      llvm::raw_string_ostream ws(line);
       if (auto file = dyn_cast<FileLineColLoc>(diag.getLocation()))
-        llvm::errs() << file.getFilename().getValue() << ":" << file.getLine()
-                     << ":" << file.getColumn();
+        ws << file.getFilename().getValue() << ":" << file.getLine() << ":"
+           << file.getColumn();
       else
-        llvm::errs() << diag.getLocation();
-      llvm::errs() << ": warning: " << diag << "\n";
+        ws << diag.getLocation();
+      ws << ": warning: " << diag;
+      warnings.push_back(std::move(line));
     }
     return success();
   });
@@ -237,7 +242,7 @@ mlir::ism::compileGPUModuleToPTX(ModuleOp module, const PTXOptions &options) {
 
   if (llvm::Error error = runPipeline(
           *copy, [&](OpPassManager &pm) { buildGPUToPTXPipeline(pm, options); },
-          "lowering to PTX failed"))
+          "lowering to PTX failed", result.warnings))
     return std::move(error);
 
   copy->walk([&](gpu::BinaryOp binary) {
@@ -269,9 +274,14 @@ mlir::ism::compileGPUModuleToPTX(ModuleOp module, const PTXOptions &options) {
 llvm::Expected<CompiledModule>
 mlir::ism::compileToPTX(ModuleOp module, const IsmToPTXOptions &options) {
   OwningOpRef<ModuleOp> copy(module.clone());
+  std::vector<std::string> warnings;
   if (llvm::Error error = runPipeline(
           *copy, [&](OpPassManager &pm) { buildIsmToGPUPipeline(pm, options); },
-          "lowering to the GPU dialect failed"))
+          "lowering to the GPU dialect failed", warnings))
     return std::move(error);
-  return compileGPUModuleToPTX(*copy, options);
+  llvm::Expected<CompiledModule> result = compileGPUModuleToPTX(*copy, options);
+  if (result)
+    result->warnings.insert(result->warnings.begin(), warnings.begin(),
+                            warnings.end());
+  return result;
 }

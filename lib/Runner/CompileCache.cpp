@@ -2,9 +2,9 @@
 //
 // Entries are JSON files `<dir>/<key[0:2]>/<key>.json`:
 //
-//   {"compiler": getCompilerVersion(), "format": 1, "key": KEY,
+//   {"compiler": getCompilerVersion(), "format": 3, "key": KEY,
 //    "module": {"ptx": ..., "kernels": [...], "coschedules": [...],
-//               "unfused": [...]}}
+//               "unfused": [...], "warnings": [...]}}
 //
 // Anything wrong with one (unreadable, not JSON, a field missing or of the
 // wrong type or range, another format or compiler) makes it a miss with a
@@ -296,6 +296,9 @@ findNonUTF8String(const CompiledModule &compiled) {
   for (const std::string &name : compiled.coschedules)
     if (!json::isUTF8(name))
       return std::string("a fused kernel name of CompiledModule::coschedules");
+  for (const std::string &warning : compiled.warnings)
+    if (!json::isUTF8(warning))
+      return std::string("a warning");
   return std::nullopt;
 }
 
@@ -347,7 +350,8 @@ mlir::ism::runner::serializeCompiledModule(llvm::StringRef key,
        json::Object{{"ptx", compiled.ptx},
                     {"kernels", std::move(kernels)},
                     {"coschedules", json::Array(compiled.coschedules)},
-                    {"unfused", std::move(unfused)}}}};
+                    {"unfused", std::move(unfused)},
+                    {"warnings", json::Array(compiled.warnings)}}}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:1}", json::Value(std::move(entry))) << "\n";
@@ -529,7 +533,7 @@ struct EntryReader {
       if (!readUnsigned(index, unfusedPath.index(i),
                         compiled.unfused.emplace_back()))
         return false;
-    return true;
+    return readStrings(*object, "warnings", path, compiled.warnings);
   }
 };
 } // namespace

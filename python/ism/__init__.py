@@ -16,8 +16,8 @@ from ._ism import (CompileError, IsmError, ParseError, RunError,
 from .builder import HostBuilder, KernelBuilder, Value
 from .compiler import (DEFAULT_PIPELINE, PTX_PIPELINE, CompiledPTX,
                        apply_pipeline, compile_ptx, has_pass, stages, to_ptx)
-from .launch import (CompiledProgram, JITFunction, KernelLauncher, cache_dir,
-                     compile, jit)
+from .launch import (CompiledProgram, IsmWarning, JITFunction, KernelLauncher,
+                     cache_dir, compile, jit)
 from .autotuner import Autotuner, Config, TuningResult, autotune
 from .ir import (Context, DTypeError, Module, ShapeError, blocked,
                  default_context, dtype, memref, scalar, tensor, tile)
@@ -26,7 +26,7 @@ from .runtime import RunResult, interpret, run, runtime_available
 
 __all__ = [
     "Autotuner", "CompileError", "Config", "CompiledPTX", "CompiledProgram", "Context",
-    "DEFAULT_PIPELINE", "DTypeError", "HostBuilder", "IsmError",
+    "DEFAULT_PIPELINE", "DTypeError", "HostBuilder", "IsmError", "IsmWarning",
     "JITFunction", "KernelBuilder", "KernelLauncher", "Module", "PTX_PIPELINE",
     "ParseError", "RunError", "RunResult", "RuntimeUnavailable", "ShapeError",
     "Value", "VerificationError", "apply_pipeline", "blocked", "cache_dir",

@@ -21,6 +21,7 @@ import numbers
 import os
 import sys
 import threading
+import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import _ism
@@ -336,6 +337,13 @@ class KernelLauncher:
 _DIRECT_PREFIX = "__ism_launch_"
 
 
+class IsmWarning(UserWarning):
+    """A warning of ism's compiler (``FILE:LINE:COL: warning: ...``), issued
+    by :func:`compile` when the module compiles, or comes from the disk
+    cache, with one (e.g. a co-scheduled kernel's ``min_ctas_per_sm`` that
+    the fused kernel cannot honour)."""
+
+
 class CompiledProgram:
     """A module compiled for one GPU: call it like its host function, or
     launch one kernel with ``k.<kernel>[grid](...)``. Made by
@@ -486,6 +494,8 @@ def compile(module, pipeline: Optional[str] = None, *,
             return hit
     program = _ism.Program(text, entry or "", chip or "", coschedule,
                            directory, device)
+    for message in program.compiler_warnings:
+        warnings.warn(message, IsmWarning, stacklevel=2)
     compiled = CompiledProgram(program, entry)
     with _compiled_lock:
         return _compiled.setdefault(key, compiled)

@@ -109,6 +109,9 @@ public:
   bool cacheHit = false;
   std::string cacheKey;
   std::vector<std::string> warnings;
+  /// The compiler's warnings (`FILE:LINE:COL: warning: ...`), also from a
+  /// cache hit; ism.compile issues each as a Python warning.
+  std::vector<std::string> compilerWarnings;
   std::string ptx;
 
 private:
@@ -217,6 +220,7 @@ Program::Program(const std::string &text, const std::string &entry,
   if (!result)
     diagnostics.raise(ErrorKind::Compile, llvm::toString(result.takeError()));
   compiled = std::move(*result);
+  compilerWarnings = compiled.warnings;
   ptx = compiled.ptx;
   execution.coschedule = mode;
   execution.fusedKernels = compiled.coschedules;
@@ -496,5 +500,6 @@ void mlir::ism::python::registerProgramBindings(nb::module_ &m) {
       .def_ro("cache_hit", &Program::cacheHit)
       .def_ro("cache_key", &Program::cacheKey)
       .def_ro("warnings", &Program::warnings)
+      .def_ro("compiler_warnings", &Program::compilerWarnings)
       .def_ro("ptx", &Program::ptx);
 }

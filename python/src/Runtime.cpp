@@ -183,6 +183,8 @@ RunResult mlir::ism::python::runHostFunction(ModuleOp module,
       diagnostics.raise(ErrorKind::Run, llvm::toString(result.takeError()));
     compiled = std::move(*result);
   }
+  for (const std::string &warning : compiled->warnings)
+    llvm::errs() << warning << "\n";
   if (llvm::Error error = gpu.loadPTX(compiled->ptx))
     fail(ErrorKind::Run, std::move(error));
 

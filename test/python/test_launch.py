@@ -67,6 +67,31 @@ def test_disk_cache_miss_then_hit(cache):
     assert not other.cache_hit and other.cache_key != first.cache_key
 
 
+def test_compiler_warning_is_a_python_warning_also_from_the_cache(cache):
+    # A co-scheduled kernel's min_ctas_per_sm cannot carry into the fused
+    # kernel: ism-coschedule warns, and the warning comes back on a hit.
+    text = read("coschedule_matmul_rmsnorm.mlir").replace(
+        "    attributes {num_warps = 4 : i32} {",
+        "    attributes {num_warps = 4 : i32, min_ctas_per_sm = 2 : i32} {", 1)
+    assert "min_ctas_per_sm = 2" in text
+    for hit in (False, True):
+        launch_module._compiled.clear()
+        with pytest.warns(ism.IsmWarning) as record:
+            k = ism.compile(text, chip="sm_90a", cache=cache)
+        assert k.cache_hit == hit
+        messages = [str(w.message) for w in record]
+        assert len(messages) == 1
+        assert "warning: @rmsnorm's min_ctas_per_sm = 2 does not apply " \
+            "inside the fused kernel" in messages[0]
+    # Without the attribute: no warning.
+    launch_module._compiled.clear()
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ism.IsmWarning)
+        ism.compile(read("coschedule_matmul_rmsnorm.mlir"), chip="sm_90a",
+                    cache=cache)
+
+
 def test_same_module_is_compiled_once_per_process(cache):
     assert compile_softmax(cache) is compile_softmax(cache)
 

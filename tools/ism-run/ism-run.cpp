@@ -425,7 +425,8 @@ static std::optional<CompileCache> openCompileCache() {
 
 /// compileModule through `cache` (or without it when null); with --verbose,
 /// one line says whether it was a hit or a miss, and one line each warning
-/// (a corrupt entry, an entry that could not be stored).
+/// (a corrupt entry, an entry that could not be stored). The passes'
+/// warnings are printed always.
 static llvm::Expected<CompiledModule> compile(ModuleOp module,
                                               const PTXOptions &options,
                                               CoscheduleMode mode, bool trace,
@@ -442,6 +443,10 @@ static llvm::Expected<CompiledModule> compile(ModuleOp module,
     for (const std::string &warning : warnings)
       llvm::errs() << "ism-run: warning: " << warning << "\n";
   }
+  // The compiler's own warnings, compiled now or given back by the cache.
+  if (compiled)
+    for (const std::string &warning : compiled->warnings)
+      llvm::errs() << warning << "\n";
   return compiled;
 }
 

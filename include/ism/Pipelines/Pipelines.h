@@ -135,6 +135,10 @@ struct CompiledModule {
   /// The ism.coschedule ops (walk order) ism-coschedule left unfused (a
   /// pair without a wgmma kernel): their launches run one after the other.
   std::vector<unsigned> unfused;
+  /// The warnings the passes emitted, one line each (`FILE:LINE:COL:
+  /// warning: ...`), for the caller to print; a compile-cache hit gives
+  /// them back too.
+  std::vector<std::string> warnings;
 };
 
 /// Compiles a copy of `module` (which must already be at the GPU level:

@@ -63,7 +63,7 @@ llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef text);
 class CompileCache {
 public:
   /// The format of the entries; entries of another format are misses.
-  static constexpr int64_t kFormatVersion = 2;
+  static constexpr int64_t kFormatVersion = 3;
 
   explicit CompileCache(std::string directory);
 
