@@ -26,9 +26,25 @@ using namespace mlir::ism::runner;
 
 llvm::ArrayRef<llvm::StringLiteral> mlir::ism::runner::getTunableAttributes() {
   static const llvm::StringLiteral names[] = {
-      "num_warps", "num_stages", "group_size",     "min_ctas_per_sm",
-      "cluster_m", "cluster_n",  "consumer_groups"};
+      "num_warps", "num_stages", "group_size",      "min_ctas_per_sm",
+      "cluster_m", "cluster_n",  "consumer_groups", kCoscheduleAxis};
   return names;
+}
+
+std::optional<CoscheduleMode> mlir::ism::runner::getCandidateCoschedule(
+    const std::vector<std::pair<std::string, int64_t>> &candidate) {
+  for (const auto &[name, value] : candidate)
+    if (name == kCoscheduleAxis)
+      return CoscheduleMode(value - 1);
+  return std::nullopt;
+}
+
+/// A candidate's value as the spec, describeCandidate and the cache write
+/// it: the mode's name on the coschedule axis, else the integer.
+static std::string getValueText(llvm::StringRef name, int64_t value) {
+  if (name == kCoscheduleAxis)
+    return getCoscheduleModeName(CoscheduleMode(value - 1)).str();
+  return std::to_string(value);
 }
 
 llvm::Expected<std::vector<TuneAxis>>
@@ -62,8 +78,14 @@ mlir::ism::runner::parseTuneSpec(llvm::StringRef spec) {
     list.split(values, ',');
     for (llvm::StringRef text : values) {
       int64_t value;
-      if (text.trim().getAsInteger(10, value) || value < 1 ||
-          value > std::numeric_limits<int32_t>::max())
+      if (name == kCoscheduleAxis) {
+        std::optional<CoscheduleMode> mode = parseCoscheduleMode(text.trim());
+        if (!mode)
+          return fail("'coschedule' takes fused, sequential or streams, not '" +
+                      text + "'");
+        value = int64_t(*mode) + 1;
+      } else if (text.trim().getAsInteger(10, value) || value < 1 ||
+                 value > std::numeric_limits<int32_t>::max())
         return fail("'" + name + "' takes positive integers, not '" + text +
                     "'");
       if (!llvm::is_contained(axis.values, value))
@@ -112,7 +134,8 @@ void mlir::ism::runner::applyCandidate(ModuleOp module,
   Builder b(module.getContext());
   module.walk([&](KernelOp kernel) {
     for (const auto &[name, value] : candidate)
-      kernel->setAttr(name, b.getI32IntegerAttr(value));
+      if (name != kCoscheduleAxis)
+        kernel->setAttr(name, b.getI32IntegerAttr(value));
   });
 }
 
@@ -120,15 +143,19 @@ std::string
 mlir::ism::runner::describeCandidate(const TuneCandidate &candidate) {
   std::string out;
   for (const auto &[name, value] : candidate)
-    out += (out.empty() ? "" : " ") + name + "=" + std::to_string(value);
+    out += (out.empty() ? "" : " ") + name + "=" + getValueText(name, value);
   return out;
 }
 
 llvm::json::Object
 mlir::ism::runner::candidateToJSON(const TuneCandidate &candidate) {
   llvm::json::Object object;
-  for (const auto &[name, value] : candidate)
-    object[name] = value;
+  for (const auto &[name, value] : candidate) {
+    if (name == kCoscheduleAxis)
+      object[name] = getValueText(name, value);
+    else
+      object[name] = value;
+  }
   return object;
 }
 
@@ -209,7 +236,10 @@ TuneCache::lookup(llvm::StringRef key, llvm::ArrayRef<TuneCandidate> candidates,
   for (const TuneCandidate &candidate : candidates) {
     bool same = best->size() == candidate.size();
     for (const auto &[name, value] : candidate)
-      same = same && best->getInteger(name) == value;
+      same = same && (name == kCoscheduleAxis
+                          ? best->getString(name) ==
+                                llvm::StringRef(getValueText(name, value))
+                          : best->getInteger(name) == value);
     if (same)
       return TuneResult{candidate, *ms};
   }

@@ -475,10 +475,12 @@ int main(int argc, char **argv) {
 /// rest like --bench (L2 flushed, median of --tune-reps after 3 warm-up
 /// runs) on buffers of their own, and applies the fastest to `module`. The
 /// winner is stored in the tuning cache beside the compile cache, and a
-/// later run with the same key takes it from there without tuning.
+/// later run with the same key takes it from there without tuning. With a
+/// `coschedule` axis each candidate compiles and runs in its own mode, and
+/// the winner's becomes `mode`.
 static llvm::Error tune(ModuleOp module, const DialectRegistry &registry,
                         cuda::Context &gpu, const PTXOptions &ptxOptions,
-                        CoscheduleMode mode, llvm::ArrayRef<TuneAxis> axes,
+                        CoscheduleMode &mode, llvm::ArrayRef<TuneAxis> axes,
                         llvm::ArrayRef<BoundArg> args,
                         const CompileCache *compileCache,
                         llvm::json::Object &report) {
@@ -493,6 +495,9 @@ static llvm::Error tune(ModuleOp module, const DialectRegistry &registry,
   auto apply = [&](const TuneResult &result, bool cached,
                    llvm::json::Array timings) {
     applyCandidate(module, result.best);
+    if (std::optional<CoscheduleMode> picked =
+            getCandidateCoschedule(result.best))
+      mode = *picked;
     double seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - started)
                          .count();
@@ -535,6 +540,7 @@ static llvm::Error tune(ModuleOp module, const DialectRegistry &registry,
     std::optional<CompiledModule> compiled;
     std::string pruned;
     double ms = 0;
+    CoscheduleMode mode = CoscheduleMode::Fused;
   };
   std::vector<Candidate> built(candidates.size());
   {
@@ -558,12 +564,13 @@ static llvm::Error tune(ModuleOp module, const DialectRegistry &registry,
           return;
         }
         applyCandidate(*c.module, candidates[i]);
+        c.mode = getCandidateCoschedule(candidates[i]).value_or(mode);
         if (failed(verify(*c.module))) {
           c.pruned = diagnostic;
           return;
         }
         llvm::Expected<CompiledModule> compiled = compileModuleCached(
-            *c.module, ptxOptions, mode, /*trace=*/false, compileCache);
+            *c.module, ptxOptions, c.mode, /*trace=*/false, compileCache);
         if (!compiled) {
           c.pruned = llvm::toString(compiled.takeError());
           return;
@@ -614,7 +621,7 @@ static llvm::Error tune(ModuleOp module, const DialectRegistry &registry,
     }
     GPULauncher launcher(gpu, *c.compiled, device->args, *stream, *loaded);
     HostExecutionOptions how;
-    how.coschedule = mode;
+    how.coschedule = c.mode;
     how.fusedKernels = c.compiled->coschedules;
     how.unfused = c.compiled->unfused;
     llvm::Expected<std::vector<double>> times =

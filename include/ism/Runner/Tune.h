@@ -14,6 +14,7 @@
 #define ISM_RUNNER_TUNE_H
 
 #include "ism/Runner/ArgSpec.h"
+#include "ism/Runner/HostExecutor.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringRef.h"
@@ -27,8 +28,19 @@
 
 namespace mlir::ism::runner {
 
-/// The kernel attributes --tune may set.
+/// The kernel attributes --tune may set, and `coschedule` (not an
+/// attribute: how the module's ism.coschedule regions run, fused,
+/// sequential or streams).
 llvm::ArrayRef<llvm::StringLiteral> getTunableAttributes();
+
+/// The --tune axis that picks the coschedule mode. Its values are the
+/// modes as 1 + CoscheduleMode (1 fused, 2 sequential, 3 streams), written
+/// by name in the spec, in describeCandidate and in the cache.
+inline constexpr llvm::StringLiteral kCoscheduleAxis = "coschedule";
+
+/// The coschedule mode a candidate picks, if it has the axis.
+std::optional<CoscheduleMode> getCandidateCoschedule(
+    const std::vector<std::pair<std::string, int64_t>> &candidate);
 
 /// One attribute and the values to try.
 struct TuneAxis {
@@ -40,9 +52,10 @@ struct TuneAxis {
 using TuneCandidate = std::vector<std::pair<std::string, int64_t>>;
 
 /// Parses a --tune value: axes `ATTR=V1,V2,...` separated by ';' or spaces,
-/// e.g. "num_warps=4,8;num_stages=3,4". Attributes must be tunable and
-/// appear once; values are positive integers. The error is one line naming
-/// the problem.
+/// e.g. "num_warps=4,8;num_stages=3,4" or "coschedule=fused,sequential".
+/// Attributes must be tunable and appear once; values are positive
+/// integers (coschedule: mode names). The error is one line naming the
+/// problem.
 llvm::Expected<std::vector<TuneAxis>> parseTuneSpec(llvm::StringRef spec);
 
 /// The axes of a bare --tune: num_warps = 2, 4, 8, 16 (4 and 8 when a kernel
@@ -54,7 +67,8 @@ std::vector<TuneAxis> getDefaultTuneAxes(ModuleOp module);
 /// Every combination of the axes' values (the first axis varies slowest).
 std::vector<TuneCandidate> enumerateCandidates(llvm::ArrayRef<TuneAxis> axes);
 
-/// Sets the candidate's attributes (i32) on every ism.kernel of `module`.
+/// Sets the candidate's attributes (i32) on every ism.kernel of `module`
+/// (the coschedule axis is no attribute: the caller runs its mode).
 void applyCandidate(ModuleOp module, const TuneCandidate &candidate);
 
 /// "num_warps=8 num_stages=3".
