@@ -29,3 +29,9 @@ ncu --clock-control none --set full -k regex:'^gemm$' -c 1 "$run" /tmp/gemm_ncu.
   > "$OUT/ism-gemm-$n-full.txt" 2>&1
 echo "full rc=$?"
 grep -E "Duration|Warp Cycles Per Issued|Issue Slots Busy|Stall|Achieved Occupancy" "$OUT/ism-gemm-$n-full.txt" | head -20
+# Per-instruction warp stall samples of ism's kernel (SASS, CSV), for the
+# main loop's idle tensor cycles.
+ncu --clock-control none --section SourceCounters --section WarpStateStats \
+  --page source --print-source sass --csv -k regex:'^gemm$' -c 1 \
+  "$run" /tmp/gemm_ncu.mlir $args > "$OUT/ism-gemm-$n-sass.csv" 2>&1
+echo "sass rc=$?"
