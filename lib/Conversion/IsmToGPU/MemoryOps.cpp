@@ -506,6 +506,97 @@ struct AsyncLoadOpLowering : TileLoadPattern<AsyncLoadOp> {
   }
 };
 
+/// Whether a store of a 16-bit tile in the tensor-core accumulator layout
+/// can go as 16-byte stores after a transpose within each quad of lanes.
+/// The fragment (Distribution: lane l holds the column pair 2(l%4) of each
+/// 8-column block, rows l/4 and l/4 + 8) stores 4 bytes a lane, 16 of the
+/// 32 bytes of each sector a warp writes. Registers come in groups of 16:
+/// four consecutive 8-column blocks (register bits 2-3) x two rows (bit 1)
+/// x the pair (bit 0); after the transpose, lane q holds all eight columns
+/// of block q of each row, one 16-byte store, and a warp's store covers
+/// whole sectors.
+static bool canStoreQuadTransposed(const Distribution &dist,
+                                   const GlobalView &view) {
+  if (!dist.getMmaLayout() || dist.isSlice() || dist.getRank() != 2 ||
+      view.elementBytes != 2 || dist.getContiguity() != 2 ||
+      dist.getNumRegs() % 16 != 0)
+    return false;
+  SmallVector<int64_t> lane0 = dist.getThreadCoord(0, 0);
+  for (int64_t q = 1; q < 4; ++q) {
+    SmallVector<int64_t> c = dist.getThreadCoord(q, 0);
+    if (c[0] != lane0[0] || c[1] != lane0[1] + 2 * q)
+      return false;
+  }
+  // Every lane 0's columns start 8-aligned (16 bytes of a 16-byte-aligned
+  // row), so that lane q's eight columns do.
+  for (int64_t warp = 0; warp < dist.getNumThreads() / 32; ++warp)
+    if (dist.getThreadCoord(0, warp)[1] % 8 != 0)
+      return false;
+  for (int64_t g = 0; g < dist.getNumRegs(); g += 16) {
+    SmallVector<int64_t> base = dist.getRegCoord(g);
+    if (base[1] % 8 != 0)
+      return false;
+    for (int64_t r = 0; r < 16; ++r) {
+      SmallVector<int64_t> c = dist.getRegCoord(g + r);
+      if (c[0] != base[0] + 8 * ((r >> 1) & 1) ||
+          c[1] != base[1] + 8 * (r >> 2) + (r & 1))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// The quad-transposed stores of canStoreQuadTransposed: per group of 16
+/// registers and row, the four 32-bit column pairs x[i] (block i) move by
+/// two butterfly steps (lane bit 1 with index bit 1, then bit 0 with bit
+/// 0; one shuffle per two values a step) so that lane q ends with
+/// y[p] = lane p's x[q], columns 8q .. 8q + 7 in order.
+static void storeQuadTransposed(OpBuilder &b, Location loc,
+                                const Distribution &dist,
+                                const GlobalView &view,
+                                const BlockAccess &access, Value value,
+                                Value lane) {
+  Type i32 = b.getI32Type();
+  Value q = arith::AndIOp::create(b, loc, lane, indexConstant(b, loc, 3));
+  auto laneBit = [&](int64_t bit) {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, q, indexConstant(b, loc, bit)),
+        indexConstant(b, loc, 0));
+  };
+  Value bit0 = laneBit(1), bit1 = laneBit(2);
+  // Lane q's eight columns start 6q elements after its own pair's first.
+  Value shift = arith::MulIOp::create(b, loc, q, indexConstant(b, loc, 6));
+  for (int64_t g = 0; g < dist.getNumRegs(); g += 16) {
+    for (int64_t h = 0; h < 2; ++h) {
+      Value x[4];
+      for (int64_t i = 0; i < 4; ++i) {
+        int64_t r = g + 4 * i + 2 * h;
+        Value pair = vector::ShuffleOp::create(b, loc, value, value,
+                                               ArrayRef<int64_t>{r, r + 1});
+        x[i] = LLVM::BitcastOp::create(b, loc, i32, pair);
+      }
+      auto step = [&](Value bit, int64_t mask, int64_t i0, int64_t i1) {
+        Value send = arith::SelectOp::create(b, loc, bit, x[i0], x[i1]);
+        Value recv = gpu::ShuffleOp::create(b, loc, send, mask, 32,
+                                            gpu::ShuffleMode::XOR)
+                         .getShuffleResult();
+        x[i0] = arith::SelectOp::create(b, loc, bit, recv, x[i0]);
+        x[i1] = arith::SelectOp::create(b, loc, bit, x[i1], recv);
+      };
+      step(bit1, 2, 0, 2);
+      step(bit1, 2, 1, 3);
+      step(bit0, 1, 0, 1);
+      step(bit0, 1, 2, 3);
+      Value chunk = buildVector(b, loc, i32, {x[0], x[1], x[2], x[3]});
+      Value linear = arith::AddIOp::create(
+          b, loc, access.linearIndex(b, loc, g + 2 * h), shift);
+      LLVM::StoreOp::create(b, loc, chunk, elementAddress(b, loc, view, linear),
+                            16);
+    }
+  }
+}
+
 /// ism.store -> vector stores (fast path, no mask) or predicated element
 /// stores.
 struct StoreOpLowering : IsmConversionPattern<StoreOp> {
@@ -533,11 +624,22 @@ struct StoreOpLowering : IsmConversionPattern<StoreOp> {
     int64_t numRegs = dist.getNumRegs();
     // Only the first copy of a replicated element is stored.
     OpBuilder::InsertionGuard guard(rewriter);
-    if (Value owner = dist.getOwnerCondition(rewriter, loc, lane, warp)) {
+    Value owner = dist.getOwnerCondition(rewriter, loc, lane, warp);
+    if (owner) {
       auto ifOwner = scf::IfOp::create(rewriter, loc, owner);
       rewriter.setInsertionPointToStart(&ifOwner.getThenRegion().front());
     }
 
+    // A whole accumulator tile of 16-bit elements with 16-byte aligned
+    // rows goes as 16-byte stores after a transpose within each quad.
+    if (!mask && !owner && canStoreQuadTransposed(dist, view)) {
+      auto quad = scf::IfOp::create(rewriter, loc,
+                                    access.fastPathCondition(rewriter, loc, 8),
+                                    /*withElseRegion=*/true);
+      rewriter.setInsertionPoint(quad.thenBlock()->getTerminator());
+      storeQuadTransposed(rewriter, loc, dist, view, access, value, lane);
+      rewriter.setInsertionPoint(quad.elseBlock()->getTerminator());
+    }
     scf::IfOp::create(
         rewriter, loc, access.fastPathCondition(rewriter, loc, vec),
         [&](OpBuilder &b, Location l) {

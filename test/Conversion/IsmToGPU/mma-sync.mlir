@@ -2,6 +2,7 @@
 // RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_80 --ism-pipeline --ism-remove-layout-conversions --convert-ism-to-gpu | FileCheck %s --check-prefix=CP
 // RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_80 --ism-pipeline --ism-remove-layout-conversions --convert-ism-to-gpu | FileCheck %s --check-prefix=LDM
 // RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_80 --ism-pipeline --ism-remove-layout-conversions --convert-ism-to-gpu | FileCheck %s --check-prefix=MMA
+// RUN: ism-opt %s --ism-assign-layouts --ism-accelerate-dot=chip=sm_80 --ism-pipeline --ism-remove-layout-conversions --convert-ism-to-gpu | FileCheck %s --check-prefix=QUAD
 
 // The mma.sync K loop of a 128x128x64 bf16 block on 8 warps (4 x 2: each
 // warp two 16-row blocks and 64 columns): a 4-stage cp.async ring of 32 KiB
@@ -41,11 +42,21 @@
 // After the loop: no copy in flight, the ring free again.
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: nvvm.barrier0
-// The epilogue stores the accumulator's layout directly.
+// The epilogue stores the accumulator's layout directly: where the tile is
+// inside C and its rows are 16-byte aligned, each quad of lanes transposes
+// four column pairs (two butterfly steps of shuffles) so that every lane
+// stores 16 contiguous bytes; else 4 bytes a lane.
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32{{.*}}, %c32_i32{{.*}} : i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32{{.*}}, %c32_i32{{.*}} : i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32{{.*}}, %c32_i32{{.*}} : i32
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
+// CHECK: } else {
 // CHECK: llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr<1>
 
 // In all: 3 + 1 stages of 8 chunk copies, 4 K steps of 2 + 4 ldmatrix and
-// 16 mma.sync.
+// 16 mma.sync; 64 accumulator registers a thread are 4 groups x 2 rows of
+// 4 shuffles.
 // CP-LABEL: gpu.func @gemm(
 // CP-COUNT-32: nvvm.cp.async.shared.global
 // CP-NOT: nvvm.cp.async.shared.global
@@ -54,6 +65,10 @@
 // LDM-COUNT-24: nvvm.ldmatrix
 // LDM-NOT: nvvm.ldmatrix
 // LDM-LABEL: gpu.func @gemm_f16
+// QUAD-LABEL: gpu.func @gemm(
+// QUAD-COUNT-32: gpu.shuffle
+// QUAD-NOT: gpu.shuffle
+// QUAD-LABEL: gpu.func @gemm_f16
 // MMA-LABEL: gpu.func @gemm(
 // MMA-COUNT-64: nvvm.mma.sync
 // MMA-NOT: nvvm.mma.sync
