@@ -31,20 +31,28 @@ llvm::ArrayRef<llvm::StringLiteral> mlir::ism::runner::getTunableAttributes() {
   return names;
 }
 
-std::optional<CoscheduleMode> mlir::ism::runner::getCandidateCoschedule(
-    const std::vector<std::pair<std::string, int64_t>> &candidate) {
+std::optional<CoscheduleMode>
+mlir::ism::runner::getCandidateCoschedule(const TuneCandidate &candidate) {
   for (const auto &[name, value] : candidate)
     if (name == kCoscheduleAxis)
       return CoscheduleMode(value - 1);
   return std::nullopt;
 }
 
-/// A candidate's value as the spec, describeCandidate and the cache write
-/// it: the mode's name on the coschedule axis, else the integer.
+/// A candidate's value as the spec and describeCandidate write it: the
+/// mode's name on the coschedule axis, else the integer.
 static std::string getValueText(llvm::StringRef name, int64_t value) {
   if (name == kCoscheduleAxis)
     return getCoscheduleModeName(CoscheduleMode(value - 1)).str();
   return std::to_string(value);
+}
+
+/// A candidate's value as the cache and the --json report write it (and the
+/// cache lookup compares it): the mode's name, else the integer.
+static llvm::json::Value getValueJSON(llvm::StringRef name, int64_t value) {
+  if (name == kCoscheduleAxis)
+    return getValueText(name, value);
+  return value;
 }
 
 llvm::Expected<std::vector<TuneAxis>>
@@ -150,12 +158,8 @@ mlir::ism::runner::describeCandidate(const TuneCandidate &candidate) {
 llvm::json::Object
 mlir::ism::runner::candidateToJSON(const TuneCandidate &candidate) {
   llvm::json::Object object;
-  for (const auto &[name, value] : candidate) {
-    if (name == kCoscheduleAxis)
-      object[name] = getValueText(name, value);
-    else
-      object[name] = value;
-  }
+  for (const auto &[name, value] : candidate)
+    object[name] = getValueJSON(name, value);
   return object;
 }
 
@@ -235,11 +239,10 @@ TuneCache::lookup(llvm::StringRef key, llvm::ArrayRef<TuneCandidate> candidates,
     return ignore("no \"best\" object or \"best_ms\" number");
   for (const TuneCandidate &candidate : candidates) {
     bool same = best->size() == candidate.size();
-    for (const auto &[name, value] : candidate)
-      same = same && (name == kCoscheduleAxis
-                          ? best->getString(name) ==
-                                llvm::StringRef(getValueText(name, value))
-                          : best->getInteger(name) == value);
+    for (const auto &[name, value] : candidate) {
+      const llvm::json::Value *stored = best->get(name);
+      same = same && stored && *stored == getValueJSON(name, value);
+    }
     if (same)
       return TuneResult{candidate, *ms};
   }

@@ -38,10 +38,6 @@ llvm::ArrayRef<llvm::StringLiteral> getTunableAttributes();
 /// by name in the spec, in describeCandidate and in the cache.
 inline constexpr llvm::StringLiteral kCoscheduleAxis = "coschedule";
 
-/// The coschedule mode a candidate picks, if it has the axis.
-std::optional<CoscheduleMode> getCandidateCoschedule(
-    const std::vector<std::pair<std::string, int64_t>> &candidate);
-
 /// One attribute and the values to try.
 struct TuneAxis {
   std::string attr;
@@ -50,6 +46,10 @@ struct TuneAxis {
 
 /// One candidate: a value for each axis, in the axes' order.
 using TuneCandidate = std::vector<std::pair<std::string, int64_t>>;
+
+/// The coschedule mode a candidate picks, if it has the axis.
+std::optional<CoscheduleMode>
+getCandidateCoschedule(const TuneCandidate &candidate);
 
 /// Parses a --tune value: axes `ATTR=V1,V2,...` separated by ';' or spaces,
 /// e.g. "num_warps=4,8;num_stages=3,4" or "coschedule=fused,sequential".
