@@ -24,3 +24,15 @@ gpu_tests() {
   echo "gpu-tests rc=$?"
   grep -E "^(FAIL|  Passed|  Failed|  Unsupported)" "$OUT/gpu-tests.log"
 }
+# bench/coschedule.py on the three GEMM pairs: the log in
+# $OUT/bench-TAG.log, the CSV and chart in $OUT/co-TAG, its status and
+# table on stdout; further arguments go to bench/coschedule.py.
+gemm_pairs_bench() {
+  local tag=$1
+  shift
+  python3 bench/coschedule.py --ism-run "$run" \
+    --only matmul_rmsnorm,matmul_softmax,matmul_spmm "$@" \
+    --out "$OUT/co-$tag" > "$OUT/bench-$tag.log" 2>&1
+  echo "bench $tag rc=$?"
+  sed -n '/^pair /,$p' "$OUT/bench-$tag.log"
+}

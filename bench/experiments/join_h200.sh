@@ -59,11 +59,7 @@ for s in ${@:-gpu sanitize trace bench}; do
     bench)
       for attrs in "" "join = false"; do
         tag=${attrs:+nojoin}; tag=${tag:-join}
-        python3 bench/coschedule.py --ism-run "$run" ${attrs:+--attrs "$attrs"} \
-          --only matmul_rmsnorm,matmul_softmax,matmul_spmm \
-          --out "$OUT/co-$tag" > "$OUT/bench-$tag.log" 2>&1
-        echo "bench $tag rc=$?"
-        tail -7 "$OUT/bench-$tag.log"
+        gemm_pairs_bench $tag ${attrs:+--attrs "$attrs"}
       done ;;
   esac
 done

@@ -35,11 +35,7 @@ for s in ${@:-check sanitize bench base}; do
       done ;;
     bench|base)
       block=128x64; [ $s = base ] && block=128x128
-      python3 bench/coschedule.py --ism-run "$run" --gemm-block $block \
-        --only matmul_rmsnorm,matmul_softmax,matmul_spmm \
-        --out "$OUT/co-$block" > "$OUT/bench-$block.log" 2>&1
-      echo "bench $block rc=$?"
-      tail -7 "$OUT/bench-$block.log" ;;
+      gemm_pairs_bench $block --gemm-block $block ;;
   esac
 done
 rm -rf "$OUT"/co-*/tmp*

@@ -76,11 +76,7 @@ for s in ${@:-gpu sanitize split bench}; do
       python3 bench/experiments/trace_spans.py /tmp/trace.json ;;
     bench|base)
       block=128x256; [ $s = base ] && block=128x128
-      python3 bench/coschedule.py --ism-run "$run" --gemm-block $block \
-        --only matmul_rmsnorm,matmul_softmax,matmul_spmm ${QUICK:+--quick} \
-        --out "$OUT/co-$block" > "$OUT/bench-$block.log" 2>&1
-      echo "bench $block rc=$?"
-      tail -8 "$OUT/bench-$block.log" ;;
+      gemm_pairs_bench $block --gemm-block $block ${QUICK:+--quick} ;;
   esac
 done
 rm -rf "$OUT"/co-*/tmp*
