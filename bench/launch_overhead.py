@@ -12,8 +12,10 @@ reported, after a warm-up that compiles and caches everything.
     python3 bench/launch_overhead.py [--calls 2000] [--reps 15] [--json F]
 
 Rows: `ism k(x, y, z)` calls the module's host function (grid computed in
-IR by the host executor); `ism k.vector_add[grid](...)` launches the kernel
-directly; `triton add[grid](...)` is the Triton tutorial's add kernel with
+IR by the host executor); the "Python argument path" row makes the same
+call with the arguments converted in Python (as CuPy and DLPack arrays
+are) instead of read by the extension; `ism k.vector_add[grid](...)`
+launches the kernel directly; `triton add[grid](...)` is the Triton tutorial's add kernel with
 its JIT launcher; `torch.add(out=)` is PyTorch's native op.
 """
 
@@ -71,6 +73,17 @@ def main():
     torch.testing.assert_close(z, x + y)
     rows.append(("ism k(x, y, z)",
                  per_call_us(lambda: k(x, y, z), args.calls, args.reps, sync)))
+    # The same call through the Python argument path (what CuPy and DLPack
+    # arguments take; torch tensors took it too before the extension's
+    # launch_fast), for the difference in the same run.
+    entry = k._entry
+    z.fill_(float("nan"))
+    entry.convert_and_launch((x, y, z), None, ())
+    torch.testing.assert_close(z, x + y)
+    rows.append(("ism k(x, y, z), Python argument path",
+                 per_call_us(lambda: entry.convert_and_launch((x, y, z), None,
+                                                              ()),
+                             args.calls, args.reps, sync)))
     z.fill_(float("nan"))
     direct(x, y, z)
     torch.testing.assert_close(z, x + y)

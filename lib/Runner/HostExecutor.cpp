@@ -199,12 +199,6 @@ llvm::Error HostInterpreter::run(func::FuncOp entry) {
   if (!entry.getBody().hasOneBlock())
     return fail(entry, "host functions with more than one block are not "
                        "supported");
-  if (options.coschedule == CoscheduleMode::Fused)
-    if (auto module = entry->getParentOfType<ModuleOp>())
-      module.walk([&](CoscheduleOp op) {
-        unsigned index = coscheduleIndex.size();
-        coscheduleIndex[op.getOperation()] = index;
-      });
   for (Operation &op : entry.getBody().front())
     if (llvm::Error error = execute(&op))
       return error;
@@ -486,6 +480,14 @@ llvm::Error HostInterpreter::executeLaunch(LaunchOp op) {
 
 llvm::Error HostInterpreter::executeCoschedule(CoscheduleOp op) {
   Block &body = op.getBody().front();
+  // Numbered at the first region met (not per call: the per-call path of
+  // the Python package runs host functions without one).
+  if (options.coschedule == CoscheduleMode::Fused && coscheduleIndex.empty())
+    if (auto module = op->getParentOfType<ModuleOp>())
+      module.walk([&](CoscheduleOp region) {
+        unsigned index = coscheduleIndex.size();
+        coscheduleIndex[region.getOperation()] = index;
+      });
   auto position = coscheduleIndex.find(op.getOperation());
   if (options.coschedule == CoscheduleMode::Fused &&
       position != coscheduleIndex.end() &&

@@ -259,10 +259,29 @@ class _Param:
         return (ptr, shape)
 
 
-class _Function:
-    """One host function of a compiled program and its fast call path."""
+def _bind_torch(program) -> None:
+    """Gives ``program``'s fast path torch's types once torch is imported
+    (the fast path declines every call until then)."""
+    torch = sys.modules.get("torch")
+    if torch is None or getattr(program, "torch_bound", True):
+        return
+    current = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if current is None:
+        return
+    dtypes = {element: tuple(getattr(torch, n) for n in names
+                             if hasattr(torch, n))
+              for element, names in _TORCH_DTYPES.items()}
+    program.bind_torch(torch.Tensor, current, dtypes)
 
-    __slots__ = ("program", "index", "name", "params", "device")
+
+class _Function:
+    """One host function of a compiled program and its call path: the
+    extension's ``launch_fast`` takes torch tensors and numbers as they are;
+    anything else (CuPy, DLPack, a stream object, a wrong argument) comes
+    here, is converted or rejected with an error naming the argument, and
+    goes through ``launch``."""
+
+    __slots__ = ("program", "index", "name", "params", "device", "fast")
 
     def __init__(self, program, index: int, name: str, params, device: int):
         self.program = program
@@ -271,11 +290,20 @@ class _Function:
         self.device = device
         self.params = [_Param(name, i, kind, ty, shape)
                        for i, (kind, ty, shape) in enumerate(params)]
+        self.fast = program.launch_fast
 
-    def __call__(self, args: Sequence[Any], stream=None,
+    def __call__(self, args: Tuple[Any, ...], stream=None,
                  tail: Tuple[int, ...] = ()) -> None:
         """Runs the function with ``args`` followed by ``tail`` (values the
         caller has already checked: a direct launch's grid)."""
+        if not self.fast(self.index, args, tail, stream):
+            self.convert_and_launch(args, stream, tail)
+
+    def convert_and_launch(self, args: Sequence[Any], stream,
+                           tail: Tuple[int, ...]) -> None:
+        """The Python path: converts every argument (raising for one it
+        cannot pass) and launches."""
+        _bind_torch(self.program)
         params = self.params
         if len(args) + len(tail) != len(params):
             raise TypeError(
@@ -322,12 +350,16 @@ class KernelLauncher:
 
         n = len(function.params) - 3
 
+        fast, index = function.fast, function.index
+
         def launch(*args, stream=None):
+            if fast(index, args, full, stream):
+                return
             if len(args) != n:
                 raise TypeError(f"kernel {self.name} takes {n} argument(s) "
                                 f"({', '.join(self.signature)}), got "
                                 f"{len(args)}")
-            function(args, stream, full)
+            function.convert_and_launch(args, stream, full)
         return launch
 
     def __repr__(self) -> str:
@@ -355,6 +387,7 @@ class CompiledProgram:
         self.device = program.device
         self._entry: Optional[_Function] = None
         self._kernels: Dict[str, KernelLauncher] = {}
+        _bind_torch(program)
         for index, (name, params) in enumerate(program.functions()):
             fn = _Function(program, index, name, params, program.device)
             if name.startswith(_DIRECT_PREFIX):
@@ -407,10 +440,12 @@ class CompiledProgram:
         return [p.text for p in self._entry.params]
 
     def __call__(self, *args, stream=None) -> None:
-        if self._entry is None:
+        entry = self._entry
+        if entry is None:
             raise TypeError(f"the module has no host function @{self.entry}; "
                             f"launch a kernel with k.<kernel>[grid](...)")
-        self._entry(args, stream)
+        if not entry.fast(entry.index, args, (), stream):
+            entry.convert_and_launch(args, stream, ())
 
     def __getattr__(self, name: str) -> KernelLauncher:
         kernels = self.__dict__.get("_kernels", {})

@@ -10,11 +10,17 @@
 // `@__ism_launch_<kernel>(args..., gx, gy, gz)`, for direct launches.
 //
 // The per-call path is kept short (and within the stable ABI: the abi3
-// wheel builds this file with Py_LIMITED_API): the Python side checks dtypes
-// and devices once per signature and passes, per argument, a (pointer, shape)
-// tuple or a number; this file checks ranks and static sizes, refreshes the
-// bound arguments in place and hands the host function to one persistent
-// GPULauncher (kernels, TMA descriptors and work counters survive calls).
+// wheel builds this file with Py_LIMITED_API). `launch_fast` takes the
+// caller's own arguments when every one is a torch tensor that needs no
+// conversion (or a plain int or float) and the stream is torch's current one
+// or a handle: it reads each tensor's dtype, device, contiguity, pointer and
+// shape here, through the interpreter's C API, and answers False at the
+// first thing it does not take, without raising. The Python side then
+// converts the arguments itself (CuPy, DLPack, other streams) and raises the
+// errors that name the argument, and `launch` takes, per argument, a
+// (pointer, shape) tuple or a number. Both refresh the bound arguments in
+// place and hand the host function to one persistent GPULauncher (kernels,
+// TMA descriptors and work counters survive calls).
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +46,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <memory>
+#include <optional>
 
 namespace nb = nanobind;
 using namespace mlir;
@@ -66,6 +73,9 @@ struct Param {
   bool isFloat = false;
   /// Buffers: the memref's sizes (ShapedType::kDynamic for `?`).
   llvm::SmallVector<int64_t, 4> shape;
+  /// Buffers: the torch dtype objects the fast path accepts (bindTorch;
+  /// borrowed from torch, which keeps them for the life of the process).
+  llvm::SmallVector<PyObject *, 2> torchDtypes;
 };
 
 /// A host function the program can run, with its parameters.
@@ -90,6 +100,23 @@ public:
   /// Runs host function `index` with `args` (a tuple: (pointer, shape) per
   /// buffer, a number per scalar) on `stream`.
   void launch(size_t index, nb::handle args, uintptr_t stream);
+
+  /// Runs host function `index` with `args` followed by `tail` (tuples of
+  /// the caller's objects) when each is a contiguous torch tensor of an
+  /// accepted dtype on the program's device and of a matching shape, or an
+  /// int (a float too, for a float parameter), and `stream` is None (torch's
+  /// current stream) or an int handle. Returns false, with no Python error
+  /// set and nothing launched, when anything is otherwise (or bindTorch was
+  /// not called): the caller then converts the arguments itself.
+  bool launchFast(size_t index, nb::handle args, nb::handle tail,
+                  nb::handle stream);
+
+  /// Gives the fast path torch's Tensor type, its current-stream function
+  /// (`torch._C._cuda_getCurrentRawStream`) and, per element type name
+  /// (`f32`), the tuple of torch dtypes a buffer of it takes.
+  void bindTorch(nb::handle tensorType, nb::handle currentStream,
+                 nb::dict dtypes);
+  bool isTorchBound() const { return torchTensorType != nullptr; }
 
   /// Makes the work submitted to `stream` from now on wait for the work
   /// already submitted to each of `producers` (an event recorded on each,
@@ -116,6 +143,11 @@ public:
 
 private:
   void ensureGPU();
+  /// Runs host function `index` with the first `n` bound arguments.
+  void run(size_t index, size_t n, uintptr_t stream);
+  /// Binds argument `i` from a torch tensor or a number, as launchFast
+  /// says; false (no Python error set) when it does not take `item`.
+  bool bindFast(size_t i, const Param &param, PyObject *item);
   [[noreturn]] void fail(const std::string &message) const {
     throw IsmError(ErrorKind::Run, message);
   }
@@ -136,6 +168,12 @@ private:
   // Reused by every call: one entry per parameter of the widest function.
   std::vector<BoundArg> bound;
   std::vector<DeviceArg> deviceArgs;
+  // bindTorch's objects (new references, kept for the life of the process:
+  // programs live until the interpreter is gone, when releasing them would
+  // not be safe).
+  PyObject *torchTensorType = nullptr;
+  PyObject *torchCurrentStream = nullptr;
+  PyObject *deviceNumber = nullptr;
 };
 
 } // namespace
@@ -445,12 +483,197 @@ void Program::launch(size_t index, nb::handle args, uintptr_t stream) {
     }
     arg.buffer.shape = device.shape;
   }
+  run(index, n, stream);
+}
+
+void Program::run(size_t index, size_t n, uintptr_t stream) {
   ensureGPU();
   launcher->rebind(llvm::ArrayRef(deviceArgs).take_front(n),
                    reinterpret_cast<cuda::CUstream>(stream));
   if (llvm::Error error = executeHostFunction(
-          op, llvm::ArrayRef(bound).take_front(n), *launcher, execution))
+          functions[index].op, llvm::ArrayRef(bound).take_front(n), *launcher,
+          execution))
     fail(llvm::toString(std::move(error)));
+}
+
+namespace {
+/// The attribute names the fast path looks up, interned once.
+struct TorchNames {
+  PyObject *dtype = PyUnicode_InternFromString("dtype");
+  PyObject *getDevice = PyUnicode_InternFromString("get_device");
+  PyObject *isContiguous = PyUnicode_InternFromString("is_contiguous");
+  PyObject *dataPtr = PyUnicode_InternFromString("data_ptr");
+  PyObject *shape = PyUnicode_InternFromString("shape");
+};
+} // namespace
+
+static const TorchNames &getTorchNames() {
+  static const TorchNames *names = new TorchNames();
+  return *names;
+}
+
+/// `object.name()`, a new reference; null (error cleared) if it raised.
+static PyObject *callMethod(PyObject *object, PyObject *name) {
+  // A free slot before `self` lets the call prepend without copying.
+  PyObject *slots[] = {nullptr, object};
+  PyObject *result = PyObject_VectorcallMethod(
+      name, slots + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+  if (!result)
+    PyErr_Clear();
+  return result;
+}
+
+/// `value` as an int64 when it is an int (not a bool) that fits.
+static std::optional<int64_t> getExactInt(PyObject *value) {
+  if (!value || !PyLong_CheckExact(value))
+    return std::nullopt;
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(value, &overflow);
+  if (overflow || (v == -1 && PyErr_Occurred())) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  return v;
+}
+
+/// `object.name()` as an int64, when it returns an int.
+static std::optional<int64_t> callIntMethod(PyObject *object, PyObject *name) {
+  PyObject *result = callMethod(object, name);
+  std::optional<int64_t> v = getExactInt(result);
+  Py_XDECREF(result);
+  return v;
+}
+
+void Program::bindTorch(nb::handle tensorType, nb::handle currentStream,
+                        nb::dict dtypes) {
+  if (!PyType_Check(tensorType.ptr()) || !PyCallable_Check(currentStream.ptr()))
+    throw nb::type_error("bind_torch takes torch.Tensor and a callable");
+  for (Function &fn : functions)
+    for (Param &param : fn.params) {
+      param.torchDtypes.clear();
+      if (!param.isBuffer)
+        continue;
+      std::string element =
+          typeToString(cast<MemRefType>(param.type).getElementType());
+      PyObject *accepted = PyDict_GetItemString(dtypes.ptr(), element.c_str());
+      if (!accepted || !PyTuple_Check(accepted))
+        continue; // no torch dtype: such buffers take the Python path
+      for (Py_ssize_t i = 0, e = PyTuple_Size(accepted); i < e; ++i) {
+        PyObject *dtype = PyTuple_GetItem(accepted, i);
+        Py_INCREF(dtype);
+        param.torchDtypes.push_back(dtype);
+      }
+    }
+  Py_INCREF(tensorType.ptr());
+  Py_INCREF(currentStream.ptr());
+  deviceNumber = PyLong_FromLong(device);
+  torchCurrentStream = currentStream.ptr();
+  torchTensorType = tensorType.ptr();
+  (void)getTorchNames();
+}
+
+bool Program::bindFast(size_t i, const Param &param, PyObject *item) {
+  BoundArg &arg = bound[i];
+  arg.type = param.type;
+  arg.isBuffer = param.isBuffer;
+  if (!param.isBuffer) {
+    if (std::optional<int64_t> v = getExactInt(item)) {
+      if (param.isFloat)
+        arg.floatValue = static_cast<double>(*v);
+      else
+        arg.intValue = *v;
+      return true;
+    }
+    if (param.isFloat && PyFloat_CheckExact(item)) {
+      arg.floatValue = PyFloat_AsDouble(item);
+      return true;
+    }
+    return false;
+  }
+  if (!PyObject_TypeCheck(item,
+                          reinterpret_cast<PyTypeObject *>(torchTensorType)))
+    return false;
+  const TorchNames &names = getTorchNames();
+  PyObject *dtype = PyObject_GetAttr(item, names.dtype);
+  if (!dtype) {
+    PyErr_Clear();
+    return false;
+  }
+  bool accepted = llvm::is_contained(param.torchDtypes, dtype);
+  Py_DECREF(dtype);
+  if (!accepted || callIntMethod(item, names.getDevice) != device)
+    return false;
+  PyObject *contiguous = callMethod(item, names.isContiguous);
+  Py_XDECREF(contiguous);
+  if (contiguous != Py_True)
+    return false;
+  std::optional<int64_t> pointer = callIntMethod(item, names.dataPtr);
+  if (!pointer)
+    return false;
+  PyObject *shape = PyObject_GetAttr(item, names.shape);
+  if (!shape) {
+    PyErr_Clear();
+    return false;
+  }
+  DeviceArg &deviceArg = deviceArgs[i];
+  size_t rank = PyTuple_Check(shape) ? PyTuple_Size(shape) : ~size_t(0);
+  bool matches = rank == param.shape.size();
+  if (matches) {
+    deviceArg.shape.resize(rank);
+    for (size_t d = 0; d < rank && matches; ++d) {
+      std::optional<int64_t> size = getExactInt(PyTuple_GetItem(shape, d));
+      matches =
+          size && *size >= 0 &&
+          (ShapedType::isDynamic(param.shape[d]) || param.shape[d] == *size);
+      if (matches)
+        deviceArg.shape[d] = *size;
+    }
+  }
+  Py_DECREF(shape);
+  if (!matches)
+    return false;
+  deviceArg.ptr = static_cast<cuda::CUdeviceptr>(*pointer);
+  arg.buffer.shape = deviceArg.shape;
+  return true;
+}
+
+bool Program::launchFast(size_t index, nb::handle args, nb::handle tail,
+                         nb::handle stream) {
+  if (!torchTensorType || index >= functions.size())
+    return false;
+  const Function &fn = functions[index];
+  PyObject *head = args.ptr(), *rest = tail.ptr();
+  if (!PyTuple_Check(head) || !PyTuple_Check(rest))
+    return false;
+  size_t numHead = PyTuple_Size(head), n = numHead + PyTuple_Size(rest);
+  if (n != fn.params.size())
+    return false;
+  for (size_t i = 0; i < n; ++i) {
+    PyObject *item = i < numHead ? PyTuple_GetItem(head, i)
+                                 : PyTuple_GetItem(rest, i - numHead);
+    if (!bindFast(i, fn.params[i], item))
+      return false;
+  }
+  uintptr_t handle = 0;
+  if (stream.is_none()) {
+    PyObject *slots[] = {nullptr, deviceNumber};
+    PyObject *current =
+        PyObject_Vectorcall(torchCurrentStream, slots + 1,
+                            1 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+    if (!current)
+      PyErr_Clear();
+    std::optional<int64_t> raw = getExactInt(current);
+    Py_XDECREF(current);
+    if (!raw)
+      return false;
+    handle = static_cast<uintptr_t>(*raw);
+  } else if (std::optional<int64_t> raw = getExactInt(stream.ptr())) {
+    handle = static_cast<uintptr_t>(*raw);
+  } else {
+    return false;
+  }
+  run(index, n, handle);
+  return true;
 }
 
 void mlir::ism::python::registerProgramBindings(nb::module_ &m) {
@@ -490,6 +713,17 @@ void mlir::ism::python::registerProgramBindings(nb::module_ &m) {
            nb::arg("stream"),
            "Runs host function #index with args ((pointer, shape) per "
            "buffer, a number per scalar) on the CUDA stream handle.")
+      .def("launch_fast", &Program::launchFast, nb::arg("index"),
+           nb::arg("args"), nb::arg("tail"), nb::arg("stream").none(),
+           "launch_fast(index, args, tail, stream) -> bool: runs host "
+           "function #index on torch tensors and numbers without converting "
+           "them in Python; False (nothing launched, nothing raised) when an "
+           "argument or the stream needs the Python path.")
+      .def("bind_torch", &Program::bindTorch, nb::arg("tensor_type"),
+           nb::arg("current_stream"), nb::arg("dtypes"),
+           "Gives launch_fast torch.Tensor, torch's current-stream function "
+           "and {element type: (torch dtypes)}.")
+      .def_prop_ro("torch_bound", &Program::isTorchBound)
       .def("wait_for", &Program::waitFor, nb::arg("stream"),
            nb::arg("producers"),
            "Makes the work later submitted to the stream wait for the work "

@@ -254,6 +254,98 @@ def test_launch_without_a_gpu_says_so(cache):
         k(x, x)
 
 
+class FakeTensor:
+    """A stand-in for a torch tensor, as the extension's fast path reads one:
+    dtype, get_device(), is_contiguous(), data_ptr(), shape."""
+
+    def __init__(self, shape, dtype, device=0, contiguous=True,
+                 ptr=0x7f0000000000):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self._device = device
+        self._contiguous = contiguous
+        self._ptr = ptr
+
+    def get_device(self):
+        return self._device
+
+    def is_contiguous(self):
+        return self._contiguous
+
+    def data_ptr(self):
+        return self._ptr
+
+
+class FakeTensorSubclass(FakeTensor):
+    """Like torch.nn.Parameter: a subclass of the tensor type."""
+
+
+def no_gpu():
+    return not (ism.runtime_available() and os.path.exists("/dev/nvidia0"))
+
+
+def test_fast_path_declines_what_it_does_not_take(cache):
+    """launch_fast answers False (nothing raised, nothing launched) for any
+    argument or stream it does not take as it is, so that the Python path
+    converts it or raises the error naming it; before bind_torch it takes
+    nothing."""
+    half, single = object(), object()
+    text = read("softmax.mlir").replace("memref<?x?xf16>", "memref<?x64xf16>")
+    k = ism.compile(text, chip="sm_90a", cache=cache)
+    program = k._program
+    x = FakeTensor((4, 64), half)
+    if not program.torch_bound:  # torch not imported here
+        assert not program.launch_fast(0, (x, x), (), 0x77)
+    streams = []
+    program.bind_torch(FakeTensor, lambda device: streams.append(device) or
+                       0x55, {"f16": (half,), "f32": (single,)})
+    assert program.torch_bound
+    declined = [
+        ((x, FakeTensor((4, 64), single)), None),          # dtype
+        ((x, FakeTensor((4, 64), half, device=1)), None),  # device
+        ((x, FakeTensor((4, 64), half, device=-1)), None),  # the CPU
+        ((x, FakeTensor((4, 64), half, contiguous=False)), None),
+        ((x, FakeTensor((4, 8, 8), half)), None),          # rank
+        ((x, FakeTensor((4, 32), half)), None),            # static size
+        ((x, FakeCudaArray((4, 64))), None),               # not a tensor
+        ((x,), None),                                      # too few
+        ((x, x, x), None),                                 # too many
+        ((x, x), "default"),                               # a stream object
+        ((x, x), True),                                    # a bool stream
+    ]
+    for args, stream in declined:
+        assert program.launch_fast(0, args, (), stream) is False, (args,
+                                                                   stream)
+    # The Python path still names the problem.
+    with pytest.raises(ValueError, match="dimension 1 is 32, not 64"):
+        k(FakeCudaArray((4, 64)), FakeCudaArray((4, 32)))
+    if no_gpu():
+        # Taken: it gets as far as the GPU, on torch's current stream.
+        for args in ((x, x), (x, FakeTensorSubclass((4, 64), half))):
+            with pytest.raises(ism.RuntimeUnavailable):
+                program.launch_fast(0, args, (), None)
+        assert streams == [0, 0]
+
+
+def test_fast_path_scalars(cache):
+    """Scalars: an int for an integer parameter, an int or a float for a
+    float one; a bool, a float for an integer or a string is declined."""
+    half = object()
+    k = ism.compile(SCALARS.replace("f32>", "f16>"), entry=None,
+                    chip="sm_90a", cache=cache)
+    program = k._program
+    program.bind_torch(FakeTensor, lambda device: 0, {"f16": (half,)})
+    x = FakeTensor((100,), half)
+    grid = (1, 1, 1)
+    for scalars in ((True, 1.0), (2.5, 1.0), (3, "1.0"), (3, None),
+                    (2 ** 64, 1.0)):
+        assert not program.launch_fast(0, (x,) + scalars, grid, 0x77)
+    if no_gpu():
+        for scalars in ((3, 1.0), (3, 1), (-2, 0.5)):
+            with pytest.raises(ism.RuntimeUnavailable):
+                program.launch_fast(0, (x,) + scalars, grid, 0x77)
+
+
 def test_jit_compiles_once_per_constexpr_set(cache):
     calls = []
 
