@@ -571,10 +571,12 @@ def bench(args):
     # Split-K, for shapes whose tiles do not fill the SMs.
     # One pass (the last split of a tile sums the partials) and two passes
     # (a second kernel does), side by side.
-    split_configs = [dict(bm=bm, bn=bn, warps=w, splits=sp, fixup=fixup)
+    split_configs = [dict(bm=bm, bn=bn, warps=w, splits=sp, fixup=fixup,
+                          stages=st)
                      for bm, bn, w in ((64, 128, 4), (64, 64, 4),
                                        (128, 128, 8))
-                     for sp in (2, 4, 8) for fixup in (True, False)]
+                     for sp in (2, 4, 8) for fixup in (True, False)
+                     for st in (int(x) for x in args.split_stages.split(","))]
     results = []
     for dtype in dtypes:
         tdt = torch.bfloat16 if dtype == "bf16" else torch.float16
@@ -837,6 +839,9 @@ def main():
     parser.add_argument("--skinny", action="store_true",
                         help="bench/tune: only the skinny and decode shapes")
     parser.add_argument("--dtypes", help="comma-separated: bf16,f16")
+    parser.add_argument("--split-stages", default="0",
+                        help="bench: comma-separated pipeline stages for the "
+                        "split-K candidates (0: the compiler's choice)")
     parser.add_argument("--split-only", action="store_true",
                         help="bench: only split-K candidates on shapes whose "
                         "128x128 tiles do not fill the SMs")
