@@ -202,6 +202,127 @@ def write(out_dir, name, text):
     return path
 
 
+def gemv_program(dtype="bf16", bn=256, bk=64, warps=8, splits=8):
+    """C = A x B for a few rows of A (decode, M = 1) without tensor cores:
+    each program takes one row of A, a BLOCK_N slab of B's columns and a
+    K chunk (grid z splits K into `splits` chunks of whole BLOCK_K steps),
+    multiplies the row's BLOCK_K elements, broadcast along N, into the
+    BLOCK_K x BLOCK_N tile of B and accumulates the products elementwise in
+    f32; one reduction over K after the loop. B is read with whole-row
+    vector loads, the way the memory-bound row kernels read. With splits >
+    1 the partial rows go to a workspace that a second kernel sums (as
+    splitk_program's two-pass form); with 1, straight to C. Every row of A
+    reads all of B, so this is for M = 1 (and a handful of rows). Same
+    signature as program()."""
+    t = DTYPES[dtype]
+    tile = f"tensor<{bk}x{bn}"
+    sr, sc = 32, 128  # the summing kernel's tile
+    body = f"""  %pm = ism.program_id x : index
+  %pn = ism.program_id y : index
+  %z = ism.program_id z : index
+  %gm = ism.num_programs x : index
+  %splits = ism.num_programs z : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bn = arith.constant {bn} : index
+  %bk = arith.constant {bk} : index
+  %K = memref.dim %A, %c1 : memref<?x?x{t}>
+  %steps = arith.ceildivui %K, %bk : index
+  %per = arith.ceildivui %steps, %splits : index
+  %chunk = arith.muli %per, %bk : index
+  %lo = arith.muli %z, %chunk : index
+  %hi0 = arith.addi %lo, %chunk : index
+  %hi = arith.minui %hi0, %K : index
+  %n0 = arith.muli %pn, %bn : index
+  %zero = arith.constant dense<0.0> : {tile}xf32>
+  %acc = scf.for %k = %lo to %hi step %bk iter_args(%acc = %zero) -> ({tile}xf32>) {{
+    %b = ism.load %B[%k, %n0] : memref<?x?x{t}> -> {tile}x{t}>
+    %a = ism.load %A[%pm, %k] : memref<?x?x{t}> -> tensor<1x{bk}x{t}>
+    %ac = ism.reshape %a : tensor<1x{bk}x{t}> -> tensor<{bk}x1x{t}>
+    %ab = ism.broadcast %ac : tensor<{bk}x1x{t}> -> {tile}x{t}>
+    %af = arith.extf %ab : {tile}x{t}> to {tile}xf32>
+    %bf = arith.extf %b : {tile}x{t}> to {tile}xf32>
+    %p = arith.mulf %af, %bf : {tile}xf32>
+    %s = arith.addf %acc, %p : {tile}xf32>
+    scf.yield %s : {tile}xf32>
+  }}
+  %sum = ism.reduce %acc axis = 0 : {tile}xf32> -> tensor<{bn}xf32> {{
+  ^bb0(%x: f32, %y: f32):
+    %r = arith.addf %x, %y : f32
+    ism.yield %r : f32
+  }}
+  %row = ism.reshape %sum : tensor<{bn}xf32> -> tensor<1x{bn}xf32>
+"""
+    host_head = f"""func.func @main(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %C: memref<?x?x{t}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bn = arith.constant {bn} : index
+  %gs = arith.constant {splits} : index
+  %M = memref.dim %A, %c0 : memref<?x?x{t}>
+  %N = memref.dim %B, %c1 : memref<?x?x{t}>
+  %gn = arith.ceildivui %N, %bn : index
+"""
+    attrs = f"attributes {{num_warps = {warps} : i32}}"
+    if splits == 1:
+        return f"""ism.kernel @gemv(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %C: memref<?x?x{t}>)
+    {attrs} {{
+{body}  %out = arith.truncf %row : tensor<1x{bn}xf32> to tensor<1x{bn}x{t}>
+  ism.store %out, %C[%pm, %n0] : tensor<1x{bn}x{t}> -> memref<?x?x{t}>
+  ism.return
+}}
+
+{host_head}  ism.launch @gemv grid(%M, %gn, %gs) (%A, %B, %C)
+      : (memref<?x?x{t}>, memref<?x?x{t}>, memref<?x?x{t}>)
+  return
+}}
+"""
+    return f"""ism.kernel @gemv_split(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %W: memref<?x?xf32>)
+    {attrs} {{
+{body}  %zm = arith.muli %z, %gm : index
+  %wrow = arith.addi %zm, %pm : index
+  ism.store %row, %W[%wrow, %n0] : tensor<1x{bn}xf32> -> memref<?x?xf32>
+  ism.return
+}}
+
+ism.kernel @split_sum(%W: memref<?x?xf32>, %C: memref<?x?x{t}>, %band: index, %splits: index)
+    attributes {{num_warps = 4 : i32}} {{
+  %pm = ism.program_id x : index
+  %pn = ism.program_id y : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %br = arith.constant {sr} : index
+  %bc = arith.constant {sc} : index
+  %m0 = arith.muli %pm, %br : index
+  %n0 = arith.muli %pn, %bc : index
+  %zero = arith.constant dense<0.0> : tensor<{sr}x{sc}xf32>
+  %sum = scf.for %s = %c0 to %splits step %c1 iter_args(%acc = %zero) -> (tensor<{sr}x{sc}xf32>) {{
+    %sm = arith.muli %s, %band : index
+    %row = arith.addi %sm, %m0 : index
+    %p = ism.load %W[%row, %n0] : memref<?x?xf32> -> tensor<{sr}x{sc}xf32>
+    %r = arith.addf %acc, %p : tensor<{sr}x{sc}xf32>
+    scf.yield %r : tensor<{sr}x{sc}xf32>
+  }}
+  %out = arith.truncf %sum : tensor<{sr}x{sc}xf32> to tensor<{sr}x{sc}x{t}>
+  ism.store %out, %C[%m0, %n0] : tensor<{sr}x{sc}x{t}> -> memref<?x?x{t}>
+  ism.return
+}}
+
+{host_head}  %rows = arith.muli %M, %gs : index
+  %W = memref.alloc(%rows, %N) : memref<?x?xf32>
+  ism.launch @gemv_split grid(%M, %gn, %gs) (%A, %B, %W)
+      : (memref<?x?x{t}>, memref<?x?x{t}>, memref<?x?xf32>)
+  %br = arith.constant {sr} : index
+  %bc = arith.constant {sc} : index
+  %hm = arith.ceildivui %M, %br : index
+  %hn = arith.ceildivui %N, %bc : index
+  ism.launch @split_sum grid(%hm, %hn) (%W, %C, %M, %gs)
+      : (memref<?x?xf32>, memref<?x?x{t}>, index, index)
+  memref.dealloc %W : memref<?x?xf32>
+  return
+}}
+"""
+
+
 def batched_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8):
     """Batched GEMM C[z] = A[z] x B[z], one grid z per matrix: the batch is
     stacked in 2-D memrefs (A (batch*M) x K, B (batch*K) x N, C (batch*M) x
@@ -434,6 +555,20 @@ def extra_checks():
         ("bf16_splitk3_2pass_16x1000x4000", splitk_program(
             bm=64, bn=128, warps=4, splits=3, fixup=False),
          [f"bf16:16x4000:randn", f"bf16:4000x1000:randn", f"bf16:16x1000"]),
+        # Deep pipelines (the skinny shapes' candidates).
+        ("bf16_64x128_s8_300x1000x2000", program(
+            bm=64, bn=128, warps=4, stages=8),
+         [f"bf16:300x2000:randn", f"bf16:2000x1000:randn", f"bf16:300x1000"]),
+        ("bf16_splitk3_64x64_s12_16x1000x4000", splitk_program(
+            bm=64, bn=64, warps=4, splits=3, stages=12),
+         [f"bf16:16x4000:randn", f"bf16:4000x1000:randn", f"bf16:16x1000"]),
+        # GEMV (no tensor cores): one and three rows, partial N tiles, K
+        # not a multiple of the chunks, one pass and split.
+        ("bf16_gemv_s7_1x1000x4000", gemv_program(splits=7),
+         [f"bf16:1x4000:randn", f"bf16:4000x1000:randn", f"bf16:1x1000"]),
+        ("f16_gemv_3x1000x1000", gemv_program(
+            dtype="f16", bn=512, bk=16, splits=1),
+         [f"f16:3x1000:randn", f"f16:1000x1000:randn", f"f16:3x1000"]),
     ]
 
 
@@ -559,7 +694,7 @@ def bench(args):
         shapes = [tuple(int(d) for d in s.split("x"))
                   for s in args.shapes.split(",")]
     configs = [dict(bm=128, bn=256, warps=8), dict(bm=128, bn=128, warps=8),
-               dict(bm=64, bn=128, warps=4),
+               dict(bm=64, bn=128, warps=4), dict(bm=64, bn=64, warps=4),
                dict(bm=128, bn=256, warps=8, cluster=(2, 1)),
                dict(bm=128, bn=256, warps=8, cluster=(1, 2)),
                dict(bm=128, bn=128, warps=8, cluster=(2, 1)),
@@ -571,12 +706,23 @@ def bench(args):
     # Split-K, for shapes whose tiles do not fill the SMs.
     # One pass (the last split of a tile sums the partials) and two passes
     # (a second kernel does), side by side.
-    split_configs = [dict(bm=bm, bn=bn, warps=w, splits=sp, fixup=fixup,
-                          stages=st)
+    split_configs = [dict(bm=bm, bn=bn, warps=w, splits=sp, fixup=fixup)
                      for bm, bn, w in ((64, 128, 4), (64, 64, 4),
                                        (128, 128, 8))
-                     for sp in (2, 4, 8) for fixup in (True, False)
-                     for st in (int(x) for x in args.split_stages.split(","))]
+                     for sp in (int(x) for x in args.splits.split(","))
+                     for fixup in (True, False)]
+    # Decode (M <= GEMV_MAX_M): the SIMT GEMV, 2-4 CTAs an SM.
+    gemv_configs = [dict(kind="gemv", bn=bn, bk=bk, warps=w, splits=sp)
+                    for bn, bk, w in ((256, 32, 8), (256, 16, 4),
+                                      (512, 16, 8))
+                    for sp in (8, 16, 32)]
+    # Every candidate without stages of its own at each of --stages.
+    stage_counts = [int(x) for x in args.stages.split(",")]
+    configs, split_configs = (
+        [dict(cfg, stages=st) if "stages" not in cfg else cfg
+         for cfg in group for st in
+         (stage_counts if "stages" not in cfg else [cfg["stages"]])]
+        for group in (configs, split_configs))
     results = []
     for dtype in dtypes:
         tdt = torch.bfloat16 if dtype == "bf16" else torch.float16
@@ -595,13 +741,15 @@ def bench(args):
             best_pass = {}  # split-K's best per form: True (one pass), False
             few_tiles = -(-m // 128) * -(-n // 128) < 132
             candidates = [] if args.split_only and few_tiles else configs
-            for cfg in candidates + (split_configs if few_tiles else []):
+            candidates = candidates + (split_configs if few_tiles else [])
+            if m <= GEMV_MAX_M:
+                candidates += gemv_configs
+            for cfg in candidates:
                 if not selected(args, config_name(cfg)):
                     continue
                 kw = dict(cfg, dtype=dtype)
                 path = write(args.out, f"gemm_{dtype}_{config_name(cfg)}",
-                             splitk_program(**kw) if "splits" in cfg
-                             else program(**kw))
+                             candidate_program(**kw))
                 cmd = [args.ism_run, path, "--bench", "--json",
                        f"--warmup={args.warmup}", f"--reps={args.reps}",
                        f"--flops={flops}"]
@@ -676,7 +824,11 @@ def bench(args):
 
 
 def config_name(cfg):
-    """A configuration of program() or splitk_program() as one word."""
+    """A configuration of program(), splitk_program() or gemv_program() as
+    one word."""
+    if cfg.get("kind") == "gemv":
+        return (f"gemv_{cfg['bn']}x{cfg['bk']}_w{cfg['warps']}"
+                f"_split{cfg['splits']}")
     name = f"{cfg['bm']}x{cfg['bn']}x64_w{cfg['warps']}"
     cluster = tuple(cfg.get("cluster", (cfg.get("cm", 1), cfg.get("cn", 1))))
     if cluster != (1, 1):
@@ -721,15 +873,57 @@ def tune_configs():
         for splits in (2, 4, 8):
             out.append(ism.Config(bm=bm, bn=bn, warps=warps, stages=0,
                                   group=8, cm=1, cn=1, splits=splits))
+    # Deep pipelines for the skinny shapes: the small tiles' rings filled
+    # (8 stages of 64x128, 12 of 64x64), whole K and split in one or two
+    # passes (docs/benchmarks.md, "Skinny shapes with deep pipelines").
+    out.append(ism.Config(bm=64, bn=128, warps=4, stages=8, group=8, cm=1,
+                          cn=1, splits=1))
+    out.append(ism.Config(bm=64, bn=64, warps=4, stages=12, group=8, cm=1,
+                          cn=1, splits=1))
+    for splits in (2, 4):
+        for fixup in (True, False):
+            out.append(ism.Config(bm=64, bn=128, warps=4, stages=8, group=8,
+                                  cm=1, cn=1, splits=splits, fixup=fixup))
+    # Decode (M <= GEMV_MAX_M, prune_for_shape): the SIMT GEMV.
+    for bn, bk, warps in ((256, 32, 8), (256, 16, 4), (512, 16, 8)):
+        for splits in (8, 16, 32):
+            out.append(ism.Config(kind="gemv", bm=1, bn=bn, bk=bk,
+                                  warps=warps, stages=0, group=8, cm=1, cn=1,
+                                  splits=splits))
     return out
 
 
+def candidate_program(kind="wgmma", **kw):
+    """The program of one bench candidate: gemv_program() for kind gemv,
+    else splitk_program() when it has splits, else program()."""
+    if kind == "gemv":
+        return gemv_program(**kw)
+    return splitk_program(**kw) if "splits" in kw else program(**kw)
+
+
+# The most rows of A for which the GEMV candidates run (each row of A
+# reads all of B).
+GEMV_MAX_M = 4
+
+
+def prune_for_shape(configs, args):
+    """ism.autotune's prune=: GEMV candidates only for M <= GEMV_MAX_M (A is
+    the first argument)."""
+    m = args[0].shape[0]
+    return [c for c in configs
+            if c.kwargs.get("kind", "wgmma") != "gemv" or m <= GEMV_MAX_M]
+
+
 def tuned_program(dtype, bm, bn, warps, stages, group, cm, cn, splits,
-                  groups=1):
+                  groups=1, fixup=True, kind="wgmma", bk=64):
     """The program of one tune_configs() candidate."""
+    if kind == "gemv":
+        return gemv_program(dtype=dtype, bn=bn, bk=bk, warps=warps,
+                            splits=splits)
     if splits > 1:
         return splitk_program(dtype=dtype, bm=bm, bn=bn, warps=warps,
-                              splits=splits, stages=stages, group=group)
+                              splits=splits, stages=stages, group=group,
+                              fixup=fixup)
     return program(dtype=dtype, bm=bm, bn=bn, warps=warps, stages=stages,
                    group=group, cluster=(cm, cn), groups=groups)
 
@@ -764,7 +958,8 @@ def tune(args):
 
     def make():
         return ism.autotune(configs=tune_configs(), cache=cache,
-                            reps=max(5, args.reps // 5))(
+                            reps=max(5, args.reps // 5),
+                            prune=prune_for_shape)(
             lambda **cfg: tuned_program(dtype, **cfg))
 
     rows = []
@@ -839,9 +1034,13 @@ def main():
     parser.add_argument("--skinny", action="store_true",
                         help="bench/tune: only the skinny and decode shapes")
     parser.add_argument("--dtypes", help="comma-separated: bf16,f16")
-    parser.add_argument("--split-stages", default="0",
+    parser.add_argument("--stages", default="0",
                         help="bench: comma-separated pipeline stages for the "
-                        "split-K candidates (0: the compiler's choice)")
+                        "candidates that do not set their own (0: the "
+                        "compiler's choice)")
+    parser.add_argument("--splits", default="2,4,8",
+                        help="bench: comma-separated split-K factors of the "
+                        "split-K candidates")
     parser.add_argument("--split-only", action="store_true",
                         help="bench: only split-K candidates on shapes whose "
                         "128x128 tiles do not fill the SMs")
