@@ -202,127 +202,6 @@ def write(out_dir, name, text):
     return path
 
 
-def gemv_program(dtype="bf16", bn=256, bk=64, warps=8, splits=8):
-    """C = A x B for a few rows of A (decode, M = 1) without tensor cores:
-    each program takes one row of A, a BLOCK_N slab of B's columns and a
-    K chunk (grid z splits K into `splits` chunks of whole BLOCK_K steps),
-    multiplies the row's BLOCK_K elements, broadcast along N, into the
-    BLOCK_K x BLOCK_N tile of B and accumulates the products elementwise in
-    f32; one reduction over K after the loop. B is read with whole-row
-    vector loads, the way the memory-bound row kernels read. With splits >
-    1 the partial rows go to a workspace that a second kernel sums (as
-    splitk_program's two-pass form); with 1, straight to C. Every row of A
-    reads all of B, so this is for M = 1 (and a handful of rows). Same
-    signature as program()."""
-    t = DTYPES[dtype]
-    tile = f"tensor<{bk}x{bn}"
-    sr, sc = 32, 128  # the summing kernel's tile
-    body = f"""  %pm = ism.program_id x : index
-  %pn = ism.program_id y : index
-  %z = ism.program_id z : index
-  %gm = ism.num_programs x : index
-  %splits = ism.num_programs z : index
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %bn = arith.constant {bn} : index
-  %bk = arith.constant {bk} : index
-  %K = memref.dim %A, %c1 : memref<?x?x{t}>
-  %steps = arith.ceildivui %K, %bk : index
-  %per = arith.ceildivui %steps, %splits : index
-  %chunk = arith.muli %per, %bk : index
-  %lo = arith.muli %z, %chunk : index
-  %hi0 = arith.addi %lo, %chunk : index
-  %hi = arith.minui %hi0, %K : index
-  %n0 = arith.muli %pn, %bn : index
-  %zero = arith.constant dense<0.0> : {tile}xf32>
-  %acc = scf.for %k = %lo to %hi step %bk iter_args(%acc = %zero) -> ({tile}xf32>) {{
-    %b = ism.load %B[%k, %n0] : memref<?x?x{t}> -> {tile}x{t}>
-    %a = ism.load %A[%pm, %k] : memref<?x?x{t}> -> tensor<1x{bk}x{t}>
-    %ac = ism.reshape %a : tensor<1x{bk}x{t}> -> tensor<{bk}x1x{t}>
-    %ab = ism.broadcast %ac : tensor<{bk}x1x{t}> -> {tile}x{t}>
-    %af = arith.extf %ab : {tile}x{t}> to {tile}xf32>
-    %bf = arith.extf %b : {tile}x{t}> to {tile}xf32>
-    %p = arith.mulf %af, %bf : {tile}xf32>
-    %s = arith.addf %acc, %p : {tile}xf32>
-    scf.yield %s : {tile}xf32>
-  }}
-  %sum = ism.reduce %acc axis = 0 : {tile}xf32> -> tensor<{bn}xf32> {{
-  ^bb0(%x: f32, %y: f32):
-    %r = arith.addf %x, %y : f32
-    ism.yield %r : f32
-  }}
-  %row = ism.reshape %sum : tensor<{bn}xf32> -> tensor<1x{bn}xf32>
-"""
-    host_head = f"""func.func @main(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %C: memref<?x?x{t}>) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %bn = arith.constant {bn} : index
-  %gs = arith.constant {splits} : index
-  %M = memref.dim %A, %c0 : memref<?x?x{t}>
-  %N = memref.dim %B, %c1 : memref<?x?x{t}>
-  %gn = arith.ceildivui %N, %bn : index
-"""
-    attrs = f"attributes {{num_warps = {warps} : i32}}"
-    if splits == 1:
-        return f"""ism.kernel @gemv(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %C: memref<?x?x{t}>)
-    {attrs} {{
-{body}  %out = arith.truncf %row : tensor<1x{bn}xf32> to tensor<1x{bn}x{t}>
-  ism.store %out, %C[%pm, %n0] : tensor<1x{bn}x{t}> -> memref<?x?x{t}>
-  ism.return
-}}
-
-{host_head}  ism.launch @gemv grid(%M, %gn, %gs) (%A, %B, %C)
-      : (memref<?x?x{t}>, memref<?x?x{t}>, memref<?x?x{t}>)
-  return
-}}
-"""
-    return f"""ism.kernel @gemv_split(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %W: memref<?x?xf32>)
-    {attrs} {{
-{body}  %zm = arith.muli %z, %gm : index
-  %wrow = arith.addi %zm, %pm : index
-  ism.store %row, %W[%wrow, %n0] : tensor<1x{bn}xf32> -> memref<?x?xf32>
-  ism.return
-}}
-
-ism.kernel @split_sum(%W: memref<?x?xf32>, %C: memref<?x?x{t}>, %band: index, %splits: index)
-    attributes {{num_warps = 4 : i32}} {{
-  %pm = ism.program_id x : index
-  %pn = ism.program_id y : index
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %br = arith.constant {sr} : index
-  %bc = arith.constant {sc} : index
-  %m0 = arith.muli %pm, %br : index
-  %n0 = arith.muli %pn, %bc : index
-  %zero = arith.constant dense<0.0> : tensor<{sr}x{sc}xf32>
-  %sum = scf.for %s = %c0 to %splits step %c1 iter_args(%acc = %zero) -> (tensor<{sr}x{sc}xf32>) {{
-    %sm = arith.muli %s, %band : index
-    %row = arith.addi %sm, %m0 : index
-    %p = ism.load %W[%row, %n0] : memref<?x?xf32> -> tensor<{sr}x{sc}xf32>
-    %r = arith.addf %acc, %p : tensor<{sr}x{sc}xf32>
-    scf.yield %r : tensor<{sr}x{sc}xf32>
-  }}
-  %out = arith.truncf %sum : tensor<{sr}x{sc}xf32> to tensor<{sr}x{sc}x{t}>
-  ism.store %out, %C[%m0, %n0] : tensor<{sr}x{sc}x{t}> -> memref<?x?x{t}>
-  ism.return
-}}
-
-{host_head}  %rows = arith.muli %M, %gs : index
-  %W = memref.alloc(%rows, %N) : memref<?x?xf32>
-  ism.launch @gemv_split grid(%M, %gn, %gs) (%A, %B, %W)
-      : (memref<?x?x{t}>, memref<?x?x{t}>, memref<?x?xf32>)
-  %br = arith.constant {sr} : index
-  %bc = arith.constant {sc} : index
-  %hm = arith.ceildivui %M, %br : index
-  %hn = arith.ceildivui %N, %bc : index
-  ism.launch @split_sum grid(%hm, %hn) (%W, %C, %M, %gs)
-      : (memref<?x?xf32>, memref<?x?x{t}>, index, index)
-  memref.dealloc %W : memref<?x?xf32>
-  return
-}}
-"""
-
-
 def batched_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8):
     """Batched GEMM C[z] = A[z] x B[z], one grid z per matrix: the batch is
     stacked in 2-D memrefs (A (batch*M) x K, B (batch*K) x N, C (batch*M) x
@@ -562,13 +441,6 @@ def extra_checks():
         ("bf16_splitk3_64x64_s12_16x1000x4000", splitk_program(
             bm=64, bn=64, warps=4, splits=3, stages=12),
          [f"bf16:16x4000:randn", f"bf16:4000x1000:randn", f"bf16:16x1000"]),
-        # GEMV (no tensor cores): one and three rows, partial N tiles, K
-        # not a multiple of the chunks, one pass and split.
-        ("bf16_gemv_s7_1x1000x4000", gemv_program(splits=7),
-         [f"bf16:1x4000:randn", f"bf16:4000x1000:randn", f"bf16:1x1000"]),
-        ("f16_gemv_3x1000x1000", gemv_program(
-            dtype="f16", bn=512, bk=16, splits=1),
-         [f"f16:3x1000:randn", f"f16:1000x1000:randn", f"f16:3x1000"]),
     ]
 
 
@@ -711,11 +583,6 @@ def bench(args):
                                        (128, 128, 8))
                      for sp in (int(x) for x in args.splits.split(","))
                      for fixup in (True, False)]
-    # Decode (M <= GEMV_MAX_M): the SIMT GEMV, 2-4 CTAs an SM.
-    gemv_configs = [dict(kind="gemv", bn=bn, bk=bk, warps=w, splits=sp)
-                    for bn, bk, w in ((256, 32, 8), (256, 16, 4),
-                                      (512, 16, 8))
-                    for sp in (8, 16, 32)]
     # Every candidate without stages of its own at each of --stages.
     stage_counts = [int(x) for x in args.stages.split(",")]
     configs, split_configs = (
@@ -742,8 +609,6 @@ def bench(args):
             few_tiles = -(-m // 128) * -(-n // 128) < 132
             candidates = [] if args.split_only and few_tiles else configs
             candidates = candidates + (split_configs if few_tiles else [])
-            if m <= GEMV_MAX_M:
-                candidates += gemv_configs
             for cfg in candidates:
                 if not selected(args, config_name(cfg)):
                     continue
@@ -824,11 +689,7 @@ def bench(args):
 
 
 def config_name(cfg):
-    """A configuration of program(), splitk_program() or gemv_program() as
-    one word."""
-    if cfg.get("kind") == "gemv":
-        return (f"gemv_{cfg['bn']}x{cfg['bk']}_w{cfg['warps']}"
-                f"_split{cfg['splits']}")
+    """A configuration of program() or splitk_program() as one word."""
     name = f"{cfg['bm']}x{cfg['bn']}x64_w{cfg['warps']}"
     cluster = tuple(cfg.get("cluster", (cfg.get("cm", 1), cfg.get("cn", 1))))
     if cluster != (1, 1):
@@ -884,42 +745,18 @@ def tune_configs():
         for fixup in (True, False):
             out.append(ism.Config(bm=64, bn=128, warps=4, stages=8, group=8,
                                   cm=1, cn=1, splits=splits, fixup=fixup))
-    # Decode (M <= GEMV_MAX_M, prune_for_shape): the SIMT GEMV.
-    for bn, bk, warps in ((256, 32, 8), (256, 16, 4), (512, 16, 8)):
-        for splits in (8, 16, 32):
-            out.append(ism.Config(kind="gemv", bm=1, bn=bn, bk=bk,
-                                  warps=warps, stages=0, group=8, cm=1, cn=1,
-                                  splits=splits))
     return out
 
 
-def candidate_program(kind="wgmma", **kw):
-    """The program of one bench candidate: gemv_program() for kind gemv,
-    else splitk_program() when it has splits, else program()."""
-    if kind == "gemv":
-        return gemv_program(**kw)
+def candidate_program(**kw):
+    """The program of one bench candidate: splitk_program() when it has
+    splits, else program()."""
     return splitk_program(**kw) if "splits" in kw else program(**kw)
 
 
-# The most rows of A for which the GEMV candidates run (each row of A
-# reads all of B).
-GEMV_MAX_M = 4
-
-
-def prune_for_shape(configs, args):
-    """ism.autotune's prune=: GEMV candidates only for M <= GEMV_MAX_M (A is
-    the first argument)."""
-    m = args[0].shape[0]
-    return [c for c in configs
-            if c.kwargs.get("kind", "wgmma") != "gemv" or m <= GEMV_MAX_M]
-
-
 def tuned_program(dtype, bm, bn, warps, stages, group, cm, cn, splits,
-                  groups=1, fixup=True, kind="wgmma", bk=64):
+                  groups=1, fixup=True):
     """The program of one tune_configs() candidate."""
-    if kind == "gemv":
-        return gemv_program(dtype=dtype, bn=bn, bk=bk, warps=warps,
-                            splits=splits)
     if splits > 1:
         return splitk_program(dtype=dtype, bm=bm, bn=bn, warps=warps,
                               splits=splits, stages=stages, group=group,
@@ -958,8 +795,7 @@ def tune(args):
 
     def make():
         return ism.autotune(configs=tune_configs(), cache=cache,
-                            reps=max(5, args.reps // 5),
-                            prune=prune_for_shape)(
+                            reps=max(5, args.reps // 5))(
             lambda **cfg: tuned_program(dtype, **cfg))
 
     rows = []
