@@ -780,11 +780,11 @@ def tune(args):
 
     timer = Timer(args.warmup, args.reps)
     shapes = [(4096, 4096, 4096), (8192, 8192, 8192), (128, 4096, 4096)]
-    if args.skinny:
-        shapes = SKINNY
     if args.shapes:
         shapes = [tuple(int(d) for d in s.split("x"))
                   for s in args.shapes.split(",")]
+    elif args.skinny:
+        shapes = SKINNY
     elif not args.quick:
         shapes = [(s, s, s) for s in (1024, 2048, 4096, 6144, 8192)] + [
             (8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336),
