@@ -578,9 +578,14 @@ def bench(args):
     # Split-K, for shapes whose tiles do not fill the SMs.
     # One pass (the last split of a tile sums the partials) and two passes
     # (a second kernel does), side by side.
+    split_tiles = ((64, 128, 4), (64, 64, 4), (128, 128, 8))
+    if args.tiles:
+        # BMxBNxWARPS,...: these tiles, whole K and split, instead.
+        split_tiles = [tuple(int(d) for d in t.split("x"))
+                       for t in args.tiles.split(",")]
+        configs = [dict(bm=bm, bn=bn, warps=w) for bm, bn, w in split_tiles]
     split_configs = [dict(bm=bm, bn=bn, warps=w, splits=sp, fixup=fixup)
-                     for bm, bn, w in ((64, 128, 4), (64, 64, 4),
-                                       (128, 128, 8))
+                     for bm, bn, w in split_tiles
                      for sp in (int(x) for x in args.splits.split(","))
                      for fixup in (True, False)]
     # Every candidate without stages of its own at each of --stages.
@@ -874,6 +879,9 @@ def main():
                         help="bench: comma-separated pipeline stages for the "
                         "candidates that do not set their own (0: the "
                         "compiler's choice)")
+    parser.add_argument("--tiles", help="bench: comma-separated "
+                        "BMxBNxWARPS tiles to try (whole K and split-K) "
+                        "instead of the default candidates")
     parser.add_argument("--splits", default="2,4,8",
                         help="bench: comma-separated split-K factors of the "
                         "split-K candidates")
