@@ -255,6 +255,28 @@ func.func @main(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %C: memref<?x?x{t}>,
 """
 
 
+def sum_bands(splits, band, m0, tile, indent):
+    """The sum of the `splits` partial tiles at rows s * band + m0, column
+    %n0, of the workspace %W, as %sum: every load written out (the split
+    count is a constant of the program), so that all of them are in flight
+    before the first add rather than one round trip per split (the
+    summing kernel's; the one-pass form's last program keeps its loop: its
+    tiles are the GEMM's, too large to hold every split's at once)."""
+    lines = []
+    for s in range(splits):
+        lines.append(f"%ks{s} = arith.constant {s} : index")
+        lines.append(f"%off{s} = arith.muli %ks{s}, {band} : index")
+        lines.append(f"%row{s} = arith.addi %off{s}, {m0} : index")
+        lines.append(f"%part{s} = ism.load %W[%row{s}, %n0] : "
+                     f"memref<?x?xf32> -> {tile}")
+    last = "%part0"
+    for s in range(1, splits):
+        name = "%sum" if s == splits - 1 else f"%acc{s}"
+        lines.append(f"{name} = arith.addf {last}, %part{s} : {tile}")
+        last = name
+    return "\n".join(indent + line for line in lines)
+
+
 def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
                    stages=0, group=8, fixup=True):
     """Split-K, C = A x B: grid z splits K into `splits` chunks (whole
@@ -266,12 +288,17 @@ def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
     last ticket sums the tile's bands into C; without it (two passes), a
     second kernel sums them. Same signature as program(): (A, B, C), any
     M, N, K."""
+    if splits < 2:
+        raise ValueError(f"split-K needs at least 2 splits, not {splits} "
+                         f"(program() computes the whole K)")
     t = DTYPES[dtype]
     acc = f"tensor<{bm}x{bn}xf32>"
     attrs = [f"num_warps = {warps} : i32", f"group_size = {group} : i32"]
     if stages:
         attrs.append(f"num_stages = {stages} : i32")
-    sr, sc = 32, 128  # the summing kernel's tile
+    # The summing kernel's tile: its loads of every split are in flight at
+    # once, 64 f32 values a thread in all (4 warps).
+    sr, sc = 1 << max(0, (64 // splits).bit_length() - 1), 128
     main_loop = f"""  %pm = ism.program_id x : index
   %pn = ism.program_id y : index
   %z = ism.program_id z : index
@@ -373,24 +400,15 @@ def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
 {main_loop}  ism.return
 }}
 
-ism.kernel @split_sum(%W: memref<?x?xf32>, %C: memref<?x?x{t}>, %band: index, %splits: index)
+ism.kernel @split_sum(%W: memref<?x?xf32>, %C: memref<?x?x{t}>, %band: index)
     attributes {{num_warps = 4 : i32}} {{
   %pm = ism.program_id x : index
   %pn = ism.program_id y : index
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
   %br = arith.constant {sr} : index
   %bc = arith.constant {sc} : index
   %m0 = arith.muli %pm, %br : index
   %n0 = arith.muli %pn, %bc : index
-  %zero = arith.constant dense<0.0> : tensor<{sr}x{sc}xf32>
-  %sum = scf.for %s = %c0 to %splits step %c1 iter_args(%acc = %zero) -> (tensor<{sr}x{sc}xf32>) {{
-    %sm = arith.muli %s, %band : index
-    %row = arith.addi %sm, %m0 : index
-    %p = ism.load %W[%row, %n0] : memref<?x?xf32> -> tensor<{sr}x{sc}xf32>
-    %r = arith.addf %acc, %p : tensor<{sr}x{sc}xf32>
-    scf.yield %r : tensor<{sr}x{sc}xf32>
-  }}
+{sum_bands(splits, "%band", "%m0", f"tensor<{sr}x{sc}xf32>", "  ")}
   %out = arith.truncf %sum : tensor<{sr}x{sc}xf32> to tensor<{sr}x{sc}x{t}>
   ism.store %out, %C[%m0, %n0] : tensor<{sr}x{sc}x{t}> -> memref<?x?x{t}>
   ism.return
@@ -402,8 +420,8 @@ ism.kernel @split_sum(%W: memref<?x?xf32>, %C: memref<?x?x{t}>, %band: index, %s
       : (memref<?x?x{t}>, memref<?x?x{t}>, memref<?x?xf32>)
   %hm = arith.ceildivui %M, %br : index
   %hn = arith.ceildivui %N, %bc : index
-  ism.launch @split_sum grid(%hm, %hn) (%W, %C, %band, %gs)
-      : (memref<?x?xf32>, memref<?x?x{t}>, index, index)
+  ism.launch @split_sum grid(%hm, %hn) (%W, %C, %band)
+      : (memref<?x?xf32>, memref<?x?x{t}>, index)
   memref.dealloc %W : memref<?x?xf32>
   return
 }}
