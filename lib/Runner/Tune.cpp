@@ -114,7 +114,9 @@ std::vector<TuneAxis> mlir::ism::runner::getDefaultTuneAxes(ModuleOp module) {
   axes.push_back({"num_warps", hasDot ? std::vector<int64_t>{4, 8}
                                       : std::vector<int64_t>{2, 4, 8, 16}});
   if (hasDotLoop) {
-    axes.push_back({"num_stages", {2, 3, 4}});
+    // 6 and 8 fill the ring of the small tiles (64x128: 24 KiB a stage),
+    // which the skinny shapes want; the large tiles prune them.
+    axes.push_back({"num_stages", {2, 3, 4, 6, 8}});
     axes.push_back({"group_size", {8, 16}});
     axes.push_back({"consumer_groups", {1, 2}});
   }
