@@ -459,6 +459,9 @@ def extra_checks():
         ("bf16_splitk3_64x64_s12_16x1000x4000", splitk_program(
             bm=64, bn=64, warps=4, splits=3, stages=12),
          [f"bf16:16x4000:randn", f"bf16:4000x1000:randn", f"bf16:16x1000"]),
+        ("bf16_splitk3_64x32_s16_16x1000x4000", splitk_program(
+            bm=64, bn=32, warps=4, splits=3, stages=16, fixup=False),
+         [f"bf16:16x4000:randn", f"bf16:4000x1000:randn", f"bf16:16x1000"]),
     ]
 
 
@@ -474,6 +477,14 @@ CHECKS = [
     ("f16_128x256", dict(dtype="f16"), (512, 512, 768)),
     ("bf16_out_f32", dict(out="f32"), (256, 512, 512)),
     ("bf16_64x128_4warps", dict(bm=64, bn=128, warps=4), (320, 384, 256)),
+    # 32-column B tiles (64-byte swizzle): partial tiles (N = 1000), a
+    # 16-stage ring; element copies of B (N = 1001: rows of 2002 bytes are
+    # not TMA's); f16 at a decode shape.
+    ("bf16_64x32_s16", dict(bm=64, bn=32, warps=4, stages=16),
+     (300, 1000, 2000)),
+    ("bf16_64x32_copies", dict(bm=64, bn=32, warps=4), (200, 1001, 512)),
+    ("f16_64x32_decode", dict(dtype="f16", bm=64, bn=32, warps=4, stages=12),
+     (16, 4096, 1024)),
     ("bf16_alpha_beta", dict(epilogue="alpha_beta"), (384, 512, 512)),
     ("bf16_bias_relu", dict(epilogue="bias_relu"), (384, 512, 512)),
     ("bf16_gelu", dict(epilogue="gelu"), (384, 512, 512)),

@@ -518,13 +518,24 @@ llvm::Expected<uint64_t> GPULauncher::getTensorMap(
   uint64_t strides[1] = {rowBytes};
   uint32_t box[2] = {operand.boxCols, operand.boxRows};
   uint32_t elementStrides[2] = {1, 1};
-  if (llvm::Error error = driver.check(
-          driver.cuTensorMapEncodeTiled(
-              map, dtype, 2, reinterpret_cast<void *>(buffer.ptr), dims,
-              strides, box, elementStrides, /*interleave=*/0,
-              cuda::kTensorMapSwizzle128B, cuda::kTensorMapL2Promotion256B,
-              /*oobFill=*/0),
-          "cuTensorMapEncodeTiled"))
+  // A box's rows are swizzled by their own width (the lowering lays the
+  // tiles out that way): 128 bytes, or 64 for a 32-column 16-bit B tile.
+  uint64_t boxRowBytes = uint64_t(operand.boxCols) * elementBytes;
+  if (boxRowBytes != 128 && boxRowBytes != 64)
+    return llvm::createStringError(
+        llvm::formatv("a TMA box of {0} columns of {1}-byte elements: its "
+                      "rows must be 128 or 64 bytes",
+                      operand.boxCols, elementBytes)
+            .str());
+  int swizzle = boxRowBytes == 128 ? cuda::kTensorMapSwizzle128B
+                                   : cuda::kTensorMapSwizzle64B;
+  if (llvm::Error error =
+          driver.check(driver.cuTensorMapEncodeTiled(
+                           map, dtype, 2, reinterpret_cast<void *>(buffer.ptr),
+                           dims, strides, box, elementStrides, /*interleave=*/0,
+                           swizzle, cuda::kTensorMapL2Promotion256B,
+                           /*oobFill=*/0),
+                       "cuTensorMapEncodeTiled"))
     return std::move(error);
   // A descriptor first used on another stream is copied again on this one
   // (the same bytes), so that the copy is ordered before this launch.

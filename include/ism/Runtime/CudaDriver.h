@@ -194,6 +194,7 @@ enum : int {
   kJitInfoLogBuffer = 3,
   kTensorMapFloat16 = 6,
   kTensorMapBFloat16 = 9,
+  kTensorMapSwizzle64B = 2,
   kTensorMapSwizzle128B = 3,
   kTensorMapL2Promotion256B = 3,
   kJitInfoLogBufferSizeBytes = 4,

@@ -234,12 +234,16 @@ scf::ForOp wrapPersistent(OpBuilder &b, Location loc, Block *block,
   return loop;
 }
 
-/// Element `e` (index) of a [rows, cols] tile at its place in the ring:
-/// 64-column boxes of 128-byte rows, 16-byte chunks XOR-swizzled with the
-/// row (the TMA 128-byte swizzle). Returns the byte offset (i64).
+/// Element (row, col) of a [rows, cols] tile at its place in the ring:
+/// boxes of `rowBytes`-byte rows (128: 64 columns of 16-bit elements; 64:
+/// 32), 16-byte chunks XOR-swizzled with the row as TMA's swizzle of that
+/// width does (128 bytes: chunk ^ row % 8; 64 bytes: chunk ^ (row / 2) % 4,
+/// the smem address bits 7-8 of a 64-byte row). Returns the byte offset
+/// (i64).
 Value swizzledOffset(OpBuilder &b, Location loc, Value row, Value col,
-                     int64_t rows, unsigned elementBytes) {
-  int64_t perBox = 128 / elementBytes;
+                     int64_t rows, unsigned elementBytes,
+                     int64_t rowBytes = 128) {
+  int64_t perBox = rowBytes / elementBytes;
   Value box =
       arith::DivUIOp::create(b, loc, col, indexConstant(b, loc, perBox));
   Value c = arith::RemUIOp::create(b, loc, col, indexConstant(b, loc, perBox));
@@ -249,12 +253,19 @@ Value swizzledOffset(OpBuilder &b, Location loc, Value row, Value col,
       arith::DivUIOp::create(b, loc, bytes, indexConstant(b, loc, 16));
   Value within =
       arith::RemUIOp::create(b, loc, bytes, indexConstant(b, loc, 16));
-  Value phase = arith::RemUIOp::create(b, loc, row, indexConstant(b, loc, 8));
+  Value phase =
+      rowBytes == 128
+          ? arith::RemUIOp::create(b, loc, row, indexConstant(b, loc, 8))
+          : arith::RemUIOp::create(
+                b, loc,
+                arith::DivUIOp::create(b, loc, row, indexConstant(b, loc, 2)),
+                indexConstant(b, loc, 4));
   Value swizzled = arith::XOrIOp::create(b, loc, chunk, phase);
   Value offset = arith::AddIOp::create(
       b, loc,
-      arith::MulIOp::create(b, loc, box, indexConstant(b, loc, rows * 128)),
-      arith::MulIOp::create(b, loc, row, indexConstant(b, loc, 128)));
+      arith::MulIOp::create(b, loc, box,
+                            indexConstant(b, loc, rows * rowBytes)),
+      arith::MulIOp::create(b, loc, row, indexConstant(b, loc, rowBytes)));
   offset = arith::AddIOp::create(
       b, loc, offset,
       arith::AddIOp::create(
@@ -269,7 +280,7 @@ Value swizzledOffset(OpBuilder &b, Location loc, Value row, Value col,
 /// spread over the producer's `threads` threads (`ptid` is this one's).
 void copyTileByElements(OpBuilder &b, Location loc, Value memref, Value o0,
                         Value o1, int64_t rows, int64_t cols, Value dst,
-                        Value ptid, int64_t threads) {
+                        Value ptid, int64_t threads, int64_t rowBytes = 128) {
   auto type = cast<MemRefType>(memref.getType());
   Type elementType = type.getElementType();
   unsigned elementBytes = type.getElementTypeBitWidth() / 8;
@@ -311,7 +322,8 @@ void copyTileByElements(OpBuilder &b, Location loc, Value memref, Value o0,
                                                   eb.getZeroAttr(elementType));
               scf::YieldOp::create(eb, el, v);
             });
-        Value offset = swizzledOffset(lb, l, row, col, rows, elementBytes);
+        Value offset =
+            swizzledOffset(lb, l, row, col, rows, elementBytes, rowBytes);
         LLVM::StoreOp::create(lb, l, ifOp.getResult(0),
                               sharedAt(lb, l, dst, offset));
         scf::YieldOp::create(lb, l);
@@ -359,7 +371,7 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
     return o;
   };
   SmallVector<Value> oa = offsets(dl.loadA), ob = offsets(dl.loadB);
-  int64_t perBox = 128 / (p.elementType.getIntOrFloatBitWidth() / 8);
+  int64_t perBox = p.bBoxCols(), bRowBytes = p.bRowBytes();
   if (useTMA) {
     NVVM::MBarrierArriveExpectTxOp::create(
         b, loc, Type(), full, i32Const(b, loc, p.stageBytes()),
@@ -371,7 +383,7 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
     // TMA writes it, and signals the barrier, at the same place in both
     // CTAs of the cluster.
     auto load = [&](Value desc, Value dst, Value inner, Value outer,
-                    int64_t rows, bool multicast) {
+                    int64_t rows, int64_t rowBytes, bool multicast) {
       Value descPtr = LLVM::IntToPtrOp::create(b, loc, ptrType, desc);
       Value mask;
       if (multicast) {
@@ -384,7 +396,7 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
             b, loc, dst,
             arith::MulIOp::create(
                 b, loc, arith::ExtUIOp::create(b, loc, b.getI64Type(), rank),
-                i64Const(b, loc, half * 128)));
+                i64Const(b, loc, half * rowBytes)));
         mask = arith::ConstantIntOp::create(b, loc, 0b11, 16);
       }
       // The CTA's shared memory is part of the cluster's (a cluster of one
@@ -398,19 +410,19 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
           ValueRange{}, mask, Value(), NVVM::TMALoadMode::TILE, false,
           NVVM::CTAGroupKindAttr(), Value());
     };
-    load(descA, stageBase, oa[1], oa[0], p.blockM, p.clusterN == 2);
+    load(descA, stageBase, oa[1], oa[0], p.blockM, 128, p.clusterN == 2);
     for (int64_t box = 0; box < p.blockN / perBox; ++box)
       load(descB,
            arith::AddIOp::create(b, loc, bBase,
-                                 i64Const(b, loc, box * p.blockK * 128)),
+                                 i64Const(b, loc, box * p.blockK * bRowBytes)),
            arith::AddIOp::create(b, loc, ob[1],
                                  indexConstant(b, loc, box * perBox)),
-           ob[0], p.blockK, p.clusterM == 2);
+           ob[0], p.blockK, bRowBytes, p.clusterM == 2);
   } else {
     copyTileByElements(b, loc, map.lookupOrDefault(dl.loadA.getBase()), oa[0],
                        oa[1], p.blockM, p.blockK, stageBase, ptid, 128);
     copyTileByElements(b, loc, map.lookupOrDefault(dl.loadB.getBase()), ob[0],
-                       ob[1], p.blockK, p.blockN, bBase, ptid, 128);
+                       ob[1], p.blockK, p.blockN, bBase, ptid, 128, bRowBytes);
     // The generic-proxy writes must be visible to wgmma's async proxy.
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,
@@ -651,7 +663,10 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
     if ((load == dl.loadA && p.clusterN == 2) ||
         (load == dl.loadB && p.clusterM == 2))
       rows /= 2;
-    tma.push_back(b.getDenseI64ArrayAttr({index, rows, 128 / elementBytes}));
+    // The runtime swizzles a box's rows by their width (box columns x
+    // element bytes: 128 or 64).
+    int64_t cols = load == dl.loadA ? 128 / elementBytes : p.bBoxCols();
+    tma.push_back(b.getDenseI64ArrayAttr({index, rows, cols}));
   }
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
   bool hiddenGrid = config.grid.empty();
@@ -1018,13 +1033,13 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     // Byte offsets of this warpgroup's first A row and B column box.
     Value aRow = arith::MulIOp::create(rewriter, loc, toI64(rewriter, mBase),
                                        i64Const(rewriter, loc, 128));
-    int64_t perBox = 128 / (p.elementType.getIntOrFloatBitWidth() / 8);
+    int64_t perBox = p.bBoxCols(), bRowBytes = p.bRowBytes();
     Value bCol = arith::MulIOp::create(
         rewriter, loc,
         toI64(rewriter,
               arith::DivUIOp::create(rewriter, loc, nBase,
                                      indexConstant(rewriter, loc, perBox))),
-        i64Const(rewriter, loc, p.blockK * 128));
+        i64Const(rewriter, loc, p.blockK * bRowBytes));
     Value isLane0 =
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane,
                               indexConstant(rewriter, loc, 0));
@@ -1083,8 +1098,10 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
           SmallVector<Value> structs =
               wgmmaAccumulators(b, l, acc, reps * splits, regsPerInstr);
           for (int64_t kk = 0; kk < p.blockK / 16; ++kk) {
-            // B's columns are boxes of `perBox`, each blockK rows of 128
-            // bytes: instruction s starts s * instrN / perBox boxes on.
+            // B's columns are boxes of `perBox`, each blockK rows of
+            // bRowBytes: instruction s starts s * instrN / perBox boxes on;
+            // 8-row groups are 8 rows apart, boxes a box apart, swizzled
+            // by the row width.
             SmallVector<Value> descB;
             for (int64_t s = 0; s < splits; ++s)
               descB.push_back(wgmmaDescriptor(
@@ -1092,9 +1109,9 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
                   arith::AddIOp::create(
                       b, l, bBase,
                       i64Const(b, l,
-                               kk * 16 * 128 +
-                                   s * (p.instrN / perBox) * p.blockK * 128)),
-                  p.blockK * 128, 1024));
+                               kk * 16 * bRowBytes + s * (p.instrN / perBox) *
+                                                         p.blockK * bRowBytes)),
+                  p.blockK * bRowBytes, 8 * bRowBytes, bRowBytes));
             for (int64_t r = 0; r < reps; ++r) {
               Value descA = wgmmaDescriptor(
                   b, l,
@@ -1150,11 +1167,16 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
 } // namespace
 
 Value mlir::ism::wgmmaDescriptor(OpBuilder &b, Location loc, Value address,
-                                 int64_t lbo, int64_t sbo) {
+                                 int64_t lbo, int64_t sbo,
+                                 int64_t swizzleBytes) {
   Value start = arith::ShRUIOp::create(
       b, loc, arith::AndIOp::create(b, loc, address, i64Const(b, loc, 0x3FFFF)),
       i64Const(b, loc, 4));
-  int64_t fixed = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (int64_t(1) << 62);
+  // Bits 62-63, the layout: 1 the 128-byte swizzle, 2 the 64-byte one.
+  assert((swizzleBytes == 128 || swizzleBytes == 64) && "unsupported swizzle");
+  int64_t layout = swizzleBytes == 128 ? 1 : 2;
+  int64_t fixed =
+      ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (int64_t(layout) << 62);
   return arith::OrIOp::create(b, loc, start, i64Const(b, loc, fixed));
 }
 

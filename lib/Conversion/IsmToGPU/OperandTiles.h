@@ -206,10 +206,10 @@ void storeOperandTile(OpBuilder &b, Location loc, LoweringContext &context,
                       bool transposed = false);
 
 /// A wgmma shared-memory matrix descriptor (i64) of the operand at `address`
-/// (i64, shared window) with the 128-byte swizzle: leading and stride byte
-/// offsets `lbo` and `sbo`.
+/// (i64, shared window) with the `swizzleBytes` swizzle (128 or 64): leading
+/// and stride byte offsets `lbo` and `sbo`.
 Value wgmmaDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
-                      int64_t sbo);
+                      int64_t sbo, int64_t swizzleBytes = 128);
 
 /// One m64nNk16 wgmma reading A and B from shared memory through the
 /// descriptors `descA` (K-major) and `descB` (MN-major, which the

@@ -65,6 +65,17 @@ struct WgmmaPipeline {
   unsigned clusterM = 1, clusterN = 1;
   unsigned clusterSize() const { return clusterM * clusterN; }
   int64_t stageBytes() const { return aBytes + bBytes; }
+  /// Bytes of a row of one B box: 128 (64 columns of 16-bit elements, the
+  /// 128-byte swizzle), or 64 for a 32-column B tile (the 64-byte swizzle).
+  /// The boxes' rows are swizzled by their own width.
+  int64_t bRowBytes() const {
+    int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
+    return std::min<int64_t>(128, blockN * elementBytes);
+  }
+  /// Columns of one B box.
+  int64_t bBoxCols() const {
+    return bRowBytes() / (elementType.getIntOrFloatBitWidth() / 8);
+  }
   /// Bytes from the aligned base to the end of the barriers.
   int64_t ringBytes() const { return stages * stageBytes() + 16 * stages; }
   /// Where the ring ends at the latest (the base is aligned up by at most

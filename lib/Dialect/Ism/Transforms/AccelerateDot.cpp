@@ -53,16 +53,18 @@ std::string checkWgmma(DotLoop loop, unsigned numWarps,
     return "the A tile's rows must be 128 bytes (BLOCK_K = 64)";
   if (m % 64 != 0)
     return "BLOCK_M must be a multiple of 64";
-  if (n % 64 != 0 || n > 256 * 8)
-    return "BLOCK_N must be a multiple of 64";
+  // 32 columns are one 64-byte swizzled B box (HopperGemm.cpp), for the
+  // skinny shapes' many small tiles.
+  if ((n % 64 != 0 && n != 32) || n > 256 * 8)
+    return "BLOCK_N must be 32 or a multiple of 64";
   if (numWarps % 4 != 0)
     return "num_warps must be a multiple of 4 (whole warpgroups)";
   warpsM = std::min<int64_t>(numWarps, m / 16);
   warpsN = numWarps / warpsM;
-  if (warpsM % 4 != 0 || n % warpsN != 0 || (n / warpsN) % 64 != 0 ||
-      n / warpsN > 256)
-    return "the warps cannot tile the block into m64nN (N = 64..256) "
-           "instructions";
+  if (warpsM % 4 != 0 || n % warpsN != 0 ||
+      ((n / warpsN) % 64 != 0 && n != 32) || n / warpsN > 256)
+    return "the warps cannot tile the block into m64nN (N = 32, or "
+           "64..256) instructions";
   for (LoadOp load : {loop.loadA, loop.loadB}) {
     auto memref = cast<MemRefType>(load.getBase().getType());
     if (memref.getElementType() != in)
