@@ -609,10 +609,18 @@ def bench(args):
     # (a second kernel does), side by side.
     split_tiles = ((64, 128, 4), (64, 64, 4), (128, 128, 8))
     if args.tiles:
-        # BMxBNxWARPS,...: these tiles, whole K and split, instead.
-        split_tiles = [tuple(int(d) for d in t.split("x"))
-                       for t in args.tiles.split(",")]
-        configs = [dict(bm=bm, bn=bn, warps=w) for bm, bn, w in split_tiles]
+        # BMxBNxWARPS[cCMxCN],...: these tiles, whole K (in a cluster when
+        # given) and split (without), instead.
+        configs, split_tiles = [], []
+        for t in args.tiles.split(","):
+            tile, _, cluster = t.partition("c")
+            bm, bn, w = (int(d) for d in tile.split("x"))
+            cfg = dict(bm=bm, bn=bn, warps=w)
+            if cluster:
+                cfg["cluster"] = tuple(int(d) for d in cluster.split("x"))
+            configs.append(cfg)
+            if (bm, bn, w) not in split_tiles:
+                split_tiles.append((bm, bn, w))
     split_configs = [dict(bm=bm, bn=bn, warps=w, splits=sp, fixup=fixup)
                      for bm, bn, w in split_tiles
                      for sp in (int(x) for x in args.splits.split(","))
@@ -909,8 +917,9 @@ def main():
                         "candidates that do not set their own (0: the "
                         "compiler's choice)")
     parser.add_argument("--tiles", help="bench: comma-separated "
-                        "BMxBNxWARPS tiles to try (whole K and split-K) "
-                        "instead of the default candidates")
+                        "BMxBNxWARPS[cCMxCN] tiles to try (whole K, in a "
+                        "cluster when given, and split-K) instead of the "
+                        "default candidates")
     parser.add_argument("--splits", default="2,4,8",
                         help="bench: comma-separated split-K factors of the "
                         "split-K candidates")
