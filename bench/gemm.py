@@ -278,7 +278,7 @@ def sum_bands(splits, band, m0, tile, indent):
 
 
 def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
-                   stages=0, group=8, fixup=True):
+                   stages=0, group=8, fixup=True, sum_rows=0):
     """Split-K, C = A x B: grid z splits K into `splits` chunks (whole
     BLOCK_K steps); each program writes its f32 partial tile to a workspace
     the host function allocates (memref.alloc: `splits` bands of
@@ -299,6 +299,8 @@ def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
     # The summing kernel's tile: its loads of every split are in flight at
     # once, 64 f32 values a thread in all (4 warps).
     sr, sc = 1 << max(0, (64 // splits).bit_length() - 1), 128
+    if sum_rows:  # an explicit height (a power of two), for experiments
+        sr = sum_rows
     main_loop = f"""  %pm = ism.program_id x : index
   %pn = ism.program_id y : index
   %z = ism.program_id z : index
