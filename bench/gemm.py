@@ -297,8 +297,11 @@ def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
     if stages:
         attrs.append(f"num_stages = {stages} : i32")
     # The summing kernel's tile: its loads of every split are in flight at
-    # once, 64 f32 values a thread in all (4 warps).
-    sr, sc = 1 << max(0, (64 // splits).bit_length() - 1), 128
+    # once, at most 64 f32 values a thread in all (4 warps), and 4 rows at
+    # most: many small programs finish sooner than few large ones
+    # (bench/experiments/split_sum_rows.py: 4 rows 0-8% faster than 32 on
+    # the skinny shapes).
+    sr, sc = min(4, 1 << max(0, (64 // splits).bit_length() - 1)), 128
     if sum_rows:  # an explicit height (a power of two), for experiments
         sr = sum_rows
     main_loop = f"""  %pm = ism.program_id x : index

@@ -37,26 +37,26 @@ ism.kernel @split_sum(%W: memref<?x?xf32>, %C: memref<?x?xbf16>, %band: index)
     attributes {num_warps = 4 : i32} {
   %pm = ism.program_id x : index
   %pn = ism.program_id y : index
-  %br = arith.constant 16 : index
+  %br = arith.constant 4 : index
   %bc = arith.constant 128 : index
   %m0 = arith.muli %pm, %br : index
   %n0 = arith.muli %pn, %bc : index
   %ks0 = arith.constant 0 : index
   %off0 = arith.muli %ks0, %band : index
   %row0 = arith.addi %off0, %m0 : index
-  %part0 = ism.load %W[%row0, %n0] : memref<?x?xf32> -> tensor<16x128xf32>
+  %part0 = ism.load %W[%row0, %n0] : memref<?x?xf32> -> tensor<4x128xf32>
   %ks1 = arith.constant 1 : index
   %off1 = arith.muli %ks1, %band : index
   %row1 = arith.addi %off1, %m0 : index
-  %part1 = ism.load %W[%row1, %n0] : memref<?x?xf32> -> tensor<16x128xf32>
+  %part1 = ism.load %W[%row1, %n0] : memref<?x?xf32> -> tensor<4x128xf32>
   %ks2 = arith.constant 2 : index
   %off2 = arith.muli %ks2, %band : index
   %row2 = arith.addi %off2, %m0 : index
-  %part2 = ism.load %W[%row2, %n0] : memref<?x?xf32> -> tensor<16x128xf32>
-  %acc1 = arith.addf %part0, %part1 : tensor<16x128xf32>
-  %sum = arith.addf %acc1, %part2 : tensor<16x128xf32>
-  %out = arith.truncf %sum : tensor<16x128xf32> to tensor<16x128xbf16>
-  ism.store %out, %C[%m0, %n0] : tensor<16x128xbf16> -> memref<?x?xbf16>
+  %part2 = ism.load %W[%row2, %n0] : memref<?x?xf32> -> tensor<4x128xf32>
+  %acc1 = arith.addf %part0, %part1 : tensor<4x128xf32>
+  %sum = arith.addf %acc1, %part2 : tensor<4x128xf32>
+  %out = arith.truncf %sum : tensor<4x128xf32> to tensor<4x128xbf16>
+  ism.store %out, %C[%m0, %n0] : tensor<4x128xbf16> -> memref<?x?xbf16>
   ism.return
 }
 
@@ -73,7 +73,7 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
   %band = arith.muli %gm, %bm : index
   %rows = arith.muli %band, %gs : index
   %W = memref.alloc(%rows, %N) : memref<?x?xf32>
-  %br = arith.constant 16 : index
+  %br = arith.constant 4 : index
   %bc = arith.constant 128 : index
   ism.launch @gemm_split grid(%gm, %gn, %gs) (%A, %B, %W)
       : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xf32>)
