@@ -1,6 +1,7 @@
 """ism.compile on torch CUDA tensors (skipped without torch or a GPU):
 softmax, GEMM (TMA descriptors), decode attention's ticket counter and a
-fused co-schedule against PyTorch,
+fused co-schedule against PyTorch, the extension's own path for torch
+tensors,
 on the current stream and inside torch.cuda.Stream blocks, direct kernel
 launches, and the errors for tensors torch has but ism cannot take."""
 
@@ -73,6 +74,28 @@ def test_direct_kernel_launch(softmax):
     torch.testing.assert_close(y[:32], torch.softmax(x[:32].float(), 1).half(),
                                atol=2e-3, rtol=2e-2)
     assert torch.isnan(y[32:]).all()
+
+
+def test_torch_tensors_take_the_extension_path(softmax):
+    """Torch tensors are read by the extension (launch_fast answers True and
+    the kernel ran), on torch's current stream and with an int handle; a
+    stream object and a tensor it does not take go to the Python path
+    (False, nothing launched)."""
+    program, entry = softmax._program, softmax._entry
+    assert program.torch_bound
+    x = torch.randn(256, 4096, dtype=torch.float16, device="cuda")
+    ref = torch.softmax(x.double(), dim=1).half()
+    for stream in (None, torch.cuda.current_stream().cuda_stream):
+        y = poisoned(256, 4096)
+        assert program.launch_fast(entry.index, (x, y), (), stream) is True
+        torch.testing.assert_close(y, ref, atol=2e-3, rtol=2e-2)
+    y = poisoned(256, 4096)
+    assert program.launch_fast(entry.index, (x, y), (),
+                               torch.cuda.current_stream()) is False
+    assert program.launch_fast(entry.index, (x.float(), y), (), None) is False
+    assert program.launch_fast(entry.index, (x.t(), y), (), None) is False
+    torch.cuda.synchronize()
+    assert torch.isnan(y).all()
 
 
 def test_gemm_with_tma_on_several_tensor_sets():
