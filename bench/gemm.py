@@ -490,6 +490,12 @@ CHECKS = [
     ("bf16_64x32_copies", dict(bm=64, bn=32, warps=4), (200, 1001, 512)),
     ("f16_64x32_decode", dict(dtype="f16", bm=64, bn=32, warps=4, stages=12),
      (16, 4096, 1024)),
+    # ... in 2-CTA clusters: 2x1 multicasts B's 64-byte rows in halves of
+    # 32 rows, 1x2 multicasts A.
+    ("bf16_64x32_cluster2x1", dict(bm=64, bn=32, warps=4, stages=12,
+                                   cluster=(2, 1)), (1100, 1000, 512)),
+    ("bf16_64x32_cluster1x2", dict(bm=64, bn=32, warps=4, stages=12,
+                                   cluster=(1, 2)), (130, 1000, 512)),
     ("bf16_alpha_beta", dict(epilogue="alpha_beta"), (384, 512, 512)),
     ("bf16_bias_relu", dict(epilogue="bias_relu"), (384, 512, 512)),
     ("bf16_gelu", dict(epilogue="gelu"), (384, 512, 512)),
