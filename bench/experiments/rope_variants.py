@@ -9,7 +9,9 @@ shows. Prints one table per sequence length and direction; ratio = Triton
 faster than Triton.
 
     python3 bench/experiments/rope_variants.py [--seqs 512,1024,...]
-        [--configs 1x8,1x8s,1x4] [--fwd-only]
+        [--configs 1x8,1x8s,1x4,1x8m8] [--fwd-only]
+
+(a trailing mN: the kernels' min_ctas_per_sm = N)
 """
 import argparse
 import os
@@ -57,17 +59,26 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--reps", type=int, default=200)
     p.add_argument("--configs", default="1x8s,1x8",
-                   help="BLOCK_SxWARPS[s], comma-separated")
+                   help="BLOCK_SxWARPS[s][mMIN_CTAS], comma-separated")
     p.add_argument("--fwd-only", action="store_true")
     a = p.parse_args()
     heads, dim, half = a.heads, a.head_dim, a.head_dim // 2
     mods = {}
     for c in a.configs.split(","):
+        c, _, min_ctas = c.partition("m")
         spec = c.endswith("s")
         bs, nw = map(int, c.rstrip("s").split("x"))
-        mods[f"ism {bs}x{nw} " + ("specialized" if spec else "dynamic")] = \
-            R.module_text("bf16", heads, half, bs, nw,
-                          head_dim=dim if spec else None)
+        text = R.module_text("bf16", heads, half, bs, nw,
+                             head_dim=dim if spec else None)
+        name = f"ism {bs}x{nw} " + ("specialized" if spec else "dynamic")
+        if min_ctas:
+            # At least this many CTAs an SM (PTX .minnctapersm): ptxas
+            # fits the registers to that occupancy.
+            attr = f"num_warps = {nw} : i32"
+            text = text.replace(attr, f"{attr}, min_ctas_per_sm = "
+                                      f"{int(min_ctas)} : i32")
+            name += f" min{min_ctas}"
+        mods[name] = text
     kern = {(n, e): ism.compile(ism.Module.parse(t), entry=e)
             for n, t in mods.items() for e in ("main", "backward")}
     timer = R.Timer(20, a.reps)
@@ -89,7 +100,7 @@ def main():
                         t, cos, sin, backward=bwd, num_warps=nw))
             print_rounds(f"seq {seq} {direction}",
                          time_rounds(timer, variants, a.rounds),
-                         "triton 4 warps", 22)
+                         "triton 4 warps", 30)
 
 
 if __name__ == "__main__":
