@@ -374,14 +374,8 @@ def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
   %last = arith.subi %splits_i, %c1_i : i32
   %is_last = arith.cmpi eq, %ticket, %last : i32
   scf.if %is_last {{
-    // Its own partial is still in registers: add the other splits' bands
-    // (z + 1, z + 2, ... modulo the split count) to it.
-    %others = arith.subi %splits, %c1 : index
-    %sum = scf.for %s = %c0 to %others step %c1 iter_args(%sa = %acc) -> ({acc}) {{
-      %zs = arith.addi %z, %s : index
-      %zs1 = arith.addi %zs, %c1 : index
-      %o = arith.remui %zs1, %splits : index
-      %sm = arith.muli %o, %band : index
+    %sum = scf.for %s = %c0 to %splits step %c1 iter_args(%sa = %zero) -> ({acc}) {{
+      %sm = arith.muli %s, %band : index
       %srow = arith.addi %sm, %m0 : index
       %p = ism.load %W[%srow, %n0] : memref<?x?xf32> -> {acc}
       %r = arith.addf %sa, %p : {acc}
