@@ -17,10 +17,15 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::ism;
+
+/// The most shared memory an NVIDIA GPU gives one CTA (sm_90, sm_100: 227
+/// KiB).
+static constexpr uint64_t kMaxSharedMemoryPerCTA = 227 * 1024;
 
 void mlir::ism::buildGPUToNVVMPipeline(OpPassManager &pm,
                                        const PTXOptions &options) {
@@ -239,6 +244,21 @@ mlir::ism::compileGPUModuleToPTX(ModuleOp module, const PTXOptions &options) {
     }
   if (result.kernels.empty())
     return llvm::createStringError("the module has no GPU kernels to compile");
+  // No NVIDIA GPU gives a CTA more than 227 KiB of shared memory (sm_90 and
+  // sm_100; an sm_80 kernel may use up to that much on a Hopper GPU), so a
+  // kernel that needs more can never launch: say so now rather than at the
+  // launch.
+  for (const auto &entry : result.kernels) {
+    const CompiledKernel &kernel = entry.getValue();
+    if (kernel.sharedMemoryBytes > kMaxSharedMemoryPerCTA)
+      return llvm::createStringError(
+          llvm::formatv("kernel '{0}' needs {1} bytes of shared memory, more "
+                        "than the {2} ({3} KiB) a CTA can have on any NVIDIA "
+                        "GPU; use smaller tiles or fewer pipeline stages",
+                        kernel.name, kernel.sharedMemoryBytes,
+                        kMaxSharedMemoryPerCTA, kMaxSharedMemoryPerCTA / 1024)
+              .str());
+  }
 
   if (llvm::Error error = runPipeline(
           *copy, [&](OpPassManager &pm) { buildGPUToPTXPipeline(pm, options); },
