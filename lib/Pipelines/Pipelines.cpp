@@ -5,6 +5,7 @@
 #include "ism/Conversion/IsmToGPU/IsmToGPU.h"
 
 #include "ism/Conversion/Passes.h"
+#include "ism/Dialect/Ism/Transforms/DotLoop.h"
 #include "ism/Dialect/Ism/Transforms/Passes.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -22,10 +23,6 @@
 
 using namespace mlir;
 using namespace mlir::ism;
-
-/// The most shared memory an NVIDIA GPU gives one CTA (sm_90, sm_100: 227
-/// KiB).
-static constexpr uint64_t kMaxSharedMemoryPerCTA = 227 * 1024;
 
 void mlir::ism::buildGPUToNVVMPipeline(OpPassManager &pm,
                                        const PTXOptions &options) {
@@ -250,7 +247,7 @@ mlir::ism::compileGPUModuleToPTX(ModuleOp module, const PTXOptions &options) {
   // launch.
   for (const auto &entry : result.kernels) {
     const CompiledKernel &kernel = entry.getValue();
-    if (kernel.sharedMemoryBytes > kMaxSharedMemoryPerCTA)
+    if (int64_t(kernel.sharedMemoryBytes) > kMaxSharedMemoryPerCTA)
       return llvm::createStringError(
           llvm::formatv("kernel '{0}' needs {1} bytes of shared memory, more "
                         "than the {2} ({3} KiB) a CTA can have on any NVIDIA "

@@ -707,7 +707,7 @@ LogicalResult mlir::ism::lowerPartitions(
     end = shared ? (partitionEnd + 15) / 16 * 16 : 0;
     total = std::max(total, partitionEnd);
   }
-  int64_t limit = std::min<int64_t>(232448, 233472 / ctasPerSM - 1024);
+  int64_t limit = getSharedMemoryPerCTA(ctasPerSM);
   if (total > limit)
     return ws.emitOpError("shared memory: the partitions need ")
            << total << " bytes, more than the " << limit << " a CTA can have";

@@ -35,9 +35,6 @@ namespace {
 
 /// Hopper: registers and shared memory of an SM, and what one CTA can have.
 constexpr int64_t kRegistersPerSM = 65536;
-constexpr int64_t kSharedPerSM = 233472;  // 228 KiB
-constexpr int64_t kSharedPerCTA = 232448; // 227 KiB
-constexpr int64_t kSharedReservedPerCTA = 1024;
 constexpr unsigned kMaxThreads = 1024;
 constexpr unsigned kProducerRegisters = 40;
 constexpr unsigned kMaxConsumerRegisters = kWgmmaConsumerRegisters;
@@ -451,7 +448,7 @@ IsmCoschedulePass::replicate(CoscheduleOp op, CoschedulePolicy policy,
                 ? 128 * 40 + 32 * int64_t(p.kernelWarps) * p.consumerEstimate
                 : 32 * int64_t(p.warps()) * c[i] * p.registerEstimate;
       }
-      if (threads > 1024 || shared > kSharedPerCTA)
+      if (threads > 1024 || shared > kMaxSharedMemoryPerCTA)
         return false;
       int64_t atLaunch = getRegistersAtLaunch(threads, 1);
       for (const Partition &p : parts)
@@ -588,8 +585,7 @@ LogicalResult IsmCoschedulePass::decide(
   SmallVector<int64_t> base, size;
   int64_t sharedLimit = 0, total = 0;
   for (;;) {
-    sharedLimit = std::min(kSharedPerCTA,
-                           kSharedPerSM / ctasPerSM - kSharedReservedPerCTA);
+    sharedLimit = getSharedMemoryPerCTA(ctasPerSM);
     stages.clear();
     operandStages.clear();
     for (const Partition &p : parts) {
@@ -1001,7 +997,7 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
         total += p.isWgmma()
                      ? p.ringBytes(p.stages)
                      : p.sharedBytes(p.operandStages) + d * p.ringSlotBytes;
-      if (total <= kSharedPerCTA)
+      if (total <= kMaxSharedMemoryPerCTA)
         ringStages = d;
     }
   }

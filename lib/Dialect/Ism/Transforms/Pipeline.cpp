@@ -23,8 +23,6 @@ using namespace mlir::ism;
 
 namespace {
 
-/// Shared memory a Hopper CTA can have (227 KiB).
-constexpr int64_t kSharedMemoryLimit = 227 * 1024;
 /// Shared memory an A100 (sm_80) CTA can have: the most stages chosen for an
 /// mma.sync loop (which also runs there) fit in it.
 constexpr int64_t kAmpereSharedMemory = 163 * 1024;
@@ -121,27 +119,27 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
                          tileBytes(loop.dot.getB().getType());
     unsigned stages = kernelOption(kernel, "num_stages", numStages);
     if (stages == 0) {
-      int64_t budget = ampere ? kAmpereSharedMemory : kSharedMemoryLimit;
+      int64_t budget = ampere ? kAmpereSharedMemory : kMaxSharedMemoryPerCTA;
       stages =
           std::min<int64_t>(kMaxAutoStages, (budget - kReserve) / stageBytes);
       // A stage pair that fits only a Hopper CTA still runs there.
       if (stages < 2 && ampere)
         stages = std::min<int64_t>(
-            kMaxAutoStages, (kSharedMemoryLimit - kReserve) / stageBytes);
+            kMaxAutoStages, (kMaxSharedMemoryPerCTA - kReserve) / stageBytes);
       if (stages < 2)
         return loop.dot.emitOpError("one pipeline stage of the A and B tiles "
                                     "takes ")
                << stageBytes / 1024
                << " KiB of shared memory, so two stages do not fit in the "
-               << kSharedMemoryLimit / 1024
+               << kMaxSharedMemoryPerCTA / 1024
                << " KiB of a CTA; use a smaller BLOCK_M, BLOCK_N or BLOCK_K";
     }
-    if (stages * stageBytes + 1024 > kSharedMemoryLimit)
+    if (stages * stageBytes + 1024 > kMaxSharedMemoryPerCTA)
       return loop.dot.emitOpError("num_stages = ")
              << stages << " needs " << stages * stageBytes / 1024
              << " KiB of shared memory for the A and B buffers ("
              << stageBytes / 1024 << " KiB a stage), more than the "
-             << kSharedMemoryLimit / 1024
+             << kMaxSharedMemoryPerCTA / 1024
              << " KiB of a CTA; reduce num_stages or the block sizes";
     return stages;
   }

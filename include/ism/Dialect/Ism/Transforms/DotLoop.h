@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -42,6 +43,20 @@ PersistentOptions getPersistentOptions(DictionaryAttr persistent);
 /// 1x1, 2x1 or 1x2.
 inline bool isSupportedCluster(unsigned clusterM, unsigned clusterN) {
   return clusterM >= 1 && clusterN >= 1 && clusterM * clusterN <= 2;
+}
+
+/// Shared memory of a Hopper SM (228 KiB), the most one CTA can have (227
+/// KiB; no NVIDIA GPU gives a CTA more) and what the driver keeps of an
+/// SM's for each resident CTA.
+inline constexpr int64_t kSharedMemoryPerSM = 233472;
+inline constexpr int64_t kMaxSharedMemoryPerCTA = 232448;
+inline constexpr int64_t kSharedMemoryReservedPerCTA = 1024;
+
+/// The shared memory each CTA can have when `ctasPerSM` of them share a
+/// Hopper SM.
+inline int64_t getSharedMemoryPerCTA(int64_t ctasPerSM) {
+  return std::min(kMaxSharedMemoryPerCTA,
+                  kSharedMemoryPerSM / ctasPerSM - kSharedMemoryReservedPerCTA);
 }
 
 /// Registers setmaxnreg raises a wgmma consumer thread to, and those of
