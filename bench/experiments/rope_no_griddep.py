@@ -13,7 +13,6 @@ import argparse
 import glob
 import json
 import os
-import statistics
 import sys
 import tempfile
 
@@ -28,7 +27,7 @@ import ism  # noqa: E402
 from ism import launch as launch_module  # noqa: E402
 import rope_autograd as R  # noqa: E402
 import triton_kernels as tk  # noqa: E402
-from rope_variants import print_rounds, time_rounds  # noqa: E402
+from rope_variants import time_against_triton  # noqa: E402
 
 
 def stripped_program(text, entry):
@@ -80,15 +79,10 @@ def main():
         for direction in ("fwd", "bwd"):
             bwd = direction == "bwd"
             e = "backward" if bwd else "main"
-            variants = {n: (lambda k=kern[(n, e)]: k(t, cos, sin))
-                        for n in ("ism", "ism, no griddepcontrol")}
-            for nw in (4, 8):
-                variants[f"triton {nw} warps"] = (
-                    lambda nw=nw: tk.rope_inplace_triton(
-                        t, cos, sin, backward=bwd, num_warps=nw))
-            print_rounds(f"seq {seq} {direction}",
-                         time_rounds(timer, variants, a.rounds),
-                         "triton 4 warps", 24)
+            time_against_triton(
+                timer, f"seq {seq} {direction}",
+                {n: kern[(n, e)] for n in ("ism", "ism, no griddepcontrol")},
+                t, cos, sin, bwd, a.rounds, 24)
 
 
 if __name__ == "__main__":

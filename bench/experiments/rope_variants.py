@@ -50,6 +50,20 @@ def print_rounds(title, res, base, width):
               + f"   median {med * 1e3:7.2f}  x triton {base_ms / med:.3f}")
 
 
+def time_against_triton(timer, title, programs, t, cos, sin, bwd, rounds,
+                         width):
+    """Times each compiled ism program (name -> program of this direction)
+    on (t, cos, sin) beside Triton's kernel with 4 and 8 warps, in
+    interleaved rounds, and prints them against Triton with 4 warps."""
+    variants = {n: (lambda k=k: k(t, cos, sin)) for n, k in programs.items()}
+    for nw in (4, 8):
+        variants[f"triton {nw} warps"] = (
+            lambda nw=nw: tk.rope_inplace_triton(
+                t, cos, sin, backward=bwd, num_warps=nw))
+    print_rounds(title, time_rounds(timer, variants, rounds),
+                 "triton 4 warps", width)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seqs", default="512,1024,2048,4096,8192")
@@ -90,17 +104,10 @@ def main():
         t = torch.randn(seq, a.batch, heads, dim, device="cuda").bfloat16()
         for direction in ("fwd",) if a.fwd_only else ("fwd", "bwd"):
             bwd = direction == "bwd"
-            variants = {
-                n: (lambda k=kern[(n, "backward" if bwd else "main")]:
-                    k(t, cos, sin))
-                for n in mods}
-            for nw in (4, 8):
-                variants[f"triton {nw} warps"] = (
-                    lambda nw=nw: tk.rope_inplace_triton(
-                        t, cos, sin, backward=bwd, num_warps=nw))
-            print_rounds(f"seq {seq} {direction}",
-                         time_rounds(timer, variants, a.rounds),
-                         "triton 4 warps", 30)
+            entry = "backward" if bwd else "main"
+            time_against_triton(timer, f"seq {seq} {direction}",
+                                {n: kern[(n, entry)] for n in mods}, t, cos,
+                                sin, bwd, a.rounds, 30)
 
 
 if __name__ == "__main__":

@@ -350,16 +350,12 @@ class KernelLauncher:
 
         n = len(function.params) - 3
 
-        fast, index = function.fast, function.index
-
         def launch(*args, stream=None):
-            if fast(index, args, full, stream):
-                return
             if len(args) != n:
                 raise TypeError(f"kernel {self.name} takes {n} argument(s) "
                                 f"({', '.join(self.signature)}), got "
                                 f"{len(args)}")
-            function.convert_and_launch(args, stream, full)
+            function(args, stream, full)
         return launch
 
     def __repr__(self) -> str:
@@ -440,12 +436,10 @@ class CompiledProgram:
         return [p.text for p in self._entry.params]
 
     def __call__(self, *args, stream=None) -> None:
-        entry = self._entry
-        if entry is None:
+        if self._entry is None:
             raise TypeError(f"the module has no host function @{self.entry}; "
                             f"launch a kernel with k.<kernel>[grid](...)")
-        if not entry.fast(entry.index, args, (), stream):
-            entry.convert_and_launch(args, stream, ())
+        self._entry(args, stream)
 
     def __getattr__(self, name: str) -> KernelLauncher:
         kernels = self.__dict__.get("_kernels", {})
