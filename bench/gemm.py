@@ -28,7 +28,7 @@ DTYPES = {"bf16": "bf16", "f16": "f16"}
 
 
 def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
-            epilogue="none", out="same", cluster=(1, 1), groups=1):
+            epilogue="none", out="same", cluster=(1, 1), groups=1, ck=1):
     """The ism GEMM tile program C = epilogue(A x B) with A M x K, B K x N.
 
     epilogue: none | alpha_beta (alpha * AB + beta * C) | bias_relu |
@@ -38,7 +38,9 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
     f32). cluster: CTAs per thread-block cluster along x and y ((2, 1):
     pairs of programs along M share B by TMA multicast; (1, 2) share A).
     groups: consumer groups (2: ping-pong, each group of `warps` warps
-    computes every other program of the CTA)."""
+    computes every other program of the CTA). ck: CTAs of a cluster along K
+    (2: the pair splits each program's K steps and adds the accumulators in
+    distributed shared memory, split-K without a workspace)."""
     t = DTYPES[dtype]
     o = t if out == "same" else out
     args = [f"%A: memref<?x?x{t}>", f"%B: memref<?x?x{t}>",
@@ -66,6 +68,8 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
                   f"cluster_n = {cluster[1]} : i32"]
     if groups != 1:
         attrs.append(f"consumer_groups = {groups} : i32")
+    if ck != 1:
+        attrs.append(f"cluster_k = {ck} : i32")
     lines = [
         f"ism.kernel @gemm({', '.join(args)}) attributes {{{', '.join(attrs)}}} {{",
         "  %pm = ism.program_id x : index",
@@ -523,6 +527,32 @@ CHECKS = [
                                       cluster=(2, 1)), (2100, 2000, 1000)),
     ("bf16_pingpong_colsum", dict(bn=128, warps=4, groups=2,
                                   epilogue="colsum"), (2000, 2048, 512)),
+    # A K loop split over a cluster's two CTAs (cluster_k = 2), the second
+    # adding its accumulator into the first's through distributed shared
+    # memory: a skinny shape; partial tiles and K = 1000 (16 steps, the last
+    # partial); an odd number of K steps (3: 2 + 1) and a single step (the
+    # second CTA adds zeros); more programs than clusters (the exchange's
+    # phases alternate); 128x128 on 8 warps; f16; element copies; an
+    # epilogue that reads C and one that reduces across warps.
+    ("bf16_ck2_64x128_s8", dict(bm=64, bn=128, warps=4, stages=8, ck=2),
+     (64, 4096, 4096)),
+    ("bf16_ck2_partial", dict(bm=64, bn=128, warps=4, stages=8, ck=2),
+     (100, 1000, 1000)),
+    ("bf16_ck2_odd_steps", dict(bm=64, bn=128, warps=4, stages=8, ck=2),
+     (130, 1100, 192)),
+    ("bf16_ck2_one_step", dict(bm=64, bn=128, warps=4, stages=8, ck=2),
+     (64, 512, 64)),
+    ("bf16_ck2_many", dict(bm=64, bn=128, warps=4, stages=6, ck=2),
+     (1000, 2000, 1000)),
+    ("bf16_ck2_128x128", dict(bn=128, stages=4, ck=2), (300, 1000, 2000)),
+    ("f16_ck2_decode", dict(dtype="f16", bm=64, bn=128, warps=4, stages=8,
+                            ck=2), (1, 4096, 4096)),
+    ("bf16_ck2_copies", dict(bm=64, bn=128, warps=4, stages=8, ck=2),
+     (100, 1001, 1000)),
+    ("bf16_ck2_alpha_beta", dict(bm=64, bn=128, warps=4, stages=8, ck=2,
+                                 epilogue="alpha_beta"), (200, 512, 1000)),
+    ("bf16_ck2_colsum", dict(bm=64, bn=128, warps=4, stages=6, ck=2,
+                             epilogue="colsum"), (200, 1024, 512)),
 ]
 
 # The Ampere path (mma.sync, ldmatrix, cp.async), compiled for sm_80 and run

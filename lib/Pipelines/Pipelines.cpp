@@ -200,6 +200,8 @@ static CompiledKernel getKernelInfo(gpu::GPUFuncOp func) {
           NVVM::NVVMDialect::getClusterDimAttrName()))
     for (int32_t size : cluster.asArrayRef())
       info.clusterSize *= unsigned(std::max(1, size));
+  if (auto ctas = func->getAttrOfType<IntegerAttr>(kCtasPerProgramAttrName))
+    info.ctasPerProgram = unsigned(std::max<int64_t>(1, ctas.getInt()));
   if (auto fused = func->getAttrOfType<DictionaryAttr>("ism.coschedule")) {
     CompiledKernel::Fused facts;
     if (auto policy = fused.getAs<StringAttr>("policy"))

@@ -321,6 +321,7 @@ static json::Object toJSON(llvm::StringRef name, const CompiledKernel &kernel) {
                       {"tma", std::move(tma)},
                       {"persistent", kernel.persistent},
                       {"cluster_size", kernel.clusterSize},
+                      {"ctas_per_program", kernel.ctasPerProgram},
                       {"fused", std::move(fused)}};
 }
 
@@ -500,6 +501,8 @@ struct EntryReader {
     const json::Value *fused = get(*object, "fused", path);
     return readBool(*object, "persistent", path, kernel.persistent) &&
            readUnsigned(*object, "cluster_size", path, kernel.clusterSize) &&
+           readUnsigned(*object, "ctas_per_program", path,
+                        kernel.ctasPerProgram) &&
            fused && readFused(*fused, path.field("fused"), kernel.fused);
   }
 

@@ -211,8 +211,9 @@ llvm::Error GPULauncher::launchOn(LaunchOp op, const unsigned grid[3],
   if (!facts.persistent)
     return run(**kernel, grid, block, types, args, hidden, onStream);
   // A persistent kernel walks the logical grid itself: one CTA per SM, or
-  // as many clusters as run at once, each taking a pair of programs.
-  uint64_t total = uint64_t(grid[0]) * grid[1] * grid[2];
+  // as many clusters as run at once, each taking a pair of programs (or,
+  // with cluster_k = 2, one program over both CTAs).
+  uint64_t total = uint64_t(grid[0]) * grid[1] * grid[2] * facts.ctasPerProgram;
   for (unsigned d = 0; d < 3; ++d)
     hidden.push_back(grid[d]);
   unsigned sms = std::max(1, context.getDeviceInfo().smCount);

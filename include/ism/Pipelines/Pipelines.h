@@ -94,6 +94,10 @@ struct CompiledKernel {
   /// `.reqnctapercluster`): the grid must be a multiple of it, and a
   /// persistent kernel is launched with as many clusters as fit at once.
   unsigned clusterSize = 1;
+  /// CTAs that compute one program of a persistent kernel together (2 for
+  /// a K loop split over a cluster, cluster_k = 2): the launcher runs up to
+  /// this many CTAs per program.
+  unsigned ctasPerProgram = 1;
 
   /// Set on a kernel that ism-coschedule fused from the launches of one
   /// `ism.coschedule` (see docs/coschedule.md for the ABI). Its parameters

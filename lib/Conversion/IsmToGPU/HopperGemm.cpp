@@ -132,6 +132,39 @@ void waitParity(OpBuilder &b, Location loc, Value barrier, Value phase) {
                                         i32Const(b, loc, kWaitTicks));
 }
 
+/// The K steps [lb, ub) of cluster rank `rank` (i32) when a cluster's two
+/// CTAs split a K loop (clusterK = 2): the first ceil(n / 2) of its n steps
+/// for rank 0, the rest for rank 1.
+std::pair<Value, Value> splitKRange(OpBuilder &b, Location loc, Value lb,
+                                    Value ub, Value step, Value rank) {
+  Value zero = indexConstant(b, loc, 0);
+  Value n = arith::CeilDivUIOp::create(
+      b, loc,
+      arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, ub, lb),
+                             zero),
+      step);
+  Value half = arith::CeilDivUIOp::create(b, loc, n, indexConstant(b, loc, 2));
+  Value span = arith::MulIOp::create(b, loc, half, step);
+  Value first = arith::AddIOp::create(
+      b, loc, lb, arith::MulIOp::create(b, loc, toIndex(b, loc, rank), span));
+  Value last = arith::MinSIOp::create(
+      b, loc, ub, arith::AddIOp::create(b, loc, first, span));
+  return {first, last};
+}
+
+/// Whether `v` is a tile of zeros (a splat constant, through layout
+/// conversions).
+bool isZeroTile(Value v) {
+  while (auto convert = v.getDefiningOp<ConvertLayoutOp>())
+    v = convert.getSrc();
+  DenseElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)) || !attr.isSplat())
+    return false;
+  if (auto f = dyn_cast<FloatAttr>(attr.getSplatValue<Attribute>()))
+    return f.getValue().isZero();
+  return false;
+}
+
 /// The persistent loop around the ops of `block` (before its terminator):
 /// programs t = blockIdx.x, +gridDim.x, ... < gx * gy * gz, mapped to
 /// (x, y, z) in groups of `group` along x. Replaces the program ids and
@@ -143,7 +176,8 @@ void waitParity(OpBuilder &b, Location loc, Value barrier, Value phase) {
 /// = the number of clusters): the pair (2u, y) and (2u + 1, y) along x
 /// (clusterM), or along y; `rank` (i32) picks this CTA's program. On an odd
 /// grid the second program of the last pair is past its end: `valid`, when
-/// given, receives whether this CTA's program exists.
+/// given, receives whether this CTA's program exists. With clusterK = 2
+/// both CTAs take the cluster's program and `valid` is true on rank 0.
 /// With `groups` consumer groups, group `consumerGroup` (index) walks every
 /// groups-th of those programs, from its consumerGroup-th.
 scf::ForOp wrapPersistent(OpBuilder &b, Location loc, Block *block,
@@ -210,7 +244,13 @@ scf::ForOp wrapPersistent(OpBuilder &b, Location loc, Block *block,
   Value x = arith::AddIOp::create(
       b, loc, firstX, arith::RemUIOp::create(b, loc, inGroup, rows));
   Value y = arith::DivUIOp::create(b, loc, inGroup, rows);
-  if (p.clusterSize() > 1) {
+  if (p.clusterK == 2) {
+    // Both CTAs compute the cluster's program; the first runs its
+    // epilogue.
+    if (valid)
+      *valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rank,
+                                     i32Const(b, loc, 0));
+  } else if (p.clusterSize() > 1) {
     Value r = toIndex(b, loc, rank);
     Value two = indexConstant(b, loc, 2);
     if (p.clusterM == 2)
@@ -345,10 +385,13 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
     b.clone(*op, map);
   scf::ForOp kLoop = dl.loop;
   Value zero = indexConstant(b, loc, 0);
+  Value lb = map.lookupOrDefault(kLoop.getLowerBound()),
+        ub = map.lookupOrDefault(kLoop.getUpperBound()),
+        step = map.lookupOrDefault(kLoop.getStep());
+  if (p.clusterK == 2)
+    std::tie(lb, ub) = splitKRange(b, loc, lb, ub, step, rank);
   auto loop =
-      scf::ForOp::create(b, loc, map.lookupOrDefault(kLoop.getLowerBound()),
-                         map.lookupOrDefault(kLoop.getUpperBound()),
-                         map.lookupOrDefault(kLoop.getStep()), ValueRange{zero},
+      scf::ForOp::create(b, loc, lb, ub, step, ValueRange{zero},
                          [](OpBuilder &, Location, Value, ValueRange) {});
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
@@ -472,6 +515,7 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(
   config.groupSize = options.groupSize;
   config.clusterM = options.clusterM;
   config.clusterN = options.clusterN;
+  config.clusterK = options.clusterK;
   config.consumerGroups = options.consumerGroups;
   if (config.consumerGroups > 1) {
     // The consumers and the producer share the register file; what is left
@@ -575,6 +619,21 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
            << p.clusterM << "x" << p.clusterN
            << " cluster is not one this lowering builds (1x1, 2x1 or 1x2, "
               "with the shared tile's rows a multiple of 16)";
+  p.clusterK = config.clusterK;
+  if (p.clusterK != 1) {
+    if (p.clusterK != 2 || p.clusterM * p.clusterN != 1 ||
+        config.consumerGroups != 1)
+      return dl.loop.emitOpError("cluster_k = ")
+             << p.clusterK
+             << " is not one this lowering builds (2, in a 1x1 cluster "
+                "otherwise, with one consumer group)";
+    // Each CTA adds its half of the K steps to the loop's initial value.
+    if (!isZeroTile(dl.loop.getInitArgs()[0]))
+      return dl.loop.emitOpError(
+          "with cluster_k = 2 the two CTAs of a cluster each compute half of "
+          "the K steps from the loop's initial accumulator, which must be "
+          "zeros; add a nonzero start after the loop");
+  }
   int64_t group = config.groupSize;
 
   // The producer's slices: what the K loop's bounds and the tile offsets
@@ -690,6 +749,8 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   if (p.clusterSize() > 1)
     func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
                   b.getDenseI32ArrayAttr({int32_t(p.clusterSize()), 1, 1}));
+  if (p.clusterK > 1)
+    func->setAttr(kCtasPerProgramAttrName, b.getI32IntegerAttr(p.clusterK));
 
   // The consumer's K loop carries the ring counter.
   IRRewriter rewriter(ctx);
@@ -740,11 +801,27 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
       NVVM::MBarrierInitOp::create(tb, tl,
                                    fullBarrier(tb, tl, p, ringBase, stage),
                                    i32Const(tb, tl, 1), Value());
-      // In a cluster the consumers of both CTAs free a stage: the partner
-      // multicasts into it too.
+      // In a multicast cluster the consumers of both CTAs free a stage:
+      // the partner multicasts into it too.
       NVVM::MBarrierInitOp::create(
           tb, tl, emptyBarrier(tb, tl, p, ringBase, stage),
-          i32Const(tb, tl, context.getNumWarps() * p.clusterSize()), Value());
+          i32Const(tb, tl,
+                   context.getNumWarps() *
+                       (p.multicast() ? p.clusterSize() : 1)),
+          Value());
+    }
+    if (p.clusterK == 2) {
+      // The exchange: `full` completes when every consumer of the partner
+      // has written its piece of the accumulator, `empty` when every one
+      // of the partner's has read it.
+      Value xfull = sharedAt(tb, tl, ringBase,
+                             i64Const(tb, tl, p.exchangeBarrierOffset()));
+      Value xempty = sharedAt(tb, tl, ringBase,
+                              i64Const(tb, tl, p.exchangeBarrierOffset() + 8));
+      NVVM::MBarrierInitOp::create(tb, tl, xfull,
+                                   i32Const(tb, tl, consumerThreads), Value());
+      NVVM::MBarrierInitOp::create(tb, tl, xempty,
+                                   i32Const(tb, tl, consumerThreads), Value());
     }
     if (p.clusterSize() > 1)
       NVVM::FenceMbarrierInitOp::create(tb, tl);
@@ -825,6 +902,24 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
       consumerLoop.getInitArgsMutable()[1], consumerLoop.getResult(1), p, rank,
       &valid, &programId, groups, groupId);
   Block *tileBody = tiles.getBody();
+  if (p.clusterK == 2) {
+    // This CTA's half of the program's K steps, as the producer's.
+    OpBuilder cb(consumerLoop);
+    auto [lb, ub] =
+        splitKRange(cb, loc, consumerLoop.getLowerBound(),
+                    consumerLoop.getUpperBound(), consumerLoop.getStep(), rank);
+    consumerLoop.setLowerBound(lb);
+    consumerLoop.setUpperBound(ub);
+    // The exchange's phase: the program's index in this CTA's walk, mod 2.
+    cb.setInsertionPointToStart(tileBody);
+    Value index = arith::DivUIOp::create(
+        cb, loc,
+        arith::SubIOp::create(cb, loc, tiles.getInductionVar(),
+                              tiles.getLowerBound()),
+        tiles.getStep());
+    p.exchangePhase = arith::AndIOp::create(cb, loc, toI32(cb, loc, index),
+                                            i32Const(cb, loc, 1));
+  }
   if (valid) {
     // The second program of a cluster's last pair on an odd grid computes
     // its (zero) tile to keep the pair's ring in step, and stores nothing:
@@ -978,6 +1073,103 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
 
 namespace {
 
+/// Waits for phase parity `parity` of the mbarrier at shared address
+/// `barrier` (i64) with acquire semantics at cluster scope: the arrivals
+/// come from the other CTA of the cluster.
+void waitParityCluster(OpBuilder &b, Location loc, Value barrier,
+                       Value parity) {
+  Value address = arith::TruncIOp::create(b, loc, b.getI32Type(), barrier);
+  LLVM::InlineAsmOp::create(
+      b, loc, TypeRange{}, ValueRange{address, parity},
+      "{\n\t.reg .pred p;\n\tWAIT:\n\t"
+      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [$0], "
+      "$1;\n\t@!p bra WAIT;\n\t}",
+      "r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+      ArrayAttr());
+}
+
+/// clusterK = 2, after the K loop: the two CTAs of the cluster computed the
+/// same program over halves of its K steps and hold its accumulator in the
+/// same layout. Rank 1's consumers store their registers (`regs`) into
+/// rank 0's exchange buffer (`st.shared::cluster`, 16 bytes a store, chunk
+/// c of thread t at (c * threads + t) * 16: consecutive threads write
+/// consecutive addresses) and arrive on rank 0's exchange `full` mbarrier
+/// (release at cluster scope: the stores happen before); rank 0's
+/// consumers wait on it (acquire at cluster scope), read and add, and
+/// arrive on rank 1's `empty` mbarrier, which rank 1 waits on before its
+/// next program's stores. Returns the sum on rank 0 and the registers
+/// unchanged on rank 1 (whose epilogue does not run). The phases alternate
+/// per program (p.exchangePhase).
+Value exchangeAccumulator(OpBuilder &b, Location loc, const WgmmaPipeline &p,
+                          const LoweringContext &context, Value ringBase,
+                          ArrayRef<Value> regs) {
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  auto clusterPtr = LLVM::LLVMPointerType::get(ctx, 7);
+  int64_t n = regs.size(), threads = context.getNumThreads();
+  Value tid = arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                         context.getThreadId(b, loc));
+  Value rank = NVVM::ClusterId::create(b, loc, i32);
+  Value full = arith::AddIOp::create(
+      b, loc, ringBase, i64Const(b, loc, p.exchangeBarrierOffset()));
+  Value empty = arith::AddIOp::create(b, loc, full, i64Const(b, loc, 8));
+  Value mine = arith::AddIOp::create(
+      b, loc, ringBase,
+      arith::AddIOp::create(
+          b, loc, i64Const(b, loc, p.exchangeOffset()),
+          arith::MulIOp::create(b, loc, tid, i64Const(b, loc, 16))));
+  auto chunkAt = [&](OpBuilder &cb, Location cl, int64_t c) {
+    return sharedPointer(cb, cl,
+                         arith::AddIOp::create(
+                             cb, cl, mine, i64Const(cb, cl, c * threads * 16)));
+  };
+  // Arrives on the partner's (`other`) mbarrier at `barrier`.
+  auto arriveRemote = [&](OpBuilder &ab, Location al, Value barrier,
+                          int64_t other) {
+    Value remote =
+        NVVM::MapaOp::create(ab, al, clusterPtr, sharedPointer(ab, al, barrier),
+                             i32Const(ab, al, other));
+    NVVM::MBarrierArriveOp::create(ab, al, Type(), remote, Value(),
+                                   NVVM::MemScopeKind::CLUSTER, false);
+  };
+  auto chunkType = VectorType::get({4}, f32);
+  Value phase = p.exchangePhase;
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rank,
+                                        i32Const(b, loc, 0));
+  auto result = scf::IfOp::create(
+      b, loc, isFirst,
+      [&](OpBuilder &tb, Location tl) {
+        waitParityCluster(tb, tl, full, phase);
+        SmallVector<Value> sum;
+        for (int64_t c = 0; c < n / 4; ++c) {
+          Value chunk =
+              LLVM::LoadOp::create(tb, tl, chunkType, chunkAt(tb, tl, c), 16);
+          for (int64_t i = 0; i < 4; ++i)
+            sum.push_back(arith::AddFOp::create(
+                tb, tl, regs[4 * c + i],
+                vector::ExtractOp::create(tb, tl, chunk, i)));
+        }
+        arriveRemote(tb, tl, empty, 1);
+        scf::YieldOp::create(tb, tl, buildVector(tb, tl, f32, sum));
+      },
+      [&](OpBuilder &eb, Location el) {
+        // The partner has read the previous program's accumulator.
+        waitParityCluster(
+            eb, el, empty,
+            arith::XOrIOp::create(eb, el, phase, i32Const(eb, el, 1)));
+        for (int64_t c = 0; c < n / 4; ++c) {
+          Value dst = NVVM::MapaOp::create(
+              eb, el, clusterPtr, chunkAt(eb, el, c), i32Const(eb, el, 0));
+          LLVM::StoreOp::create(
+              eb, el, buildVector(eb, el, f32, regs.slice(4 * c, 4)), dst, 16);
+        }
+        arriveRemote(eb, el, full, 0);
+        scf::YieldOp::create(eb, el, buildVector(eb, el, f32, regs));
+      });
+  return result.getResult(0);
+}
+
 /// The consumers' K loop: wait for a stage, wgmma on it, free the previous
 /// one.
 struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
@@ -1046,7 +1238,7 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     auto release = [&](OpBuilder &b, Value stage) {
       Value barrier = emptyBarrier(b, loc, p, ringBase, stage);
       scf::IfOp::create(b, loc, isLane0, [&](OpBuilder &tb, Location tl) {
-        if (p.clusterSize() == 1) {
+        if (!p.multicast()) {
           NVVM::MBarrierArriveOp::create(tb, tl, Type(), barrier, Value(),
                                          NVVM::MemScopeKind::CTA, false);
         } else {
@@ -1159,6 +1351,9 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     Value ran = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
                                       itEnd, adaptor.getInitArgs()[1]);
     releaseBefore(rewriter, ran, itEnd);
+    if (p.clusterK == 2)
+      accDone =
+          exchangeAccumulator(rewriter, loc, p, context, ringBase, waited);
     rewriter.replaceOp(op, ValueRange{accDone, itEnd});
     return success();
   }

@@ -336,6 +336,12 @@ struct ConvertIsmToGPUPass
         args.push_back(arith::IndexCastOp::create(b, loc, b.getI32Type(), g));
       Value total = arith::MulIOp::create(
           b, loc, arith::MulIOp::create(b, loc, grid[0], grid[1]), grid[2]);
+      // A program split over a cluster's CTAs (cluster_k = 2) takes them
+      // all.
+      if (auto ctas = func->getAttrOfType<IntegerAttr>(kCtasPerProgramAttrName))
+        total = arith::MulIOp::create(
+            b, loc, total,
+            arith::ConstantIndexOp::create(b, loc, ctas.getInt()));
       grid = {total, one, one};
     }
     // A cluster kernel's grid is a whole number of clusters.

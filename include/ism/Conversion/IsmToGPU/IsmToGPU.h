@@ -3,6 +3,8 @@
 #ifndef ISM_CONVERSION_ISMTOGPU_ISMTOGPU_H
 #define ISM_CONVERSION_ISMTOGPU_ISMTOGPU_H
 
+#include "ism/Dialect/Ism/Transforms/DotLoop.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -42,7 +44,8 @@ struct PartitionInfo {
 /// The shared-memory pipeline of a warp-specialized wgmma K loop (see
 /// HopperGemm.cpp): a ring of `stages` buffers of the A and B tiles from a
 /// 1024-byte aligned base, then the `full` and `empty` mbarriers of each
-/// stage.
+/// stage; with cluster_k = 2, then the exchange's `full` and `empty`
+/// mbarriers and its buffer (the partner's accumulator).
 struct WgmmaPipeline {
   unsigned stages = 0;
   int64_t blockM = 0, blockN = 0, blockK = 0;
@@ -63,7 +66,18 @@ struct WgmmaPipeline {
   /// share A); at most one is 2. Each CTA of a pair loads half of the shared
   /// tile and multicasts it to both.
   unsigned clusterM = 1, clusterN = 1;
-  unsigned clusterSize() const { return clusterM * clusterN; }
+  /// CTAs of the cluster along K (2: both compute each program of the pair,
+  /// each half of its K steps; the second sends its accumulator to the
+  /// first through distributed shared memory and skips the epilogue).
+  unsigned clusterK = 1;
+  /// With clusterK = 2, the parity (i32) of the exchange's mbarrier phase
+  /// for the consumers' current program: the program's index in this CTA's
+  /// walk, mod 2.
+  Value exchangePhase;
+  unsigned clusterSize() const { return clusterM * clusterN * clusterK; }
+  /// Whether the CTAs of the cluster multicast a shared tile into each
+  /// other's ring (and so free each other's stages).
+  bool multicast() const { return clusterM * clusterN > 1; }
   int64_t stageBytes() const { return aBytes + bBytes; }
   /// Bytes of a row of one B box: 128 (64 columns of 16-bit elements, the
   /// 128-byte swizzle), or 64 for a 32-column B tile (the 64-byte swizzle).
@@ -76,8 +90,20 @@ struct WgmmaPipeline {
   int64_t bBoxCols() const {
     return bRowBytes() / (elementType.getIntOrFloatBitWidth() / 8);
   }
-  /// Bytes from the aligned base to the end of the barriers.
-  int64_t ringBytes() const { return stages * stageBytes() + 16 * stages; }
+  /// Offsets from the aligned base of the exchange's `full` mbarrier (the
+  /// `empty` one follows it) and of its buffer (clusterK = 2).
+  int64_t exchangeBarrierOffset() const {
+    return stages * stageBytes() + 16 * stages;
+  }
+  int64_t exchangeOffset() const { return exchangeBarrierOffset() + 16; }
+  /// Bytes from the aligned base to the end of the barriers (and of the
+  /// exchange buffer).
+  int64_t ringBytes() const {
+    int64_t bytes = stages * stageBytes() + 16 * stages;
+    if (clusterK == 2)
+      bytes += getClusterKExchangeBytes(blockM * blockN);
+    return bytes;
+  }
   /// Where the ring ends at the latest (the base is aligned up by at most
   /// 1023 bytes).
   int64_t ringEnd() const { return sharedBase + 1024 + ringBytes(); }
@@ -107,8 +133,8 @@ struct WgmmaPartition {
   int64_t sharedMemoryBase = 0;
   /// Programs along x per group of the tile order.
   int64_t groupSize = 8;
-  /// The thread-block cluster (WgmmaPipeline::clusterM/N).
-  unsigned clusterM = 1, clusterN = 1;
+  /// The thread-block cluster (WgmmaPipeline::clusterM/N/K).
+  unsigned clusterM = 1, clusterN = 1, clusterK = 1;
   /// The logical grid (x, y, z), and the first program and stride of the
   /// persistent loop. Without a grid the kernel gets hidden grid
   /// parameters and strides from blockIdx.x by gridDim.x.

@@ -340,6 +340,12 @@ FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
       p.groupSize = options.groupSize;
       p.clusterM = options.clusterM;
       p.clusterN = options.clusterN;
+      if (options.clusterK > 1)
+        return launch.emitOpError("@")
+               << launch.getKernel() << " has cluster_k = " << options.clusterK
+               << " (its K loop split over a cluster's CTAs), which a "
+                  "co-scheduled partition does not support yet; co-schedule "
+                  "it with cluster_k = 1";
       if (options.consumerGroups > 1)
         return launch.emitOpError("@")
                << launch.getKernel()

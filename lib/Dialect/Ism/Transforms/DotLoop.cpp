@@ -92,6 +92,8 @@ PersistentOptions mlir::ism::getPersistentOptions(DictionaryAttr persistent) {
     options.clusterM = c.getInt();
   if (auto c = persistent.getAs<IntegerAttr>("cluster_n"))
     options.clusterN = c.getInt();
+  if (auto c = persistent.getAs<IntegerAttr>("cluster_k"))
+    options.clusterK = c.getInt();
   if (auto c = persistent.getAs<IntegerAttr>("consumer_groups"))
     options.consumerGroups = c.getInt();
   return options;

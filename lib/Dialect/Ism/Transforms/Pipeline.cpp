@@ -101,13 +101,25 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
       return kernel.emitOpError("consumer_groups = ")
              << groups << ": a wgmma kernel has 1 or " << kMaxConsumerGroups
              << " consumer groups";
-    kernel->setAttr(
-        kPersistentAttrName,
-        b.getDictionaryAttr(
-            {b.getNamedAttr("group_size", b.getI64IntegerAttr(group)),
-             b.getNamedAttr("cluster_m", b.getI64IntegerAttr(cm)),
-             b.getNamedAttr("cluster_n", b.getI64IntegerAttr(cn)),
-             b.getNamedAttr("consumer_groups", b.getI64IntegerAttr(groups))}));
+    unsigned ck = kernelOption(kernel, "cluster_k", clusterK);
+    if (ck != 1 && ck != 2)
+      return kernel.emitOpError("cluster_k = ")
+             << ck << ": a wgmma kernel's K loop is split over 1 or 2 CTAs";
+    if (ck == 2 && (cm != 1 || cn != 1 || groups != 1))
+      return kernel.emitOpError("cluster_k = 2 (the two CTAs of a cluster "
+                                "split each program's K loop) cannot be "
+                                "combined with cluster_m = ")
+             << cm << ", cluster_n = " << cn
+             << " or consumer_groups = " << groups << "; set those to 1";
+    SmallVector<NamedAttribute> persistent = {
+        b.getNamedAttr("group_size", b.getI64IntegerAttr(group)),
+        b.getNamedAttr("cluster_m", b.getI64IntegerAttr(cm)),
+        b.getNamedAttr("cluster_n", b.getI64IntegerAttr(cn)),
+        b.getNamedAttr("consumer_groups", b.getI64IntegerAttr(groups))};
+    if (ck != 1)
+      persistent.push_back(
+          b.getNamedAttr("cluster_k", b.getI64IntegerAttr(ck)));
+    kernel->setAttr(kPersistentAttrName, b.getDictionaryAttr(persistent));
     return success();
   }
 
@@ -118,29 +130,46 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
     int64_t stageBytes = tileBytes(loop.dot.getA().getType()) +
                          tileBytes(loop.dot.getB().getType());
     unsigned stages = kernelOption(kernel, "num_stages", numStages);
+    // A K loop split over a cluster's two CTAs (cluster_k = 2) also holds
+    // the partner's accumulator.
+    int64_t exchange = 0;
+    if (!ampere && kernelOption(kernel, "cluster_k", clusterK) == 2)
+      exchange = getClusterKExchangeBytes(loop.dot.getType().getNumElements());
     if (stages == 0) {
-      int64_t budget = ampere ? kAmpereSharedMemory : kMaxSharedMemoryPerCTA;
+      int64_t budget =
+          ampere ? kAmpereSharedMemory : kMaxSharedMemoryPerCTA - exchange;
       stages =
           std::min<int64_t>(kMaxAutoStages, (budget - kReserve) / stageBytes);
       // A stage pair that fits only a Hopper CTA still runs there.
       if (stages < 2 && ampere)
         stages = std::min<int64_t>(
             kMaxAutoStages, (kMaxSharedMemoryPerCTA - kReserve) / stageBytes);
-      if (stages < 2)
-        return loop.dot.emitOpError("one pipeline stage of the A and B tiles "
-                                    "takes ")
-               << stageBytes / 1024
-               << " KiB of shared memory, so two stages do not fit in the "
-               << kMaxSharedMemoryPerCTA / 1024
-               << " KiB of a CTA; use a smaller BLOCK_M, BLOCK_N or BLOCK_K";
+      if (stages < 2) {
+        InFlightDiagnostic diag =
+            loop.dot.emitOpError("one pipeline stage of the A and B tiles "
+                                 "takes ")
+            << stageBytes / 1024 << " KiB of shared memory, so two stages";
+        if (exchange)
+          diag << " and the partner's accumulator (" << (exchange + 1023) / 1024
+               << " KiB, cluster_k = 2)";
+        return diag << " do not fit in the " << kMaxSharedMemoryPerCTA / 1024
+                    << " KiB of a CTA; use a smaller BLOCK_M, BLOCK_N or "
+                       "BLOCK_K";
+      }
     }
-    if (stages * stageBytes + 1024 > kMaxSharedMemoryPerCTA)
-      return loop.dot.emitOpError("num_stages = ")
-             << stages << " needs " << stages * stageBytes / 1024
-             << " KiB of shared memory for the A and B buffers ("
-             << stageBytes / 1024 << " KiB a stage), more than the "
-             << kMaxSharedMemoryPerCTA / 1024
-             << " KiB of a CTA; reduce num_stages or the block sizes";
+    if (stages * stageBytes + 1024 + exchange > kMaxSharedMemoryPerCTA) {
+      InFlightDiagnostic diag = loop.dot.emitOpError("num_stages = ")
+                                << stages << " needs "
+                                << stages * stageBytes / 1024
+                                << " KiB of shared memory for the A and B "
+                                   "buffers ("
+                                << stageBytes / 1024 << " KiB a stage)";
+      if (exchange)
+        diag << " and " << (exchange + 1023) / 1024
+             << " KiB for the partner's accumulator (cluster_k = 2)";
+      return diag << ", more than the " << kMaxSharedMemoryPerCTA / 1024
+                  << " KiB of a CTA; reduce num_stages or the block sizes";
+    }
     return stages;
   }
 };

@@ -22,8 +22,13 @@ namespace mlir::ism {
 /// Attribute of a K loop scheduled by ism-pipeline: {num_stages = S}.
 inline constexpr llvm::StringLiteral kPipelineAttrName = "ism.pipeline";
 /// Attribute of a kernel whose programs run on a persistent grid:
-/// {group_size = G, cluster_m = M, cluster_n = N, consumer_groups = C}.
+/// {group_size = G, cluster_m = M, cluster_n = N, consumer_groups = C}, and
+/// cluster_k = 2 when the two CTAs of a cluster split each program's K loop.
 inline constexpr llvm::StringLiteral kPersistentAttrName = "ism.persistent";
+/// Attribute of a lowered persistent kernel (gpu.func) whose programs each
+/// take several CTAs (a K loop split over a cluster): i32, the CTAs.
+inline constexpr llvm::StringLiteral kCtasPerProgramAttrName =
+    "ism.ctas_per_program";
 
 /// What ism-pipeline records in kPersistentAttrName (missing entries keep
 /// these defaults).
@@ -32,6 +37,10 @@ struct PersistentOptions {
   int64_t groupSize = 8;
   /// CTAs of the thread-block cluster along x (sharing B) and y (sharing A).
   unsigned clusterM = 1, clusterN = 1;
+  /// CTAs of the thread-block cluster along K (2: both compute the same
+  /// program, each half of its K steps, and add their accumulators through
+  /// distributed shared memory; the first CTA runs the epilogue).
+  unsigned clusterK = 1;
   /// Copies of the consumer warps, each computing every `consumerGroups`-th
   /// program of the CTA (2: CUTLASS's ping-pong, one group's epilogue
   /// overlapping the other's tensor-core work).
@@ -43,6 +52,12 @@ PersistentOptions getPersistentOptions(DictionaryAttr persistent);
 /// 1x1, 2x1 or 1x2.
 inline bool isSupportedCluster(unsigned clusterM, unsigned clusterN) {
   return clusterM >= 1 && clusterN >= 1 && clusterM * clusterN <= 2;
+}
+
+/// Bytes of shared memory a cluster_k = 2 kernel adds to its ring: the
+/// partner's accumulator (`accumulatorElements` f32) and two mbarriers.
+inline int64_t getClusterKExchangeBytes(int64_t accumulatorElements) {
+  return 4 * accumulatorElements + 16;
 }
 
 /// Shared memory of a Hopper SM (228 KiB), the most one CTA can have (227

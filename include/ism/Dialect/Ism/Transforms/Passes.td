@@ -128,7 +128,8 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
     For each K loop that `ism-accelerate-dot` put on wgmma, chooses the
     pipeline the lowering builds and records it on the loop
     (`ism.pipeline = {num_stages}`) and the kernel (`ism.persistent =
-    {group_size, cluster_m, cluster_n, consumer_groups}`):
+    {group_size, cluster_m, cluster_n, consumer_groups}`, and `cluster_k`
+    when it is 2):
 
     - `num_stages` shared-memory buffers for the A and B tiles, filled by
       TMA (`cp.async.bulk.tensor`) and handed over on mbarriers, so the loads
@@ -145,6 +146,15 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
       y, which share A): each CTA's producer loads half of the shared tile
       and TMA multicasts it into both CTAs' shared memory, so the pair reads
       that operand from L2 once;
+    - optionally a cluster of two CTAs along K (`cluster_k = 2`, split-K
+      without a workspace, for grids too small to fill the SMs): both CTAs
+      compute the same program, the first over the first half of its K
+      steps and the second over the rest; the second then writes its
+      accumulator into the first's shared memory (`st.async` to
+      distributed shared memory, completing on an mbarrier), and the
+      first adds it to its own and runs the epilogue alone. The K loop's
+      accumulator must start at zero; not with `cluster_m`/`cluster_n` or
+      two consumer groups;
     - optionally two consumer groups (`consumer_groups = 2`, CUTLASS's
       ping-pong): the CTA holds two copies of the `num_warps` consumer warps,
       each computing every other program of the CTA, so one group's
@@ -158,7 +168,7 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
     oldest; the kernel keeps its grid. Such a loop needs at least 2 stages,
     and a kernel may have several.
 
-    `num_stages`, `group_size`, `cluster_m`, `cluster_n` and
+    `num_stages`, `group_size`, `cluster_m`, `cluster_n`, `cluster_k` and
     `consumer_groups` come from the kernel's attributes of the same names,
     else from the pass options (a cluster is 1x1, 2x1 or 1x2, consumer
     groups 1 or 2; mma.sync loops ignore both); a `num_stages` of 0 picks the
@@ -177,6 +187,9 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
            "CTAs per cluster along x (2: pairs share B by TMA multicast)">,
     Option<"clusterN", "cluster-n", "unsigned", /*default=*/"1",
            "CTAs per cluster along y (2: pairs share A by TMA multicast)">,
+    Option<"clusterK", "cluster-k", "unsigned", /*default=*/"1",
+           "CTAs per cluster along K (2: the pair splits each program's K "
+           "loop and adds the accumulators in distributed shared memory)">,
     Option<"consumerGroups", "consumer-groups", "unsigned", /*default=*/"1",
            "Consumer warp groups of a wgmma kernel (2: ping-pong, each "
            "computes every other program)">,
