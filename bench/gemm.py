@@ -551,8 +551,8 @@ CHECKS = [
      (100, 1001, 1000)),
     ("bf16_ck2_alpha_beta", dict(bm=64, bn=128, warps=4, stages=8, ck=2,
                                  epilogue="alpha_beta"), (200, 512, 1000)),
-    ("bf16_ck2_colsum", dict(bm=64, bn=128, warps=4, stages=6, ck=2,
-                             epilogue="colsum"), (200, 1024, 512)),
+    ("bf16_ck2_colsum", dict(bn=128, stages=4, ck=2, epilogue="colsum"),
+     (200, 1024, 512)),
 ]
 
 # The Ampere path (mma.sync, ldmatrix, cp.async), compiled for sm_80 and run
@@ -649,11 +649,19 @@ def bench(args):
     # One pass (the last split of a tile sums the partials) and two passes
     # (a second kernel does), side by side.
     split_tiles = ((64, 128, 4), (64, 64, 4), (128, 128, 8))
+    # Split over a cluster's two CTAs (cluster_k = 2), also for small grids.
+    ck_configs = [dict(bm=64, bn=128, warps=4, ck=2),
+                  dict(bm=128, bn=128, warps=8, ck=2)]
     if args.tiles:
-        # BMxBNxWARPS[cCMxCN],...: these tiles, whole K (in a cluster when
-        # given) and split (without), instead.
-        configs, split_tiles = [], []
+        # BMxBNxWARPS[cCMxCN|k2],...: these tiles, whole K (in a cluster
+        # when given; k2: split over a cluster's two CTAs) and split
+        # (without), instead.
+        configs, split_tiles, ck_configs = [], [], []
         for t in args.tiles.split(","):
+            if t.endswith("k2"):
+                bm, bn, w = (int(d) for d in t[:-2].split("x"))
+                ck_configs.append(dict(bm=bm, bn=bn, warps=w, ck=2))
+                continue
             tile, _, cluster = t.partition("c")
             bm, bn, w = (int(d) for d in tile.split("x"))
             cfg = dict(bm=bm, bn=bn, warps=w)
@@ -668,11 +676,11 @@ def bench(args):
                      for fixup in (True, False)]
     # Every candidate without stages of its own at each of --stages.
     stage_counts = [int(x) for x in args.stages.split(",")]
-    configs, split_configs = (
+    configs, split_configs, ck_configs = (
         [dict(cfg, stages=st) if "stages" not in cfg else cfg
          for cfg in group for st in
          (stage_counts if "stages" not in cfg else [cfg["stages"]])]
-        for group in (configs, split_configs))
+        for group in (configs, split_configs, ck_configs))
     results = []
     for dtype in dtypes:
         tdt = torch.bfloat16 if dtype == "bf16" else torch.float16
@@ -691,7 +699,8 @@ def bench(args):
             best_pass = {}  # split-K's best per form: True (one pass), False
             few_tiles = -(-m // 128) * -(-n // 128) < 132
             candidates = [] if args.split_only and few_tiles else configs
-            candidates = candidates + (split_configs if few_tiles else [])
+            candidates = candidates + (split_configs + ck_configs
+                                       if few_tiles else [])
             for cfg in candidates:
                 if not selected(args, config_name(cfg)):
                     continue
@@ -715,6 +724,9 @@ def bench(args):
                 if "fixup" in cfg and (cfg["fixup"] not in best_pass or
                                        ms < best_pass[cfg["fixup"]][0]):
                     best_pass[cfg["fixup"]] = (ms, cfg)
+                if cfg.get("ck", 1) > 1 and ("ck" not in best_pass or
+                                             ms < best_pass["ck"][0]):
+                    best_pass["ck"] = (ms, cfg)
             if best is None:
                 continue
             ampere = float("nan")
@@ -736,7 +748,8 @@ def bench(args):
                        ism=tf(best[0]), torch=tf(t_torch), triton=tf(t_triton),
                        triton_tma=tf(t_tp), ampere=ampere,
                        config=config_name(best[1]))
-            for fixup, key in ((True, "ism_1pass"), (False, "ism_2pass")):
+            for fixup, key in ((True, "ism_1pass"), (False, "ism_2pass"),
+                               ("ck", "ism_k2")):
                 if fixup in best_pass:
                     row[key] = tf(best_pass[fixup][0])
                     row[key + "_config"] = config_name(best_pass[fixup][1])
@@ -768,6 +781,20 @@ def bench(args):
                   f"| {r['ism_1pass'] / r['ism_2pass']:.2f} "
                   f"| {r['ism_1pass'] / r['torch']:.2f} "
                   f"| {r['ism_1pass_config']} | {r['ism_2pass_config']} |")
+    ck_rows = [r for r in results if "ism_k2" in r]
+    if ck_rows:
+        print()
+        print("| dtype | M x N x K | cluster_k = 2 | best split-K | k2 / split-K "
+              "| x cuBLAS (k2) | k2 config | split-K config |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        for r in ck_rows:
+            split = max(((r[k], r[k + "_config"]) for k in
+                         ("ism_1pass", "ism_2pass") if k in r),
+                        default=(float("nan"), "-"))
+            print(f"| {r['dtype']} | {r['shape']} | {r['ism_k2']:.1f} "
+                  f"| {split[0]:.1f} | {r['ism_k2'] / split[0]:.2f} "
+                  f"| {r['ism_k2'] / r['torch']:.2f} "
+                  f"| {r['ism_k2_config']} | {split[1]} |")
     return 0
 
 
@@ -777,6 +804,8 @@ def config_name(cfg):
     cluster = tuple(cfg.get("cluster", (cfg.get("cm", 1), cfg.get("cn", 1))))
     if cluster != (1, 1):
         name += f"_c{cluster[0]}x{cluster[1]}"
+    if cfg.get("ck", 1) > 1:
+        name += f"_k{cfg['ck']}"
     if cfg.get("groups", 1) > 1:
         name += f"_pingpong{cfg['groups']}"
     if cfg.get("stages", 0):

@@ -150,7 +150,7 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
                                  "takes ")
             << stageBytes / 1024 << " KiB of shared memory, so two stages";
         if (exchange)
-          diag << " and the partner's accumulator (" << (exchange + 1023) / 1024
+          diag << " and the partner's accumulator (" << exchange / 1024
                << " KiB, cluster_k = 2)";
         return diag << " do not fit in the " << kMaxSharedMemoryPerCTA / 1024
                     << " KiB of a CTA; use a smaller BLOCK_M, BLOCK_N or "
@@ -165,7 +165,7 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
                                    "buffers ("
                                 << stageBytes / 1024 << " KiB a stage)";
       if (exchange)
-        diag << " and " << (exchange + 1023) / 1024
+        diag << " and " << exchange / 1024
              << " KiB for the partner's accumulator (cluster_k = 2)";
       return diag << ", more than the " << kMaxSharedMemoryPerCTA / 1024
                   << " KiB of a CTA; reduce num_stages or the block sizes";

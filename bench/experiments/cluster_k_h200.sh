@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# cluster_k = 2 (a K loop split over a cluster's two CTAs, the accumulators
+# added through distributed shared memory) on the H200: the GPU lit subset,
+# bench/gemm.py's ck2 check variants, compute-sanitizer on three of them,
+# and the skinny shapes with the cluster_k candidates beside the split-K
+# ones (same run, cuBLAS and Triton as baselines). From a checkout on the
+# H200 with the runner package in dist/ and OUT set:
+#   OUT=/tmp/out bash bench/experiments/cluster_k_h200.sh [tests] [check] [sanitize] [bench]
+set -uo pipefail
+source "$(dirname "$0")/h200_setup.sh"
+steps=${*:-tests check sanitize bench}
+for step in $steps; do
+  case $step in
+  tests) gpu_tests ;;
+  check)
+    python3 bench/gemm.py check --ism-run "$run" --only ck2 --out "$OUT/check" \
+      > "$OUT/check-ck2.log" 2>&1
+    echo "check rc=$?"; grep -E "^(FAIL|gemm checks)" "$OUT/check-ck2.log" ;;
+  sanitize)
+    in=test/Runner/Inputs/gemm
+    for t in bf16_ck2_partial:100x1000:1000x300:100x300 \
+             bf16_ck2_one_step:64x64:64x256:64x256 \
+             bf16_ck2_many:300x256:256x700:300x700; do
+      IFS=: read -r f a b c <<< "$t"
+      for tool in memcheck racecheck synccheck; do
+        compute-sanitizer --tool $tool --print-limit 5 "$run" "$in/$f.mlir" --check \
+          --arg bf16:$a:randn --arg bf16:$b:randn --arg bf16:$c:poison \
+          > "$OUT/sanitize-$f-$tool.txt" 2>&1
+        echo "$f $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$f-$tool.txt" | tr '\n' ' ' | cut -c1-120)"
+      done
+    done ;;
+  bench)
+    python3 bench/gemm.py bench --skinny --dtypes "${DTYPES:-bf16,f16}" \
+      --tiles 64x128x4,64x128x4k2,128x128x8k2 --stages 4,6,8 --splits 2 \
+      --split-only --reps 30 --warmup 5 --ism-run "$run" --out "$OUT/bench" \
+      > "$OUT/bench-ck2.log" 2>&1
+    echo "bench rc=$?"; sed -n '/^| dtype/,$p' "$OUT/bench-ck2.log" ;;
+  esac
+done
