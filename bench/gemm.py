@@ -819,8 +819,8 @@ def config_name(cfg):
 
 def tune_configs():
     """ism.autotune's candidates: block shapes, warps, pipeline stages (0:
-    the compiler's choice), the L2 group size, 2-CTA clusters (cm x cn) and
-    split-K (splits > 1: splitk_program)."""
+    the compiler's choice), the L2 group size, 2-CTA clusters (cm x cn),
+    split-K (splits > 1: splitk_program) and K split over a cluster (ck)."""
     import ism
     out = []
     for bm, bn, warps in ((128, 256, 8), (128, 128, 8), (128, 128, 4),
@@ -857,6 +857,12 @@ def tune_configs():
         for fixup in (True, False):
             out.append(ism.Config(bm=64, bn=128, warps=4, stages=8, group=8,
                                   cm=1, cn=1, splits=splits, fixup=fixup))
+    # K split over a cluster's two CTAs (cluster_k = 2: no workspace, no
+    # second pass; the fastest at N = K = 8192, docs/benchmarks.md).
+    for bm, bn, warps, stages in ((64, 128, 4, 8), (64, 128, 4, 6),
+                                  (128, 128, 8, 4)):
+        out.append(ism.Config(bm=bm, bn=bn, warps=warps, stages=stages,
+                              group=8, cm=1, cn=1, splits=1, ck=2))
     return out
 
 
@@ -867,14 +873,14 @@ def candidate_program(**kw):
 
 
 def tuned_program(dtype, bm, bn, warps, stages, group, cm, cn, splits,
-                  groups=1, fixup=True):
+                  groups=1, fixup=True, ck=1):
     """The program of one tune_configs() candidate."""
     if splits > 1:
         return splitk_program(dtype=dtype, bm=bm, bn=bn, warps=warps,
                               splits=splits, stages=stages, group=group,
                               fixup=fixup)
     return program(dtype=dtype, bm=bm, bn=bn, warps=warps, stages=stages,
-                   group=group, cluster=(cm, cn), groups=groups)
+                   group=group, cluster=(cm, cn), groups=groups, ck=ck)
 
 
 def tune(args):
