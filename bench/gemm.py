@@ -530,8 +530,9 @@ CHECKS = [
     # A K loop split over a cluster's two CTAs (cluster_k = 2), the second
     # adding its accumulator into the first's through distributed shared
     # memory: a skinny shape; partial tiles and K = 1000 (16 steps, the last
-    # partial); an odd number of K steps (3: 2 + 1) and a single step (the
-    # second CTA adds zeros); more programs than clusters (the exchange's
+    # partial: 9 + 7, the first CTA leads by two); an odd number of K steps
+    # (5: 4 + 1) and a single step (the second CTA adds zeros); more
+    # programs than clusters (the exchange's
     # phases alternate); 128x128 on 8 warps; f16; element copies; an
     # epilogue that reads C and one that reduces across warps.
     ("bf16_ck2_64x128_s8", dict(bm=64, bn=128, warps=4, stages=8, ck=2),
@@ -539,7 +540,7 @@ CHECKS = [
     ("bf16_ck2_partial", dict(bm=64, bn=128, warps=4, stages=8, ck=2),
      (100, 1000, 1000)),
     ("bf16_ck2_odd_steps", dict(bm=64, bn=128, warps=4, stages=8, ck=2),
-     (130, 1100, 192)),
+     (130, 1100, 320)),
     ("bf16_ck2_one_step", dict(bm=64, bn=128, warps=4, stages=8, ck=2),
      (64, 512, 64)),
     ("bf16_ck2_many", dict(bm=64, bn=128, warps=4, stages=6, ck=2),
@@ -860,7 +861,7 @@ def tune_configs():
     # K split over a cluster's two CTAs (cluster_k = 2: no workspace, no
     # second pass; the fastest at N = K = 8192, docs/benchmarks.md).
     for bm, bn, warps, stages in ((64, 128, 4, 8), (64, 128, 4, 6),
-                                  (128, 128, 8, 4)):
+                                  (64, 64, 4, 8), (128, 128, 8, 4)):
         out.append(ism.Config(bm=bm, bn=bn, warps=warps, stages=stages,
                               group=8, cm=1, cn=1, splits=1, ck=2))
     return out

@@ -132,9 +132,15 @@ void waitParity(OpBuilder &b, Location loc, Value barrier, Value phase) {
                                         i32Const(b, loc, kWaitTicks));
 }
 
+/// K steps by which the first CTA of a cluster_k pair leads the second:
+/// the second sends its accumulator when it is done (about a microsecond
+/// through distributed shared memory), so it takes that many fewer steps
+/// and its send overlaps the first's last ones.
+constexpr int64_t kClusterKLead = 2;
+
 /// The K steps [lb, ub) of cluster rank `rank` (i32) when a cluster's two
-/// CTAs split a K loop (clusterK = 2): the first ceil(n / 2) of its n steps
-/// for rank 0, the rest for rank 1.
+/// CTAs split a K loop (clusterK = 2): of its n steps, the first
+/// min(n, ceil((n + kClusterKLead) / 2)) for rank 0, the rest for rank 1.
 std::pair<Value, Value> splitKRange(OpBuilder &b, Location loc, Value lb,
                                     Value ub, Value step, Value rank) {
   Value zero = indexConstant(b, loc, 0);
@@ -143,13 +149,21 @@ std::pair<Value, Value> splitKRange(OpBuilder &b, Location loc, Value lb,
       arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, ub, lb),
                              zero),
       step);
-  Value half = arith::CeilDivUIOp::create(b, loc, n, indexConstant(b, loc, 2));
-  Value span = arith::MulIOp::create(b, loc, half, step);
-  Value first = arith::AddIOp::create(
-      b, loc, lb, arith::MulIOp::create(b, loc, toIndex(b, loc, rank), span));
-  Value last = arith::MinSIOp::create(
-      b, loc, ub, arith::AddIOp::create(b, loc, first, span));
-  return {first, last};
+  Value first = arith::MinUIOp::create(
+      b, loc, n,
+      arith::CeilDivUIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, n,
+                                indexConstant(b, loc, kClusterKLead)),
+          indexConstant(b, loc, 2)));
+  Value split = arith::AddIOp::create(
+      b, loc, lb, arith::MulIOp::create(b, loc, first, step));
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rank,
+                                        i32Const(b, loc, 0));
+  Value begin = arith::SelectOp::create(b, loc, isFirst, lb, split);
+  Value end = arith::SelectOp::create(
+      b, loc, isFirst, arith::MinSIOp::create(b, loc, ub, split), ub);
+  return {begin, end};
 }
 
 /// Whether `v` is a tile of zeros (a splat constant, through layout

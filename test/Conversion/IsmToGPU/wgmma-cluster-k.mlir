@@ -30,16 +30,19 @@
 // CHECK: nvvm.setmaxregister  decrease 40
 // CHECK: %[[BLOCK:.*]] = gpu.block_id  x
 // CHECK: arith.divui %[[BLOCK]], %c2
-// The producer's K steps: half of the n steps, rounded up, from rank x
-// that half.
+// The producer's K steps: of the n steps, rank 0 takes the first
+// min(n, ceil((n + 2) / 2)) (it leads by two, which hides the exchange),
+// rank 1 the rest.
 // CHECK: %[[N:.*]] = arith.ceildivui %{{.*}}, %c64 : index
-// CHECK: %[[HALF:.*]] = arith.ceildivui %[[N]], %c2{{.*}} : index
-// CHECK: %[[SPAN:.*]] = arith.muli %[[HALF]], %c64 : index
-// CHECK: %[[R:.*]] = arith.index_cast %[[RANK]] : i32 to index
-// CHECK: %[[OFF:.*]] = arith.muli %[[R]], %[[SPAN]] : index
-// CHECK: %[[LB:.*]] = arith.addi %c0{{.*}}, %[[OFF]] : index
-// CHECK: %[[END:.*]] = arith.addi %[[LB]], %[[SPAN]] : index
-// CHECK: %[[UB:.*]] = arith.minsi %{{.*}}, %[[END]] : index
+// CHECK: %[[N2:.*]] = arith.addi %[[N]], %c2{{.*}} : index
+// CHECK: %[[HALF:.*]] = arith.ceildivui %[[N2]], %c2{{.*}} : index
+// CHECK: %[[FIRST:.*]] = arith.minui %[[N]], %[[HALF]] : index
+// CHECK: %[[SPAN:.*]] = arith.muli %[[FIRST]], %c64 : index
+// CHECK: %[[SPLIT:.*]] = arith.addi %c0{{.*}}, %[[SPAN]] : index
+// CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[RANK]], %c0_i32{{.*}} : i32
+// CHECK: %[[LB:.*]] = arith.select %[[IS0]], %c0{{.*}}, %[[SPLIT]] : index
+// CHECK: %[[END:.*]] = arith.minsi %{{.*}}, %[[SPLIT]] : index
+// CHECK: %[[UB:.*]] = arith.select %[[IS0]], %[[END]], %{{.*}} : index
 // CHECK: scf.for %{{.*}} = %[[LB]] to %[[UB]] step %c64
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c24576_i32
 // Consumers: the exchange's phase is the program's index in this CTA's
