@@ -31,7 +31,7 @@ for step in $steps; do
     done ;;
   bench)
     python3 bench/gemm.py bench --skinny --dtypes "${DTYPES:-bf16,f16}" \
-      --tiles 64x128x4,64x128x4k2,128x128x8k2 --stages 4,6,8 --splits 2 \
+      --tiles 64x128x4,64x128x4k2,64x64x4k2,128x128x8k2 --stages 4,6,8 --splits 2 \
       --split-only --reps 30 --warmup 5 --ism-run "$run" --out "$OUT/bench" \
       > "$OUT/bench-ck2.log" 2>&1
     echo "bench rc=$?"; sed -n '/^| dtype/,$p' "$OUT/bench-ck2.log" ;;
