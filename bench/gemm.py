@@ -859,9 +859,12 @@ def tune_configs():
             out.append(ism.Config(bm=64, bn=128, warps=4, stages=8, group=8,
                                   cm=1, cn=1, splits=splits, fixup=fixup))
     # K split over a cluster's two CTAs (cluster_k = 2: no workspace, no
-    # second pass; the fastest at N = K = 8192, docs/benchmarks.md).
+    # second pass; docs/benchmarks.md, "K split over a cluster"): 128x64
+    # tiles for M = 128 (one tile reads each column of B), 64x64 for
+    # M = 64 at N = 4096 (128 programs).
     for bm, bn, warps, stages in ((64, 128, 4, 8), (64, 128, 4, 6),
-                                  (64, 64, 4, 8), (128, 128, 8, 4)):
+                                  (64, 64, 4, 8), (128, 64, 4, 8),
+                                  (128, 128, 8, 4)):
         out.append(ism.Config(bm=bm, bn=bn, warps=warps, stages=stages,
                               group=8, cm=1, cn=1, splits=1, ck=2))
     return out
