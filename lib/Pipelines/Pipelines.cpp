@@ -95,7 +95,7 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
                            llvm::cl::init("sm_90a")};
   Option<std::string> features{*this, "features",
                                llvm::cl::desc("PTX features"),
-                               llvm::cl::init("+ptx80")};
+                               llvm::cl::init("+ptx81")};
   Option<unsigned> optLevel{*this, "opt-level",
                             llvm::cl::desc("LLVM optimisation level (0-3)"),
                             llvm::cl::init(3)};

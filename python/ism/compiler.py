@@ -67,7 +67,7 @@ def _top_level_names(module: Module) -> List[str]:
     return [op.name for op in module.operations]
 
 
-def compile_ptx(module: Module, chip: str = "sm_90a", features: str = "+ptx80",
+def compile_ptx(module: Module, chip: str = "sm_90a", features: str = "+ptx81",
                 opt_level: int = 3) -> CompiledPTX:
     """Compiles ``module`` to PTX for ``chip``.
 

@@ -715,7 +715,7 @@ NB_MODULE(_ism, m) {
   m.def("extract_ptx", &extractPTX, nb::arg("module"),
         "The PTX text of every gpu.binary in the module.");
   m.def("compile_gpu_to_ptx", &compileGPUToPTX, nb::arg("module"),
-        nb::arg("chip"), nb::arg("features") = "+ptx80",
+        nb::arg("chip"), nb::arg("features") = "+ptx81",
         nb::arg("opt_level") = 3,
         "Compiles a GPU-level module to PTX: (ptx, {kernel: (threads, "
         "shared memory bytes)}).");

@@ -25,7 +25,7 @@ struct PTXOptions {
   /// The target GPU architecture, e.g. "sm_90a" or "sm_80".
   std::string chip = "sm_90a";
   /// PTX ISA features passed to the NVPTX backend.
-  std::string features = "+ptx80";
+  std::string features = "+ptx81";
   /// LLVM optimisation level for the device code (0-3).
   unsigned optLevel = 3;
 };

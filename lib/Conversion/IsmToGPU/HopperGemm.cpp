@@ -825,15 +825,14 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
           Value());
     }
     if (p.clusterK == 2) {
-      // The exchange: `full` completes when every consumer of the partner
-      // has written its piece of the accumulator, `empty` when every one
-      // of the partner's has read it.
+      // The exchange: `full` completes when the partner's accumulator has
+      // arrived (its bytes, which one consumer of this CTA expects),
+      // `empty` when every consumer of the partner has read it.
       Value xfull = sharedAt(tb, tl, ringBase,
                              i64Const(tb, tl, p.exchangeBarrierOffset()));
       Value xempty = sharedAt(tb, tl, ringBase,
                               i64Const(tb, tl, p.exchangeBarrierOffset() + 8));
-      NVVM::MBarrierInitOp::create(tb, tl, xfull,
-                                   i32Const(tb, tl, consumerThreads), Value());
+      NVVM::MBarrierInitOp::create(tb, tl, xfull, i32Const(tb, tl, 1), Value());
       NVVM::MBarrierInitOp::create(tb, tl, xempty,
                                    i32Const(tb, tl, consumerThreads), Value());
     }
@@ -842,10 +841,12 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
     scf::YieldOp::create(tb, tl);
   });
   if (p.clusterSize() > 1) {
-    // Both CTAs' barriers exist before either multicasts into the other.
-    // The threads of the kernel's other partitions arrive once on their
-    // own (lowerPartitions).
-    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
+    // Both CTAs' barriers exist before either multicasts into the other
+    // (fence.mbarrier_init released them; the arrival itself is relaxed,
+    // as CUTLASS's: a release would be a GPU-scope MEMBAR). The threads of
+    // the kernel's other partitions arrive once on their own
+    // (lowerPartitions).
+    NVVM::ClusterArriveRelaxedOp::create(b, loc, UnitAttr());
     NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
   } else if (config.allBarrier == 0) {
     NVVM::Barrier0Op::create(b, loc);
@@ -1065,9 +1066,9 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
                                      : NVVM::SetMaxRegisterAction::decrease);
   if (p.clusterSize() > 1) {
     // No CTA leaves while its partner may still free a stage in its shared
-    // memory.
+    // memory (an execution barrier: relaxed).
     b.setInsertionPointAfter(split);
-    NVVM::ClusterArriveOp::create(b, loc, UnitAttr());
+    NVVM::ClusterArriveRelaxedOp::create(b, loc, UnitAttr());
     NVVM::ClusterWaitOp::create(b, loc, UnitAttr());
   }
 
@@ -1087,40 +1088,25 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
 
 namespace {
 
-/// Waits for phase parity `parity` of the mbarrier at shared address
-/// `barrier` (i64) with acquire semantics at cluster scope: the arrivals
-/// come from the other CTA of the cluster.
-void waitParityCluster(OpBuilder &b, Location loc, Value barrier,
-                       Value parity) {
-  Value address = arith::TruncIOp::create(b, loc, b.getI32Type(), barrier);
-  LLVM::InlineAsmOp::create(
-      b, loc, TypeRange{}, ValueRange{address, parity},
-      "{\n\t.reg .pred p;\n\tWAIT:\n\t"
-      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [$0], "
-      "$1;\n\t@!p bra WAIT;\n\t}",
-      "r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
-      ArrayAttr());
-}
-
 /// clusterK = 2, after the K loop: the two CTAs of the cluster computed the
-/// same program over halves of its K steps and hold its accumulator in the
-/// same layout. Rank 1's consumers store their registers (`regs`) into
-/// rank 0's exchange buffer (`st.shared::cluster`, 16 bytes a store, chunk
-/// c of thread t at (c * threads + t) * 16: consecutive threads write
-/// consecutive addresses) and arrive on rank 0's exchange `full` mbarrier
-/// (release at cluster scope: the stores happen before); rank 0's
-/// consumers wait on it (acquire at cluster scope), read and add, and
-/// arrive on rank 1's `empty` mbarrier, which rank 1 waits on before its
-/// next program's stores. Returns the sum on rank 0 and the registers
-/// unchanged on rank 1 (whose epilogue does not run). The phases alternate
-/// per program (p.exchangePhase).
+/// same program over parts of its K steps and hold its accumulator in the
+/// same layout. Rank 1's consumers write their registers (`regs`) into
+/// rank 0's exchange buffer with `st.async` (16 bytes a store, chunk c of
+/// thread t at (c * threads + t) * 16: consecutive threads write
+/// consecutive addresses), each store completing its bytes on rank 0's
+/// exchange `full` mbarrier, on which one of rank 0's consumers expects
+/// them (no fence: the mbarrier tracks the stores themselves); rank 0's
+/// consumers wait on it, read and add, and arrive on rank 1's `empty`
+/// mbarrier, which rank 1 waits on before its next program's stores (as
+/// CUTLASS's consumers free a multicast stage in the other CTA: release at
+/// CTA scope; a cluster-scope release is a GPU-wide MEMBAR). Returns the sum
+/// on rank 0 and the registers unchanged on rank 1 (whose epilogue does
+/// not run). The phases alternate per program (p.exchangePhase).
 Value exchangeAccumulator(OpBuilder &b, Location loc, const WgmmaPipeline &p,
                           const LoweringContext &context, Value ringBase,
                           ArrayRef<Value> regs) {
   MLIRContext *ctx = b.getContext();
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  auto clusterPtr = LLVM::LLVMPointerType::get(ctx, 7);
   int64_t n = regs.size(), threads = context.getNumThreads();
   Value tid = arith::IndexCastOp::create(b, loc, b.getI64Type(),
                                          context.getThreadId(b, loc));
@@ -1133,19 +1119,9 @@ Value exchangeAccumulator(OpBuilder &b, Location loc, const WgmmaPipeline &p,
       arith::AddIOp::create(
           b, loc, i64Const(b, loc, p.exchangeOffset()),
           arith::MulIOp::create(b, loc, tid, i64Const(b, loc, 16))));
-  auto chunkAt = [&](OpBuilder &cb, Location cl, int64_t c) {
-    return sharedPointer(cb, cl,
-                         arith::AddIOp::create(
-                             cb, cl, mine, i64Const(cb, cl, c * threads * 16)));
-  };
-  // Arrives on the partner's (`other`) mbarrier at `barrier`.
-  auto arriveRemote = [&](OpBuilder &ab, Location al, Value barrier,
-                          int64_t other) {
-    Value remote =
-        NVVM::MapaOp::create(ab, al, clusterPtr, sharedPointer(ab, al, barrier),
-                             i32Const(ab, al, other));
-    NVVM::MBarrierArriveOp::create(ab, al, Type(), remote, Value(),
-                                   NVVM::MemScopeKind::CLUSTER, false);
+  auto chunkAt = [&](OpBuilder &cb, Location cl, int64_t c) -> Value {
+    return arith::AddIOp::create(cb, cl, mine,
+                                 i64Const(cb, cl, c * threads * 16));
   };
   auto chunkType = VectorType::get({4}, f32);
   Value phase = p.exchangePhase;
@@ -1154,31 +1130,53 @@ Value exchangeAccumulator(OpBuilder &b, Location loc, const WgmmaPipeline &p,
   auto result = scf::IfOp::create(
       b, loc, isFirst,
       [&](OpBuilder &tb, Location tl) {
-        waitParityCluster(tb, tl, full, phase);
+        Value fullPtr = sharedPointer(tb, tl, full);
+        Value first = arith::CmpIOp::create(tb, tl, arith::CmpIPredicate::eq,
+                                            tid, i64Const(tb, tl, 0));
+        scf::IfOp::create(tb, tl, first, [&](OpBuilder &ab, Location al) {
+          NVVM::MBarrierArriveExpectTxOp::create(
+              ab, al, Type(), fullPtr, i32Const(ab, al, 4 * n * threads),
+              NVVM::MemScopeKind::CTA, false, Value());
+          scf::YieldOp::create(ab, al);
+        });
+        waitParity(tb, tl, fullPtr, phase);
         SmallVector<Value> sum;
         for (int64_t c = 0; c < n / 4; ++c) {
-          Value chunk =
-              LLVM::LoadOp::create(tb, tl, chunkType, chunkAt(tb, tl, c), 16);
+          Value chunk = LLVM::LoadOp::create(
+              tb, tl, chunkType, sharedPointer(tb, tl, chunkAt(tb, tl, c)), 16);
           for (int64_t i = 0; i < 4; ++i)
             sum.push_back(arith::AddFOp::create(
                 tb, tl, regs[4 * c + i],
                 vector::ExtractOp::create(tb, tl, chunk, i)));
         }
-        arriveRemote(tb, tl, empty, 1);
+        Value remote = NVVM::MapaOp::create(
+            tb, tl, LLVM::LLVMPointerType::get(ctx, 7),
+            sharedPointer(tb, tl, empty), i32Const(tb, tl, 1));
+        NVVM::MBarrierArriveOp::create(tb, tl, Type(), remote, Value(),
+                                       NVVM::MemScopeKind::CTA, false);
         scf::YieldOp::create(tb, tl, buildVector(tb, tl, f32, sum));
       },
       [&](OpBuilder &eb, Location el) {
         // The partner has read the previous program's accumulator.
-        waitParityCluster(
-            eb, el, empty,
-            arith::XOrIOp::create(eb, el, phase, i32Const(eb, el, 1)));
+        waitParity(eb, el, sharedPointer(eb, el, empty),
+                   arith::XOrIOp::create(eb, el, phase, i32Const(eb, el, 1)));
+        Value full32 = arith::TruncIOp::create(eb, el, i32, full);
+        Value rank0 = i32Const(eb, el, 0);
         for (int64_t c = 0; c < n / 4; ++c) {
-          Value dst = NVVM::MapaOp::create(
-              eb, el, clusterPtr, chunkAt(eb, el, c), i32Const(eb, el, 0));
-          LLVM::StoreOp::create(
-              eb, el, buildVector(eb, el, f32, regs.slice(4 * c, 4)), dst, 16);
+          Value dst = arith::TruncIOp::create(eb, el, i32, chunkAt(eb, el, c));
+          LLVM::InlineAsmOp::create(
+              eb, el, TypeRange{},
+              ValueRange{dst, regs[4 * c], regs[4 * c + 1], regs[4 * c + 2],
+                         regs[4 * c + 3], full32, rank0},
+              "{\n\t.reg .b32 d, m;\n\t"
+              "mapa.shared::cluster.u32 d, $0, $6;\n\t"
+              "mapa.shared::cluster.u32 m, $5, $6;\n\t"
+              "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 "
+              "[d], {$1, $2, $3, $4}, [m];\n\t}",
+              "r,f,f,f,f,r,r", /*has_side_effects=*/true,
+              /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+              LLVM::AsmDialectAttr(), ArrayAttr());
         }
-        arriveRemote(eb, el, full, 0);
         scf::YieldOp::create(eb, el, buildVector(eb, el, f32, regs));
       });
   return result.getResult(0);

@@ -16,14 +16,16 @@
 // CHECK: gpu.launch_func  @ism_kernels::@gemm {{.*}} dynamic_shared_memory_size %c230544_i32
 // CHECK: gpu.func @gemm({{.*}}) kernel attributes {{{.*}}ism.ctas_per_program = 2 : i32{{.*}}nvvm.cluster_dim = array<i32: 2, 1, 1>
 // No multicast: a stage is freed by this CTA's 4 consumer warps; the
-// exchange's `full` and `empty` barriers each take the 128 consumer threads
-// of the other CTA.
+// exchange's `full` barrier takes one arrival (with the bytes it expects)
+// and `empty` the 128 consumer threads of the other CTA. The cluster's
+// barrier after the initialisation is relaxed (fence.mbarrier_init
+// releases the barriers).
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c4_i32
-// CHECK: nvvm.mbarrier.init %{{.*}}, %c128_i32
+// CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c128_i32
 // CHECK-NEXT: nvvm.fence.mbarrier.init
-// CHECK: nvvm.cluster.arrive
+// CHECK: nvvm.cluster.arrive.relaxed
 // CHECK-NEXT: nvvm.cluster.wait
 // CHECK-NEXT: %[[RANK:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
 // Both CTAs of a cluster take the same program (the cluster's index).
@@ -58,29 +60,31 @@
 // CHECK: scf.for {{.*}} -> (vector<64xf32>, index)
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
-// The first CTA waits for the partner's pieces (acquire at cluster scope),
-// reads 16 chunks of 16 bytes, adds them and frees the buffer in the
-// partner; the second waits for the buffer to be free, stores its 16 chunks
-// into the first's shared memory and arrives on its `full` barrier.
+// The first CTA expects the partner's 32 KiB on its `full` barrier (one
+// thread arms it), waits, reads 16 chunks of 16 bytes, adds them and frees
+// the buffer in the partner (release at CTA scope, as CUTLASS frees a
+// multicast stage: a cluster-scope release is a GPU-wide MEMBAR); the
+// second waits for the buffer to be free and writes its 16 chunks into the
+// first's shared memory with st.async, each completing its bytes on the
+// first's `full` barrier.
 // CHECK: %[[CTA:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
 // CHECK: %[[IS0:.*]] = arith.cmpi eq, %[[CTA]], %c0_i32
 // CHECK: scf.if %[[IS0]] -> (vector<64xf32>) {
-// CHECK: llvm.inline_asm has_side_effects "{{.*}}mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [$0], $1;{{.*}}", "r,r" %{{.*}}, %[[PHASE]]
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c32768_i32
+// CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PHASE]]
 // CHECK-COUNT-16: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 // CHECK: %[[FREE:.*]] = nvvm.mapa %{{.*}}, %c1_i32
-// CHECK-NEXT: nvvm.mbarrier.arrive %[[FREE]] {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[FREE]] : !llvm.ptr<7>
 // CHECK: } else {
 // CHECK: %[[PARITY:.*]] = arith.xori %[[PHASE]], %c1_i32
-// CHECK: llvm.inline_asm has_side_effects "{{.*}}mbarrier.try_wait.parity.acquire.cluster{{.*}}", "r,r" %{{.*}}, %[[PARITY]]
-// CHECK-COUNT-16: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<7>
-// CHECK: %[[FULL:.*]] = nvvm.mapa %{{.*}}, %c0_i32
-// CHECK-NEXT: nvvm.mbarrier.arrive %[[FULL]] {scope = #nvvm.mem_scope<cluster>} : !llvm.ptr<7>
+// CHECK: nvvm.mbarrier.try_wait.parity %{{.*}}, %[[PARITY]]
+// CHECK-COUNT-16: llvm.inline_asm has_side_effects "{{.*}}st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [d], {$1, $2, $3, $4}, [m];{{.*}}", "r,f,f,f,f,r,r"
 // Only the first CTA runs the epilogue.
 // CHECK: scf.if %[[EPI]] {
 // CHECK-NEXT: arith.truncf %{{.*}} : vector<64xf32> to vector<64xbf16>
 // CHECK: llvm.store %{{.*}} : bf16, !llvm.ptr<1>
 // Neither CTA leaves while the other may still arrive on its barriers.
-// CHECK: nvvm.cluster.arrive
+// CHECK: nvvm.cluster.arrive.relaxed
 // CHECK-NEXT: nvvm.cluster.wait
 // CHECK-NEXT: gpu.return
 ism.kernel @gemm(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>) attributes {num_warps = 4 : i32, num_stages = 8 : i32, cluster_k = 2 : i32} {

@@ -17,7 +17,7 @@
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c1_i32
 // CHECK: nvvm.mbarrier.init %{{.*}}, %c16_i32
 // CHECK: nvvm.fence.mbarrier.init
-// CHECK: nvvm.cluster.arrive
+// CHECK: nvvm.cluster.arrive.relaxed
 // CHECK-NEXT: nvvm.cluster.wait
 // CHECK-NEXT: %[[RANK:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
 // The producer walks pairs of programs along x: ceil(gx / 2) by gy.
@@ -42,7 +42,7 @@
 // CHECK: scf.if %{{.*}} {
 // CHECK-NEXT: arith.truncf
 // No CTA leaves while its partner can still free a stage in it.
-// CHECK: nvvm.cluster.arrive
+// CHECK: nvvm.cluster.arrive.relaxed
 // CHECK-NEXT: nvvm.cluster.wait
 // CHECK-NEXT: gpu.return
 
