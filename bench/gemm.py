@@ -917,7 +917,7 @@ def tune(args):
 
     def make():
         return ism.autotune(configs=tune_configs(), cache=cache,
-                            reps=max(5, args.reps // 5))(
+                            reps=max(10, args.reps // 2))(
             lambda **cfg: tuned_program(dtype, **cfg))
 
     rows = []

@@ -54,7 +54,7 @@
 // CHECK-NEXT: %[[D:.*]] = arith.subi %[[PROG]], %[[FIRST]] : index
 // CHECK-NEXT: %[[I:.*]] = arith.divui %[[D]], %[[STRIDE]] : index
 // CHECK: %[[I32:.*]] = arith.index_cast %[[I]] : index to i32
-// CHECK-NEXT: %[[PHASE:.*]] = arith.andi %[[I32]], %c1_i32{{.*}} : i32
+// CHECK: %[[PHASE:.*]] = arith.andi %[[I32]], %c1_i32{{.*}} : i32
 // CHECK: %[[EPI:.*]] = arith.cmpi eq, %[[RANK]], %c0_i32{{.*}} : i32
 // CHECK: arith.minsi
 // CHECK: scf.for {{.*}} -> (vector<64xf32>, index)
