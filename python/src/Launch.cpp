@@ -76,6 +76,12 @@ struct Param {
   /// Buffers: the torch dtype objects the fast path accepts (bindTorch;
   /// borrowed from torch, which keeps them for the life of the process).
   llvm::SmallVector<PyObject *, 2> torchDtypes;
+
+  /// Whether a buffer of `size` elements along dimension `d` fits the
+  /// memref (both launch paths check every size with it).
+  bool accepts(size_t d, int64_t size) const {
+    return size >= 0 && (ShapedType::isDynamic(shape[d]) || shape[d] == size);
+  }
 };
 
 /// A host function the program can run, with its parameters.
@@ -471,8 +477,7 @@ void Program::launch(size_t index, nb::handle args, uintptr_t stream) {
     device.shape.resize(rank);
     for (size_t d = 0; d < rank; ++d) {
       int64_t size = toInt(PyTuple_GetItem(shape, d), i, "a size");
-      if (size < 0 ||
-          (!ShapedType::isDynamic(param.shape[d]) && param.shape[d] != size))
+      if (!param.accepts(d, size))
         throw nb::value_error(
             llvm::formatv("argument #{0} dimension {1} is {2} but @{3} "
                           "takes {4}",
@@ -622,9 +627,7 @@ bool Program::bindFast(size_t i, const Param &param, PyObject *item) {
     deviceArg.shape.resize(rank);
     for (size_t d = 0; d < rank && matches; ++d) {
       std::optional<int64_t> size = getExactInt(PyTuple_GetItem(shape, d));
-      matches =
-          size && *size >= 0 &&
-          (ShapedType::isDynamic(param.shape[d]) || param.shape[d] == *size);
+      matches = size && param.accepts(d, *size);
       if (matches)
         deviceArg.shape[d] = *size;
     }
