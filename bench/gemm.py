@@ -282,7 +282,7 @@ def sum_bands(splits, band, m0, tile, indent):
 
 
 def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
-                   stages=0, group=8, fixup=True, sum_rows=0):
+                   stages=0, group=8, fixup=True, sum_rows=0, ck=1):
     """Split-K, C = A x B: grid z splits K into `splits` chunks (whole
     BLOCK_K steps); each program writes its f32 partial tile to a workspace
     the host function allocates (memref.alloc: `splits` bands of
@@ -291,7 +291,8 @@ def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
     temporary, one int32 per tile, left at zero) and the program with the
     last ticket sums the tile's bands into C; without it (two passes), a
     second kernel sums them. Same signature as program(): (A, B, C), any
-    M, N, K."""
+    M, N, K. ck = 2 also splits each program's K chunk over a cluster's two
+    CTAs (cluster_k, program())."""
     if splits < 2:
         raise ValueError(f"split-K needs at least 2 splits, not {splits} "
                          f"(program() computes the whole K)")
@@ -300,6 +301,8 @@ def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
     attrs = [f"num_warps = {warps} : i32", f"group_size = {group} : i32"]
     if stages:
         attrs.append(f"num_stages = {stages} : i32")
+    if ck != 1:
+        attrs.append(f"cluster_k = {ck} : i32")
     # The summing kernel's tile: its loads of every split are in flight at
     # once, at most 64 f32 values a thread in all (4 warps), and 4 rows at
     # most: many small programs finish sooner than few large ones
@@ -471,6 +474,15 @@ def extra_checks():
         ("bf16_splitk3_64x32_s16_16x1000x4000", splitk_program(
             bm=64, bn=32, warps=4, splits=3, stages=16, fixup=False),
          [f"bf16:16x4000:randn", f"bf16:4000x1000:randn", f"bf16:16x1000"]),
+        # Grid z splits whose K chunks are each split over a cluster's two
+        # CTAs (cluster_k = 2), two passes and one (the ticket taken by the
+        # first CTA of each pair only).
+        ("bf16_splitk3_ck2_2pass_16x1000x4000", splitk_program(
+            bm=64, bn=128, warps=4, splits=3, stages=8, fixup=False, ck=2),
+         [f"bf16:16x4000:randn", f"bf16:4000x1000:randn", f"bf16:16x1000"]),
+        ("bf16_splitk2_ck2_300x1000x2000", splitk_program(
+            bm=64, bn=128, warps=4, splits=2, stages=8, ck=2),
+         [f"bf16:300x2000:randn", f"bf16:2000x1000:randn", f"bf16:300x1000"]),
     ]
 
 
@@ -662,6 +674,12 @@ def bench(args):
             if t.endswith("k2"):
                 bm, bn, w = (int(d) for d in t[:-2].split("x"))
                 ck_configs.append(dict(bm=bm, bn=bn, warps=w, ck=2))
+                # ... and with grid z splits too (each split's K chunk over
+                # the pair), two passes.
+                ck_configs += [dict(bm=bm, bn=bn, warps=w, ck=2, splits=sp,
+                                    fixup=False)
+                               for sp in (int(x) for x in
+                                          args.splits.split(","))]
                 continue
             tile, _, cluster = t.partition("c")
             bm, bn, w = (int(d) for d in tile.split("x"))
@@ -882,7 +900,7 @@ def tuned_program(dtype, bm, bn, warps, stages, group, cm, cn, splits,
     if splits > 1:
         return splitk_program(dtype=dtype, bm=bm, bn=bn, warps=warps,
                               splits=splits, stages=stages, group=group,
-                              fixup=fixup)
+                              fixup=fixup, ck=ck)
     return program(dtype=dtype, bm=bm, bn=bn, warps=warps, stages=stages,
                    group=group, cluster=(cm, cn), groups=groups, ck=ck)
 
