@@ -810,6 +810,21 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                         indexConstant(b, loc, 0));
   scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location tl) {
+    // The TMA descriptors live in global memory (the runtime's slab), which
+    // a flushed L2 leaves in DRAM: fetch them while the barriers are set up
+    // rather than at the producer's first copy.
+    for (Value desc : {descA, descB}) {
+      Value present = arith::CmpIOp::create(tb, tl, arith::CmpIPredicate::ne,
+                                            desc, i64Const(tb, tl, 0));
+      scf::IfOp::create(tb, tl, present, [&](OpBuilder &pb, Location pl) {
+        Value pointer = LLVM::IntToPtrOp::create(
+            pb, pl, LLVM::LLVMPointerType::get(pb.getContext()), desc);
+        NVVM::PrefetchOp::create(pb, pl, NVVM::PrefetchCacheLevelAttr(),
+                                 NVVM::CacheEvictionPriorityAttr(), pointer,
+                                 Value(), pb.getUnitAttr());
+        scf::YieldOp::create(pb, pl);
+      });
+    }
     for (unsigned s = 0; s < p.stages; ++s) {
       Value stage = indexConstant(tb, tl, s);
       NVVM::MBarrierInitOp::create(tb, tl,

@@ -11,7 +11,16 @@
 // CHECK: %[[TOTAL:.*]] = arith.muli
 // CHECK: gpu.launch_func  @ism_kernels::@gemm blocks in (%[[TOTAL]], {{.*}}) threads in (%c384, {{.*}}) dynamic_shared_memory_size %c197696_i32 args({{.*}}, %{{.*}} : i64, %{{.*}} : i64, %{{.*}} : i32, %{{.*}} : i32, %{{.*}} : i32)
 // CHECK: gpu.func @gemm({{.*}}, %[[DA:.*]]: i64, %[[DB:.*]]: i64, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel attributes {{{.*}}ism.num_threads = 384 : i32, ism.persistent, ism.shared_memory_bytes = 197696 : i32, ism.tma = [array<i64: 0, 128, 64>, array<i64: 1, 64, 64>], known_block_size = array<i32: 384, 1, 1>, nvvm.maxnreg = 168 : i32}
-// Thread 0 initialises a full (1 arrival) and an empty (8 warps) mbarrier per stage.
+// Thread 0 prefetches the TMA descriptors (when there are any) and
+// initialises a full (1 arrival) and an empty (8 warps) mbarrier per stage.
+// CHECK: %[[HASA:.*]] = arith.cmpi ne, %[[DA]], %c0_i64
+// CHECK-NEXT: scf.if %[[HASA]] {
+// CHECK-NEXT: %[[PA:.*]] = llvm.inttoptr %[[DA]] : i64 to !llvm.ptr
+// CHECK-NEXT: nvvm.prefetch tensormap, %[[PA]] : !llvm.ptr
+// CHECK: %[[HASB:.*]] = arith.cmpi ne, %[[DB]], %c0_i64
+// CHECK-NEXT: scf.if %[[HASB]] {
+// CHECK-NEXT: %[[PB:.*]] = llvm.inttoptr %[[DB]] : i64 to !llvm.ptr
+// CHECK-NEXT: nvvm.prefetch tensormap, %[[PB]] : !llvm.ptr
 // CHECK-COUNT-4: nvvm.mbarrier.init %{{.*}}, %c1_i32{{.*}}
 // CHECK: nvvm.barrier0
 // The producer warpgroup gives up registers and, on the TMA path, has one
