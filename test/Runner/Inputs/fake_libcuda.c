@@ -204,6 +204,17 @@ CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
   if (gx == 0 || gy == 0 || gz == 0 || gx > 2147483647u || gy > 65535 ||
       gz > 65535 || bx * by * bz > 1024)
     return kInvalidValue;
+  /* FAKE_CUDA_LAUNCH_LOG names a file that gets one line per launch:
+     "launch NAME grid GX GY GZ block BX BY BZ". */
+  const char *launches = getenv("FAKE_CUDA_LAUNCH_LOG");
+  if (launches) {
+    FILE *f = fopen(launches, "a");
+    if (f) {
+      fprintf(f, "launch %s grid %u %u %u block %u %u %u\n",
+              (const char *)function, gx, gy, gz, bx, by, bz);
+      fclose(f);
+    }
+  }
   static int spins;
   const char *from = getenv("FAKE_CUDA_SPIN_FROM");
   if (strncmp((const char *)function, "spin", 4) == 0 &&
