@@ -143,26 +143,25 @@ constexpr int64_t kClusterKLead = 2;
 /// min(n, ceil((n + kClusterKLead) / 2)) for rank 0, the rest for rank 1.
 std::pair<Value, Value> splitKRange(OpBuilder &b, Location loc, Value lb,
                                     Value ub, Value step, Value rank) {
+  // One op per statement: the order in which C++ evaluates arguments is
+  // unspecified, and the IR must not depend on the compiler that built ism.
   Value zero = indexConstant(b, loc, 0);
-  Value n = arith::CeilDivUIOp::create(
-      b, loc,
-      arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, ub, lb),
-                             zero),
-      step);
-  Value first = arith::MinUIOp::create(
-      b, loc, n,
-      arith::CeilDivUIOp::create(
-          b, loc,
-          arith::AddIOp::create(b, loc, n,
-                                indexConstant(b, loc, kClusterKLead)),
-          indexConstant(b, loc, 2)));
-  Value split = arith::AddIOp::create(
-      b, loc, lb, arith::MulIOp::create(b, loc, first, step));
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rank,
-                                        i32Const(b, loc, 0));
+  Value lead = indexConstant(b, loc, kClusterKLead);
+  Value two = indexConstant(b, loc, 2);
+  Value span = arith::SubIOp::create(b, loc, ub, lb);
+  Value positive = arith::MaxSIOp::create(b, loc, span, zero);
+  Value n = arith::CeilDivUIOp::create(b, loc, positive, step);
+  Value led = arith::AddIOp::create(b, loc, n, lead);
+  Value half = arith::CeilDivUIOp::create(b, loc, led, two);
+  Value first = arith::MinUIOp::create(b, loc, n, half);
+  Value firstSpan = arith::MulIOp::create(b, loc, first, step);
+  Value split = arith::AddIOp::create(b, loc, lb, firstSpan);
+  Value rank0 = i32Const(b, loc, 0);
+  Value isFirst =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rank, rank0);
   Value begin = arith::SelectOp::create(b, loc, isFirst, lb, split);
-  Value end = arith::SelectOp::create(
-      b, loc, isFirst, arith::MinSIOp::create(b, loc, ub, split), ub);
+  Value firstEnd = arith::MinSIOp::create(b, loc, ub, split);
+  Value end = arith::SelectOp::create(b, loc, isFirst, firstEnd, ub);
   return {begin, end};
 }
 
@@ -947,8 +946,9 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
         arith::SubIOp::create(cb, loc, tiles.getInductionVar(),
                               tiles.getLowerBound()),
         tiles.getStep());
-    p.exchangePhase = arith::AndIOp::create(cb, loc, toI32(cb, loc, index),
-                                            i32Const(cb, loc, 1));
+    Value index32 = toI32(cb, loc, index);
+    Value one = i32Const(cb, loc, 1);
+    p.exchangePhase = arith::AndIOp::create(cb, loc, index32, one);
   }
   if (valid) {
     // The second program of a cluster's last pair on an odd grid computes
@@ -1129,11 +1129,10 @@ Value exchangeAccumulator(OpBuilder &b, Location loc, const WgmmaPipeline &p,
   Value full = arith::AddIOp::create(
       b, loc, ringBase, i64Const(b, loc, p.exchangeBarrierOffset()));
   Value empty = arith::AddIOp::create(b, loc, full, i64Const(b, loc, 8));
-  Value mine = arith::AddIOp::create(
-      b, loc, ringBase,
-      arith::AddIOp::create(
-          b, loc, i64Const(b, loc, p.exchangeOffset()),
-          arith::MulIOp::create(b, loc, tid, i64Const(b, loc, 16))));
+  Value buffer = arith::AddIOp::create(b, loc, ringBase,
+                                       i64Const(b, loc, p.exchangeOffset()));
+  Value tidBytes = arith::MulIOp::create(b, loc, tid, i64Const(b, loc, 16));
+  Value mine = arith::AddIOp::create(b, loc, buffer, tidBytes);
   auto chunkAt = [&](OpBuilder &cb, Location cl, int64_t c) -> Value {
     return arith::AddIOp::create(cb, cl, mine,
                                  i64Const(cb, cl, c * threads * 16));
@@ -1164,17 +1163,19 @@ Value exchangeAccumulator(OpBuilder &b, Location loc, const WgmmaPipeline &p,
                 tb, tl, regs[4 * c + i],
                 vector::ExtractOp::create(tb, tl, chunk, i)));
         }
+        Value emptyPtr = sharedPointer(tb, tl, empty);
+        Value rank1 = i32Const(tb, tl, 1);
         Value remote = NVVM::MapaOp::create(
-            tb, tl, LLVM::LLVMPointerType::get(ctx, 7),
-            sharedPointer(tb, tl, empty), i32Const(tb, tl, 1));
+            tb, tl, LLVM::LLVMPointerType::get(ctx, 7), emptyPtr, rank1);
         NVVM::MBarrierArriveOp::create(tb, tl, Type(), remote, Value(),
                                        NVVM::MemScopeKind::CTA, false);
         scf::YieldOp::create(tb, tl, buildVector(tb, tl, f32, sum));
       },
       [&](OpBuilder &eb, Location el) {
         // The partner has read the previous program's accumulator.
-        waitParity(eb, el, sharedPointer(eb, el, empty),
-                   arith::XOrIOp::create(eb, el, phase, i32Const(eb, el, 1)));
+        Value emptyPtr = sharedPointer(eb, el, empty);
+        Value one = i32Const(eb, el, 1);
+        waitParity(eb, el, emptyPtr, arith::XOrIOp::create(eb, el, phase, one));
         Value full32 = arith::TruncIOp::create(eb, el, i32, full);
         Value rank0 = i32Const(eb, el, 0);
         for (int64_t c = 0; c < n / 4; ++c) {
