@@ -26,7 +26,12 @@
 //     along x at a time), so the producer's loads of the next program
 //     overlap the consumers' epilogue of this one. The logical grid comes
 //     in three trailing i32 parameters, after one i64 TMA descriptor
-//     address per operand.
+//     address per operand (prefetched by thread 0 at the start).
+//   - Clusters of two CTAs: 2x1 / 1x2 pairs of programs that multicast the
+//     shared operand's halves into both rings, or (cluster_k = 2) one
+//     program whose K steps the pair splits, the second CTA's accumulator
+//     added into the first's through distributed shared memory
+//     (exchangeAccumulator) before the first runs the epilogue.
 //
 //===----------------------------------------------------------------------===//
 
