@@ -18,18 +18,9 @@ for step in $steps; do
       > "$OUT/check-ck2.log" 2>&1
     echo "check rc=$?"; grep -E "^(FAIL|gemm checks)" "$OUT/check-ck2.log" ;;
   sanitize)
-    in=test/Runner/Inputs/gemm
-    for t in bf16_ck2_partial:100x1000:1000x300:100x300 \
-             bf16_ck2_one_step:64x64:64x256:64x256 \
-             bf16_ck2_many:300x256:256x700:300x700; do
-      IFS=: read -r f a b c <<< "$t"
-      for tool in memcheck racecheck synccheck; do
-        compute-sanitizer --tool $tool --print-limit 5 "$run" "$in/$f.mlir" --check \
-          --arg bf16:$a:randn --arg bf16:$b:randn --arg bf16:$c:poison \
-          > "$OUT/sanitize-$f-$tool.txt" 2>&1
-        echo "$f $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$f-$tool.txt" | tr '\n' ' ' | cut -c1-120)"
-      done
-    done ;;
+    sanitize_gemm bf16_ck2_partial:100x1000:1000x300:100x300 \
+      bf16_ck2_one_step:64x64:64x256:64x256 \
+      bf16_ck2_many:300x256:256x700:300x700 ;;
   bench)
     python3 bench/gemm.py bench --skinny --dtypes "${DTYPES:-bf16,f16}" \
       ${SHAPES:+--shapes $SHAPES} \

@@ -36,3 +36,20 @@ gemm_pairs_bench() {
   echo "bench $tag rc=$?"
   sed -n '/^pair /,$p' "$OUT/bench-$tag.log"
 }
+# compute-sanitizer memcheck, racecheck and synccheck on GEMM programs of
+# test/Runner/Inputs/gemm under --check, bf16 A and B random and C
+# poisoned; each argument is NAME:AROWSxACOLS:BROWSxBCOLS:CROWSxCCOLS. The
+# logs go to $OUT/sanitize-NAME-TOOL.txt, a summary line each to stdout.
+sanitize_gemm() {
+  local t f a b c tool log
+  for t in "$@"; do
+    IFS=: read -r f a b c <<< "$t"
+    for tool in memcheck racecheck synccheck; do
+      log="$OUT/sanitize-$f-$tool.txt"
+      compute-sanitizer --tool $tool --print-limit 5 "$run" \
+        "test/Runner/Inputs/gemm/$f.mlir" --check --arg bf16:$a:randn \
+        --arg bf16:$b:randn --arg bf16:$c:poison > "$log" 2>&1
+      echo "$f $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|check: arg' "$log" | tr '\n' ' ' | cut -c1-150)"
+    done
+  done
+}

@@ -6,15 +6,6 @@
 #   OUT=/tmp/out bash bench/experiments/n32_sanitize_h200.sh
 set -uo pipefail
 source "$(dirname "$0")/h200_setup.sh"
-in=test/Runner/Inputs/gemm
-for t in bf16_64x32_s16:130x256:256x200:130x200 \
-         bf16_64x32_copies:70x128:128x201:70x201 \
-         bf16_splitk3_64x32_s16_16x1000x4000:16x1000:1000x100:16x100; do
-  IFS=: read -r f a b c <<< "$t"
-  for tool in memcheck racecheck synccheck; do
-    compute-sanitizer --tool $tool --print-limit 5 "$run" "$in/$f.mlir" --check \
-      --arg bf16:$a:randn --arg bf16:$b:randn --arg bf16:$c:poison \
-      > "$OUT/sanitize-$f-$tool.txt" 2>&1
-    echo "$f $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|check: arg' "$OUT/sanitize-$f-$tool.txt" | tr '\n' ' ' | cut -c1-150)"
-  done
-done
+sanitize_gemm bf16_64x32_s16:130x256:256x200:130x200 \
+  bf16_64x32_copies:70x128:128x201:70x201 \
+  bf16_splitk3_64x32_s16_16x1000x4000:16x1000:1000x100:16x100
