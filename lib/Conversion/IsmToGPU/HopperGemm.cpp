@@ -847,10 +847,10 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
       // The exchange: `full` completes when the partner's accumulator has
       // arrived (its bytes, which one consumer of this CTA expects),
       // `empty` when every consumer of the partner has read it.
-      Value xfull = sharedAt(tb, tl, ringBase,
-                             i64Const(tb, tl, p.exchangeBarrierOffset()));
-      Value xempty = sharedAt(tb, tl, ringBase,
-                              i64Const(tb, tl, p.exchangeBarrierOffset() + 8));
+      Value xfull =
+          sharedAt(tb, tl, ringBase, i64Const(tb, tl, p.exchangeFullOffset()));
+      Value xempty =
+          sharedAt(tb, tl, ringBase, i64Const(tb, tl, p.exchangeEmptyOffset()));
       NVVM::MBarrierInitOp::create(tb, tl, xfull, i32Const(tb, tl, 1), Value());
       NVVM::MBarrierInitOp::create(tb, tl, xempty,
                                    i32Const(tb, tl, consumerThreads), Value());
@@ -1131,9 +1131,10 @@ Value exchangeAccumulator(OpBuilder &b, Location loc, const WgmmaPipeline &p,
   Value tid = arith::IndexCastOp::create(b, loc, b.getI64Type(),
                                          context.getThreadId(b, loc));
   Value rank = NVVM::ClusterId::create(b, loc, i32);
-  Value full = arith::AddIOp::create(
-      b, loc, ringBase, i64Const(b, loc, p.exchangeBarrierOffset()));
-  Value empty = arith::AddIOp::create(b, loc, full, i64Const(b, loc, 8));
+  Value full = arith::AddIOp::create(b, loc, ringBase,
+                                     i64Const(b, loc, p.exchangeFullOffset()));
+  Value empty = arith::AddIOp::create(
+      b, loc, ringBase, i64Const(b, loc, p.exchangeEmptyOffset()));
   Value buffer = arith::AddIOp::create(b, loc, ringBase,
                                        i64Const(b, loc, p.exchangeOffset()));
   Value tidBytes = arith::MulIOp::create(b, loc, tid, i64Const(b, loc, 16));

@@ -90,12 +90,13 @@ struct WgmmaPipeline {
   int64_t bBoxCols() const {
     return bRowBytes() / (elementType.getIntOrFloatBitWidth() / 8);
   }
-  /// Offsets from the aligned base of the exchange's `full` mbarrier (the
-  /// `empty` one follows it) and of its buffer (clusterK = 2).
-  int64_t exchangeBarrierOffset() const {
+  /// Offsets from the aligned base of the exchange's `full` and `empty`
+  /// mbarriers and of its buffer (clusterK = 2).
+  int64_t exchangeFullOffset() const {
     return stages * stageBytes() + 16 * stages;
   }
-  int64_t exchangeOffset() const { return exchangeBarrierOffset() + 16; }
+  int64_t exchangeEmptyOffset() const { return exchangeFullOffset() + 8; }
+  int64_t exchangeOffset() const { return exchangeFullOffset() + 16; }
   /// Bytes from the aligned base to the end of the barriers (and of the
   /// exchange buffer).
   int64_t ringBytes() const {
