@@ -27,7 +27,7 @@ import ism  # noqa: E402
 from ism import launch as launch_module  # noqa: E402
 import rope_autograd as R  # noqa: E402
 import triton_kernels as tk  # noqa: E402
-from rope_variants import time_against_triton  # noqa: E402
+from rope_variants import rope_inputs, time_against_triton  # noqa: E402
 
 
 def stripped_program(text, entry):
@@ -66,9 +66,7 @@ def main():
     print(f"device: {torch.cuda.get_device_name()}; bf16 (seq, {batch}, "
           f"{heads}, {dim}); us per round (median of {a.reps} calls each)")
     for seq in map(int, a.seqs.split(",")):
-        c_np, s_np = R.rope_tables(seq, dim)
-        cos, sin = torch.from_numpy(c_np).cuda(), torch.from_numpy(s_np).cuda()
-        t = torch.randn(seq, batch, heads, dim, device="cuda").bfloat16()
+        t, cos, sin = rope_inputs(seq, batch, heads, dim)
         ref = t.clone()
         for name in ("ism", "ism, no griddepcontrol"):
             x = ref.clone()

@@ -50,6 +50,15 @@ def print_rounds(title, res, base, width):
               + f"   median {med * 1e3:7.2f}  x triton {base_ms / med:.3f}")
 
 
+def rope_inputs(seq, batch, heads, dim):
+    """A random bf16 t (seq, batch, heads, dim) and the cos/sin tables of
+    `seq` tokens, on the GPU."""
+    c_np, s_np = R.rope_tables(seq, dim)
+    cos, sin = torch.from_numpy(c_np).cuda(), torch.from_numpy(s_np).cuda()
+    t = torch.randn(seq, batch, heads, dim, device="cuda").bfloat16()
+    return t, cos, sin
+
+
 def time_against_triton(timer, title, programs, t, cos, sin, bwd, rounds,
                          width):
     """Times each compiled ism program (name -> program of this direction)
@@ -99,9 +108,7 @@ def main():
     print(f"device: {torch.cuda.get_device_name()}; bf16 (seq, {a.batch}, "
           f"{heads}, {dim}); us per round (median of {a.reps} calls each)")
     for seq in map(int, a.seqs.split(",")):
-        c_np, s_np = R.rope_tables(seq, dim)
-        cos, sin = torch.from_numpy(c_np).cuda(), torch.from_numpy(s_np).cuda()
-        t = torch.randn(seq, a.batch, heads, dim, device="cuda").bfloat16()
+        t, cos, sin = rope_inputs(seq, a.batch, heads, dim)
         for direction in ("fwd",) if a.fwd_only else ("fwd", "bwd"):
             bwd = direction == "bwd"
             entry = "backward" if bwd else "main"
