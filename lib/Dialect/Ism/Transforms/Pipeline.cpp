@@ -71,9 +71,10 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
           "is the second tensor-core K loop of its kernel; a kernel's "
           "producer warpgroup feeds one K loop: split the kernel");
     Builder b(&getContext());
+    unsigned ck = kernelOption(kernel, "cluster_k", clusterK);
     for (DotLoop loop : loops) {
       FailureOr<unsigned> stages =
-          chooseStages(kernel, loop, /*ampere=*/version(loop) == 2);
+          chooseStages(kernel, loop, /*ampere=*/version(loop) == 2, ck);
       if (failed(stages))
         return failure();
       if (version(loop) == 2 && *stages < 2)
@@ -101,7 +102,6 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
       return kernel.emitOpError("consumer_groups = ")
              << groups << ": a wgmma kernel has 1 or " << kMaxConsumerGroups
              << " consumer groups";
-    unsigned ck = kernelOption(kernel, "cluster_k", clusterK);
     if (ck != 1 && ck != 2)
       return kernel.emitOpError("cluster_k = ")
              << ck << ": a wgmma kernel's K loop is split over 1 or 2 CTAs";
@@ -125,15 +125,17 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
 
   /// The number of stages of `loop`'s A and B buffers: the kernel's
   /// num_stages, the pass option, or as many as fit (up to 4; in an A100's
-  /// shared memory for mma.sync loops, `ampere`).
-  FailureOr<unsigned> chooseStages(KernelOp kernel, DotLoop loop, bool ampere) {
+  /// shared memory for mma.sync loops, `ampere`), beside the partner's
+  /// accumulator when the kernel's `cluster_k` (`kernelClusterK`) is 2.
+  FailureOr<unsigned> chooseStages(KernelOp kernel, DotLoop loop, bool ampere,
+                                   unsigned kernelClusterK) {
     int64_t stageBytes = tileBytes(loop.dot.getA().getType()) +
                          tileBytes(loop.dot.getB().getType());
     unsigned stages = kernelOption(kernel, "num_stages", numStages);
     // A K loop split over a cluster's two CTAs (cluster_k = 2) also holds
     // the partner's accumulator.
     int64_t exchange = 0;
-    if (!ampere && kernelOption(kernel, "cluster_k", clusterK) == 2)
+    if (!ampere && kernelClusterK == 2)
       exchange = getClusterKExchangeBytes(loop.dot.getType().getNumElements());
     if (stages == 0) {
       int64_t budget =
