@@ -27,6 +27,17 @@ import sys
 DTYPES = {"bf16": "bf16", "f16": "f16"}
 
 
+def kernel_attrs(warps, group, stages, ck):
+    """The kernel attributes program() and splitk_program() share: warps,
+    group size, stages (0: the compiler's choice) and cluster_k."""
+    attrs = [f"num_warps = {warps} : i32", f"group_size = {group} : i32"]
+    if stages:
+        attrs.append(f"num_stages = {stages} : i32")
+    if ck != 1:
+        attrs.append(f"cluster_k = {ck} : i32")
+    return attrs
+
+
 def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
             epilogue="none", out="same", cluster=(1, 1), groups=1, ck=1):
     """The ism GEMM tile program C = epilogue(A x B) with A M x K, B K x N.
@@ -60,16 +71,12 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
         host_args += ["%alpha", "%beta"]
         host_types += ["f32", "f32"]
     acc = f"tensor<{bm}x{bn}xf32>"
-    attrs = [f"num_warps = {warps} : i32", f"group_size = {group} : i32"]
-    if stages:
-        attrs.append(f"num_stages = {stages} : i32")
+    attrs = kernel_attrs(warps, group, stages, ck)
     if tuple(cluster) != (1, 1):
         attrs += [f"cluster_m = {cluster[0]} : i32",
                   f"cluster_n = {cluster[1]} : i32"]
     if groups != 1:
         attrs.append(f"consumer_groups = {groups} : i32")
-    if ck != 1:
-        attrs.append(f"cluster_k = {ck} : i32")
     lines = [
         f"ism.kernel @gemm({', '.join(args)}) attributes {{{', '.join(attrs)}}} {{",
         "  %pm = ism.program_id x : index",
@@ -298,11 +305,7 @@ def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
                          f"(program() computes the whole K)")
     t = DTYPES[dtype]
     acc = f"tensor<{bm}x{bn}xf32>"
-    attrs = [f"num_warps = {warps} : i32", f"group_size = {group} : i32"]
-    if stages:
-        attrs.append(f"num_stages = {stages} : i32")
-    if ck != 1:
-        attrs.append(f"cluster_k = {ck} : i32")
+    attrs = kernel_attrs(warps, group, stages, ck)
     # The summing kernel's tile: its loads of every split are in flight at
     # once, at most 64 f32 values a thread in all (4 warps), and 4 rows at
     # most: many small programs finish sooner than few large ones
@@ -544,9 +547,9 @@ CHECKS = [
     # memory: a skinny shape; partial tiles and K = 1000 (16 steps, the last
     # partial: 9 + 7, the first CTA leads by two); an odd number of K steps
     # (5: 4 + 1) and a single step (the second CTA adds zeros); more
-    # programs than clusters (the exchange's
-    # phases alternate); 128x128 on 8 warps; f16; element copies; an
-    # epilogue that reads C and one that reduces across warps.
+    # programs than clusters (the exchange's phases alternate); 128x128 on 8
+    # warps; f16; element copies; an epilogue that reads C and one that
+    # reduces across warps.
     ("bf16_ck2_64x128_s8", dict(bm=64, bn=128, warps=4, stages=8, ck=2),
      (64, 4096, 4096)),
     ("bf16_ck2_partial", dict(bm=64, bn=128, warps=4, stages=8, ck=2),

@@ -937,7 +937,7 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
       &valid, &programId, groups, groupId);
   Block *tileBody = tiles.getBody();
   if (p.clusterK == 2) {
-    // This CTA's half of the program's K steps, as the producer's.
+    // This CTA's part of the program's K steps, as the producer's.
     OpBuilder cb(consumerLoop);
     auto [lb, ub] =
         splitKRange(cb, loc, consumerLoop.getLowerBound(),
