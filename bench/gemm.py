@@ -27,19 +27,23 @@ import sys
 DTYPES = {"bf16": "bf16", "f16": "f16"}
 
 
-def kernel_attrs(warps, group, stages, ck):
+def kernel_attrs(warps, group, stages, ck, swap=None):
     """The kernel attributes program() and splitk_program() share: warps,
-    group size, stages (0: the compiler's choice) and cluster_k."""
+    group size, stages (0: the compiler's choice), cluster_k and swap_ab
+    (None: the compiler's choice, which swaps a BLOCK_M below 64)."""
     attrs = [f"num_warps = {warps} : i32", f"group_size = {group} : i32"]
     if stages:
         attrs.append(f"num_stages = {stages} : i32")
     if ck != 1:
         attrs.append(f"cluster_k = {ck} : i32")
+    if swap is not None:
+        attrs.append(f"swap_ab = {int(swap)} : i32")
     return attrs
 
 
 def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
-            epilogue="none", out="same", cluster=(1, 1), groups=1, ck=1):
+            epilogue="none", out="same", cluster=(1, 1), groups=1, ck=1,
+            swap=None, bt=False):
     """The ism GEMM tile program C = epilogue(A x B) with A M x K, B K x N.
 
     epilogue: none | alpha_beta (alpha * AB + beta * C) | bias_relu |
@@ -51,7 +55,11 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
     groups: consumer groups (2: ping-pong, each group of `warps` warps
     computes every other program of the CTA). ck: CTAs of a cluster along K
     (2: the pair splits each program's K steps and adds the accumulators in
-    distributed shared memory, split-K without a workspace)."""
+    distributed shared memory, split-K without a workspace). swap: the
+    kernel's swap_ab (None: the compiler swaps C = A B into C^T = B^T A^T
+    when BLOCK_M is below wgmma's 64; True/False: always/never). bt: B is
+    given as N x K (x @ W^T, PyTorch's linear layer) and each tile is
+    loaded as [BLOCK_N, BLOCK_K] and transposed."""
     t = DTYPES[dtype]
     o = t if out == "same" else out
     args = [f"%A: memref<?x?x{t}>", f"%B: memref<?x?x{t}>",
@@ -71,7 +79,7 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
         host_args += ["%alpha", "%beta"]
         host_types += ["f32", "f32"]
     acc = f"tensor<{bm}x{bn}xf32>"
-    attrs = kernel_attrs(warps, group, stages, ck)
+    attrs = kernel_attrs(warps, group, stages, ck, swap)
     if tuple(cluster) != (1, 1):
         attrs += [f"cluster_m = {cluster[0]} : i32",
                   f"cluster_n = {cluster[1]} : i32"]
@@ -92,7 +100,12 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
         f"  %zero = arith.constant dense<0.0> : {acc}",
         f"  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero) -> ({acc}) {{",
         f"    %a = ism.load %A[%m0, %k] : memref<?x?x{t}> -> tensor<{bm}x{bk}x{t}>",
+    ] + ([
+        f"    %w = ism.load %B[%n0, %k] : memref<?x?x{t}> -> tensor<{bn}x{bk}x{t}>",
+        f"    %b = ism.trans %w order = [1, 0] : tensor<{bn}x{bk}x{t}> -> tensor<{bk}x{bn}x{t}>",
+    ] if bt else [
         f"    %b = ism.load %B[%k, %n0] : memref<?x?x{t}> -> tensor<{bk}x{bn}x{t}>",
+    ]) + [
         f"    %d = ism.dot %a, %b, %acc : tensor<{bm}x{bk}x{t}> * tensor<{bk}x{bn}x{t}> -> {acc}",
         f"    scf.yield %d : {acc}",
         "  }",
@@ -182,7 +195,7 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
         f"  %bm = arith.constant {bm} : index",
         f"  %bn = arith.constant {bn} : index",
         f"  %M = memref.dim %A, %c0 : memref<?x?x{t}>",
-        f"  %N = memref.dim %B, %c1 : memref<?x?x{t}>",
+        f"  %N = memref.dim %B, {'%c0' if bt else '%c1'} : memref<?x?x{t}>",
         "  %gm = arith.ceildivui %M, %bm : index",
         "  %gn = arith.ceildivui %N, %bn : index",
         f"  ism.launch @gemm grid(%gm, %gn) ({', '.join(host_args)}) : ({', '.join(host_types)})",
@@ -192,9 +205,10 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
     return "\n".join(lines) + "\n"
 
 
-def ism_args(dtype, m, n, k, epilogue="none", out="same"):
+def ism_args(dtype, m, n, k, epilogue="none", out="same", bt=False):
     o = dtype if out == "same" else out
-    args = [f"{dtype}:{m}x{k}:randn", f"{dtype}:{k}x{n}:randn",
+    args = [f"{dtype}:{m}x{k}:randn",
+            f"{dtype}:{n}x{k}:randn" if bt else f"{dtype}:{k}x{n}:randn",
             f"{o}:{m}x{n}" + (":randn" if epilogue == "alpha_beta" else "")]
     if epilogue == "bias_relu":
         args.append(f"f32:{n}:randn")
@@ -486,6 +500,10 @@ def extra_checks():
         ("bf16_splitk2_ck2_300x1000x2000", splitk_program(
             bm=64, bn=128, warps=4, splits=2, stages=8, ck=2),
          [f"bf16:300x2000:randn", f"bf16:2000x1000:randn", f"bf16:300x1000"]),
+        # Split-K of a swapped product (BLOCK_M 16).
+        ("bf16_splitk3_swap_16x1000x4000", splitk_program(
+            bm=16, bn=128, warps=4, splits=3, stages=8),
+         [f"bf16:16x4000:randn", f"bf16:4000x1000:randn", f"bf16:16x1000"]),
     ]
 
 
@@ -569,6 +587,38 @@ CHECKS = [
                                  epilogue="alpha_beta"), (200, 512, 1000)),
     ("bf16_ck2_colsum", dict(bn=128, stages=4, ck=2, epilogue="colsum"),
      (200, 1024, 512)),
+    # Swap-AB (C^T = B^T A^T, the small M as the instruction's N; the
+    # compiler's choice below BLOCK_M = 64): M = 16 and 1 (BLOCK_M 8, one
+    # m64n8k16 per 64 columns), partial tiles and K = 1000, two warpgroups
+    # along the swapped M, forced at BLOCK_M = 64, split over a cluster's
+    # two CTAs, in 2x1 and 1x2 clusters (the shared tiles swap roles: a 2x1
+    # pair multicasts the dot's A, B's tile), element copies, ping-pong, an
+    # epilogue that reads C, f16.
+    ("bf16_swap_16x128", dict(bm=16, bn=128, warps=4, stages=8),
+     (16, 4096, 4096)),
+    ("bf16_swap_m1_8x64", dict(bm=8, bn=64, warps=4, stages=8),
+     (1, 4096, 4096)),
+    ("bf16_swap_partial", dict(bm=16, bn=128, warps=4), (100, 1000, 1000)),
+    ("f16_swap_32x256_w8", dict(dtype="f16", bm=32, bn=256, warps=8),
+     (200, 1000, 2000)),
+    ("bf16_swap_forced_64x128", dict(bm=64, bn=128, warps=4, swap=True),
+     (300, 1000, 512)),
+    ("bf16_swap_ck2", dict(bm=16, bn=128, warps=4, stages=8, ck=2),
+     (100, 1000, 1000)),
+    ("bf16_swap_cluster2x1", dict(bm=16, bn=128, warps=4,
+                                  cluster=(2, 1)), (100, 1000, 1000)),
+    ("bf16_swap_cluster1x2", dict(bm=16, bn=128, warps=4,
+                                  cluster=(1, 2)), (100, 1000, 1000)),
+    ("bf16_swap_copies", dict(bm=16, bn=128, warps=4), (100, 1001, 1000)),
+    ("bf16_swap_pingpong", dict(bm=16, bn=128, warps=4, groups=2),
+     (300, 2000, 1000)),
+    ("bf16_swap_alpha_beta", dict(bm=16, bn=128, warps=4,
+                                  epilogue="alpha_beta"), (100, 1000, 512)),
+    # B given as N x K (x @ W^T) and transposed in the program: the wgmma
+    # reads it K-major; swapped, both operands are K-major.
+    ("bf16_bt_128x128", dict(bn=128, bt=True), (640, 384, 512)),
+    ("bf16_bt_swap_16x128", dict(bm=16, bn=128, warps=4, bt=True),
+     (16, 1000, 1000)),
 ]
 
 # The Ampere path (mma.sync, ldmatrix, cp.async), compiled for sm_80 and run
@@ -578,6 +628,9 @@ AMPERE_CHECKS = [
     ("bf16_odd_4095x4097x1000", dict(), (4095, 4097, 1000)),
     ("f16_128x256", dict(dtype="f16"), (512, 512, 768)),
     ("bf16_bias_relu", dict(epilogue="bias_relu"), (384, 512, 512)),
+    # Transposed tiles in the K loop: products of their own on mma.sync.
+    ("bf16_swap_16x128", dict(bm=16, bn=128, warps=4), (100, 1000, 1000)),
+    ("bf16_bt_128x128", dict(bn=128, bt=True), (640, 384, 512)),
 ]
 
 
@@ -607,7 +660,8 @@ def check(args):
         if chip:
             cmd.append(f"--chip={chip}")
         for a in ism_args(kw.get("dtype", "bf16"), m, n, k,
-                          kw.get("epilogue", "none"), kw.get("out", "same")):
+                          kw.get("epilogue", "none"), kw.get("out", "same"),
+                          kw.get("bt", False)):
             cmd += ["--arg", a]
         rc, out, err = run(cmd, args.timeout)
         status = "PASS" if rc == 0 else "FAIL"

@@ -432,7 +432,7 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
     return o;
   };
   SmallVector<Value> oa = offsets(dl.loadA), ob = offsets(dl.loadB);
-  int64_t perBox = p.bBoxCols(), bRowBytes = p.bRowBytes();
+  int64_t elementBytes = p.elementType.getIntOrFloatBitWidth() / 8;
   if (useTMA) {
     NVVM::MBarrierArriveExpectTxOp::create(
         b, loc, Type(), full, i32Const(b, loc, p.stageBytes()),
@@ -471,19 +471,34 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
           ValueRange{}, mask, Value(), NVVM::TMALoadMode::TILE, false,
           NVVM::CTAGroupKindAttr(), Value());
     };
-    load(descA, stageBase, oa[1], oa[0], p.blockM, 128, p.clusterN == 2);
-    for (int64_t box = 0; box < p.blockN / perBox; ++box)
-      load(descB,
-           arith::AddIOp::create(b, loc, bBase,
-                                 i64Const(b, loc, box * p.blockK * bRowBytes)),
-           arith::AddIOp::create(b, loc, ob[1],
-                                 indexConstant(b, loc, box * perBox)),
-           ob[0], p.blockK, bRowBytes, p.clusterM == 2);
+    // A K-major tile is one box of `mn` rows; an MN-major one a box per
+    // rowBytes of columns, each blockK rows.
+    auto loadTile = [&](Value desc, Value base, ArrayRef<Value> o, bool mnMajor,
+                        int64_t mn, int64_t rowBytes, bool multicast) {
+      if (!mnMajor)
+        return load(desc, base, o[1], o[0], mn, rowBytes, multicast);
+      int64_t perBox = rowBytes / elementBytes;
+      for (int64_t box = 0; box < mn / perBox; ++box)
+        load(desc,
+             arith::AddIOp::create(b, loc, base,
+                                   i64Const(b, loc, box * p.blockK * rowBytes)),
+             arith::AddIOp::create(b, loc, o[1],
+                                   indexConstant(b, loc, box * perBox)),
+             o[0], p.blockK, rowBytes, multicast);
+    };
+    loadTile(descA, stageBase, oa, p.aMNMajor, p.blockM, p.aRowBytes(),
+             p.multicastA());
+    loadTile(descB, bBase, ob, !p.bKMajor, p.blockN, p.bRowBytes(),
+             p.multicastB());
   } else {
-    copyTileByElements(b, loc, map.lookupOrDefault(dl.loadA.getBase()), oa[0],
-                       oa[1], p.blockM, p.blockK, stageBase, ptid, 128);
-    copyTileByElements(b, loc, map.lookupOrDefault(dl.loadB.getBase()), ob[0],
-                       ob[1], p.blockK, p.blockN, bBase, ptid, 128, bRowBytes);
+    auto copyTile = [&](LoadOp load, Value base, ArrayRef<Value> o,
+                        bool mnMajor, int64_t mn, int64_t rowBytes) {
+      copyTileByElements(b, loc, map.lookupOrDefault(load.getBase()), o[0],
+                         o[1], mnMajor ? p.blockK : mn, mnMajor ? mn : p.blockK,
+                         base, ptid, 128, rowBytes);
+    };
+    copyTile(dl.loadA, stageBase, oa, p.aMNMajor, p.blockM, p.aRowBytes());
+    copyTile(dl.loadB, bBase, ob, !p.bKMajor, p.blockN, p.bRowBytes());
     // The generic-proxy writes must be visible to wgmma's async proxy.
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,
@@ -609,6 +624,9 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   p.bBytes = p.blockK * p.blockN * elementBytes;
   p.warpsM = mma.getWarpsPerCTA()[0];
   p.warpsN = mma.getWarpsPerCTA()[1];
+  p.aMNMajor = dl.transA;
+  p.bKMajor = dl.transB;
+  p.swapped = dl.loop->hasAttr(kSwapABAttrName);
   // ptxas checks each wgmma against the registers a thread has at launch
   // (the fused kernel's .maxnreg, else what the CTA's threads share): a
   // warpgroup's piece that needs more is issued as several narrower
@@ -631,8 +649,11 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
            << "; use a smaller BLOCK_N or fewer warps beside it";
   p.clusterM = config.clusterM;
   p.clusterN = config.clusterN;
+  // The rows of the shared tile's boxes, which the pair loads in halves.
+  int64_t sharedRows = p.multicastA() ? (p.aMNMajor ? p.blockK : p.blockM)
+                                      : (p.bKMajor ? p.blockN : p.blockK);
   if (!isSupportedCluster(p.clusterM, p.clusterN) ||
-      (p.clusterM == 2 ? p.blockK : p.blockM) % 16 != 0)
+      (p.multicast() && sharedRows % 16 != 0))
     return dl.loop.emitOpError("a ")
            << p.clusterM << "x" << p.clusterN
            << " cluster is not one this lowering builds (1x1, 2x1 or 1x2, "
@@ -735,14 +756,17 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
     auto arg = dyn_cast<BlockArgument>(load.getBase());
     int64_t index =
         arg && arg.getOwner() == funcEntry ? arg.getArgNumber() : -1;
-    int64_t rows = load == dl.loadA ? p.blockM : p.blockK;
+    // K-major tiles are one box of their rows, MN-major ones boxes of
+    // blockK rows.
+    bool isA = load == dl.loadA;
+    bool mnMajor = isA ? p.aMNMajor : !p.bKMajor;
+    int64_t rows = mnMajor ? p.blockK : (isA ? p.blockM : p.blockN);
     // A multicast tile is loaded in halves, one by each CTA of the pair.
-    if ((load == dl.loadA && p.clusterN == 2) ||
-        (load == dl.loadB && p.clusterM == 2))
+    if (isA ? p.multicastA() : p.multicastB())
       rows /= 2;
     // The runtime swizzles a box's rows by their width (box columns x
     // element bytes: 128 or 64).
-    int64_t cols = load == dl.loadA ? 128 / elementBytes : p.bBoxCols();
+    int64_t cols = (isA ? p.aRowBytes() : p.bRowBytes()) / elementBytes;
     tma.push_back(b.getDenseI64ArrayAttr({index, rows, cols}));
   }
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
@@ -1256,16 +1280,28 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     auto toI64 = [&](OpBuilder &b, Value v) {
       return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
     };
-    // Byte offsets of this warpgroup's first A row and B column box.
-    Value aRow = arith::MulIOp::create(rewriter, loc, toI64(rewriter, mBase),
-                                       i64Const(rewriter, loc, 128));
-    int64_t perBox = p.bBoxCols(), bRowBytes = p.bRowBytes();
-    Value bCol = arith::MulIOp::create(
-        rewriter, loc,
-        toI64(rewriter,
-              arith::DivUIOp::create(rewriter, loc, nBase,
-                                     indexConstant(rewriter, loc, perBox))),
-        i64Const(rewriter, loc, p.blockK * bRowBytes));
+    // Byte offsets of this warpgroup's first A row (or column box) and B
+    // column box (or row).
+    auto boxOffset = [&](Value first, int64_t perBox, int64_t rowBytes) {
+      return arith::MulIOp::create(
+          rewriter, loc,
+          toI64(rewriter,
+                arith::DivUIOp::create(rewriter, loc, first,
+                                       indexConstant(rewriter, loc, perBox))),
+          i64Const(rewriter, loc, p.blockK * rowBytes));
+    };
+    int64_t elementBytes = p.elementType.getIntOrFloatBitWidth() / 8;
+    int64_t aRowBytes = p.aRowBytes(), bRowBytes = p.bRowBytes();
+    int64_t aPerBox = aRowBytes / elementBytes, perBox = p.bBoxCols();
+    Value aRow =
+        p.aMNMajor
+            ? boxOffset(mBase, aPerBox, aRowBytes)
+            : arith::MulIOp::create(rewriter, loc, toI64(rewriter, mBase),
+                                    i64Const(rewriter, loc, aRowBytes));
+    Value bCol =
+        p.bKMajor ? arith::MulIOp::create(rewriter, loc, toI64(rewriter, nBase),
+                                          i64Const(rewriter, loc, bRowBytes))
+                  : boxOffset(nBase, perBox, bRowBytes);
     Value isLane0 =
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane,
                               indexConstant(rewriter, loc, 0));
@@ -1324,31 +1360,45 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
           SmallVector<Value> structs =
               wgmmaAccumulators(b, l, acc, reps * splits, regsPerInstr);
           for (int64_t kk = 0; kk < p.blockK / 16; ++kk) {
-            // B's columns are boxes of `perBox`, each blockK rows of
-            // bRowBytes: instruction s starts s * instrN / perBox boxes on;
-            // 8-row groups are 8 rows apart, boxes a box apart, swizzled
-            // by the row width.
+            // A K-major tile: each 8 rows of 128 bytes 1024 bytes apart,
+            // k16 steps 32 bytes on. An MN-major one: boxes of blockK rows
+            // (`perBox` columns each, a box apart), 8-row groups 8 rows
+            // apart, k16 steps 16 rows on; instruction s of B starts s *
+            // instrN columns (rows of a K-major B) on.
             SmallVector<Value> descB;
-            for (int64_t s = 0; s < splits; ++s)
-              descB.push_back(wgmmaDescriptor(
-                  b, l,
-                  arith::AddIOp::create(
-                      b, l, bBase,
-                      i64Const(b, l,
-                               kk * 16 * bRowBytes + s * (p.instrN / perBox) *
-                                                         p.blockK * bRowBytes)),
-                  p.blockK * bRowBytes, 8 * bRowBytes, bRowBytes));
+            for (int64_t s = 0; s < splits; ++s) {
+              int64_t offset =
+                  p.bKMajor ? s * p.instrN * bRowBytes + kk * 32
+                            : kk * 16 * bRowBytes + s * (p.instrN / perBox) *
+                                                        p.blockK * bRowBytes;
+              Value address =
+                  arith::AddIOp::create(b, l, bBase, i64Const(b, l, offset));
+              descB.push_back(p.bKMajor
+                                  ? wgmmaDescriptor(b, l, address, 16,
+                                                    8 * bRowBytes, bRowBytes)
+                                  : wgmmaDescriptor(b, l, address,
+                                                    p.blockK * bRowBytes,
+                                                    8 * bRowBytes, bRowBytes));
+            }
             for (int64_t r = 0; r < reps; ++r) {
-              Value descA = wgmmaDescriptor(
-                  b, l,
-                  arith::AddIOp::create(
-                      b, l, aBase,
-                      i64Const(b, l, r * 16 * p.warpsM * 128 + kk * 32)),
-                  16, 1024);
+              // Piece r starts r * 16 * warpsM rows (a multiple of 64) on.
+              int64_t row = r * 16 * p.warpsM;
+              int64_t offset = p.aMNMajor
+                                   ? (row / aPerBox) * p.blockK * aRowBytes +
+                                         kk * 16 * aRowBytes
+                                   : row * aRowBytes + kk * 32;
+              Value address =
+                  arith::AddIOp::create(b, l, aBase, i64Const(b, l, offset));
+              Value descA =
+                  p.aMNMajor
+                      ? wgmmaDescriptor(b, l, address, p.blockK * aRowBytes,
+                                        8 * aRowBytes, aRowBytes)
+                      : wgmmaDescriptor(b, l, address, 16, 8 * aRowBytes);
               for (int64_t s = 0; s < splits; ++s)
                 structs[r * splits + s] = wgmmaFromShared(
                     b, l, structs[r * splits + s], descA, descB[s], p.instrN,
-                    p.elementType, /*transposeB=*/true);
+                    p.elementType, /*transposeB=*/!p.bKMajor,
+                    /*transposeA=*/p.aMNMajor);
             }
           }
           NVVM::WgmmaGroupSyncAlignedOp::create(b, l);
@@ -1411,7 +1461,8 @@ Value mlir::ism::wgmmaDescriptor(OpBuilder &b, Location loc, Value address,
 
 Value mlir::ism::wgmmaFromShared(OpBuilder &b, Location loc, Value acc,
                                  Value descA, Value descB, int64_t n,
-                                 Type inType, bool transposeB) {
+                                 Type inType, bool transposeB,
+                                 bool transposeA) {
   MLIRContext *ctx = b.getContext();
   auto wgType =
       inType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
@@ -1424,8 +1475,10 @@ Value mlir::ism::wgmmaFromShared(OpBuilder &b, Location loc, Value acc,
       NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
       NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
       NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-      NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+      // A "row" is K-major, "col" (MN-major) the instruction's transpose;
       // B "row" (MN-major) is the instruction's transpose; "col" K-major.
+      NVVM::MMALayoutAttr::get(ctx, transposeA ? NVVM::MMALayout::col
+                                               : NVVM::MMALayout::row),
       NVVM::MMALayoutAttr::get(ctx, transposeB ? NVVM::MMALayout::row
                                                : NVVM::MMALayout::col),
       NVVM::MMAIntOverflowAttr());

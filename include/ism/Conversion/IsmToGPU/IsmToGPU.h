@@ -79,14 +79,30 @@ struct WgmmaPipeline {
   /// other's ring (and so free each other's stages).
   bool multicast() const { return clusterM * clusterN > 1; }
   int64_t stageBytes() const { return aBytes + bBytes; }
-  /// Bytes of a row of one B box: 128 (64 columns of 16-bit elements, the
-  /// 128-byte swizzle), or 64 for a 32-column B tile (the 64-byte swizzle).
-  /// The boxes' rows are swizzled by their own width.
-  int64_t bRowBytes() const {
+  /// How each tile sits in a stage. A K-major ([blockM, blockK]: one box of
+  /// 128-byte rows) unless `aMNMajor` (loaded as its transpose, [blockK,
+  /// blockM]: boxes of columns); B MN-major ([blockK, blockN]: boxes of
+  /// columns) unless `bKMajor` (loaded as its transpose, [blockN, blockK]:
+  /// one box of 128-byte rows).
+  bool aMNMajor = false, bKMajor = false;
+  /// Whether the 2x1 / 1x2 pairs' shared tiles are swapped (swap-AB: the
+  /// dot's A is the program's B): a 2x1 pair then shares A, a 1x2 pair B.
+  bool swapped = false;
+  /// Whether the pairs of the cluster multicast the A tile (else B).
+  bool multicastA() const { return swapped ? clusterM == 2 : clusterN == 2; }
+  bool multicastB() const { return swapped ? clusterN == 2 : clusterM == 2; }
+  /// Bytes of a row of one box of a tile: 128 for a K-major tile (blockK =
+  /// 64 16-bit elements); for an MN-major tile 128 (64 columns, the 128-byte
+  /// swizzle), or 64 for a 32-column tile (the 64-byte swizzle). The boxes'
+  /// rows are swizzled by their own width.
+  int64_t rowBytes(bool mnMajor, int64_t mn) const {
     int64_t elementBytes = elementType.getIntOrFloatBitWidth() / 8;
-    return std::min<int64_t>(128, blockN * elementBytes);
+    return mnMajor ? std::min<int64_t>(128, mn * elementBytes)
+                   : blockK * elementBytes;
   }
-  /// Columns of one B box.
+  int64_t aRowBytes() const { return rowBytes(aMNMajor, blockM); }
+  int64_t bRowBytes() const { return rowBytes(!bKMajor, blockN); }
+  /// Columns of one box of an MN-major B tile.
   int64_t bBoxCols() const {
     return bRowBytes() / (elementType.getIntOrFloatBitWidth() / 8);
   }

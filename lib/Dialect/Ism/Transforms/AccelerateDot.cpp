@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -39,38 +40,152 @@ constexpr int64_t kMaxAccumulatorRegs =
 /// the epilogue need the rest of the 255).
 constexpr int64_t kMaxMmaSyncAccumulatorRegs = 128;
 
-/// Why `loop` cannot use wgmma (empty when it can); fills `warpsM`/`warpsN`.
-std::string checkWgmma(DotLoop loop, unsigned numWarps,
-                       unsigned &warpsM, unsigned &warpsN) {
-  auto aType = loop.dot.getA().getType(), bType = loop.dot.getB().getType();
-  Type in = aType.getElementType();
-  if (!(in.isBF16() || in.isF16()) ||
-      !loop.dot.getType().getElementType().isF32())
-    return "wgmma here takes f16 or bf16 inputs with an f32 accumulator";
-  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
-  int64_t n = bType.getDimSize(1);
+/// Why a K loop whose dot multiplies an m x k A tile by a k x n B tile
+/// cannot use wgmma with `numWarps` warps (empty when it can); fills
+/// `warpsM`/`warpsN`. `transB`: B is loaded as an [n, k] tile (read
+/// K-major, any n that is a multiple of 8), else as [k, n] (read MN-major
+/// from boxes of 64 columns, or one of 32). A's orientation does not
+/// matter: either way its 64-row pieces are whole 128-byte rows or boxes.
+std::string checkWgmmaShape(int64_t m, int64_t n, int64_t k, bool transB,
+                            unsigned numWarps, unsigned &warpsM,
+                            unsigned &warpsN) {
   if (k * 2 != 128)
     return "the A tile's rows must be 128 bytes (BLOCK_K = 64)";
   if (m % 64 != 0)
     return "BLOCK_M must be a multiple of 64";
   // 32 columns are one 64-byte swizzled B box (HopperGemm.cpp), for the
   // skinny shapes' many small tiles.
-  if ((n % 64 != 0 && n != 32) || n > 256 * 8)
-    return "BLOCK_N must be 32 or a multiple of 64";
+  if (transB ? (n % 8 != 0 || n > 256)
+             : ((n % 64 != 0 && n != 32) || n > 256 * 8))
+    return transB ? "BLOCK_N of a transposed B tile (one box of N rows) must "
+                    "be a multiple of 8, at most 256"
+                  : "BLOCK_N must be 32 or a multiple of 64";
   if (numWarps % 4 != 0)
     return "num_warps must be a multiple of 4 (whole warpgroups)";
   warpsM = std::min<int64_t>(numWarps, m / 16);
   warpsN = numWarps / warpsM;
-  if (warpsM % 4 != 0 || n % warpsN != 0 ||
-      ((n / warpsN) % 64 != 0 && n != 32) || n / warpsN > 256)
+  if (warpsM % 4 != 0 || n % warpsN != 0 || n / warpsN > 256 ||
+      (transB ? (n / warpsN) % 8 != 0 : ((n / warpsN) % 64 != 0 && n != 32)))
     return "the warps cannot tile the block into m64nN (N = 32, or "
-           "64..256) instructions";
+           "64..256; a transposed B: a multiple of 8 up to 256) "
+           "instructions";
+  return "";
+}
+
+/// Why the tiles of `loop` cannot feed wgmma (empty when they can): their
+/// element types and memrefs.
+std::string checkWgmmaTiles(DotLoop loop) {
+  Type in = loop.dot.getA().getType().getElementType();
+  if (!(in.isBF16() || in.isF16()) ||
+      !loop.dot.getType().getElementType().isF32())
+    return "wgmma here takes f16 or bf16 inputs with an f32 accumulator";
   for (LoadOp load : {loop.loadA, loop.loadB}) {
     auto memref = cast<MemRefType>(load.getBase().getType());
     if (memref.getElementType() != in)
       return "A and B must be loaded from memrefs of the input type";
   }
   return "";
+}
+
+/// Why `loop` cannot use wgmma (empty when it can); fills `warpsM`/`warpsN`.
+std::string checkWgmma(DotLoop loop, unsigned numWarps, unsigned &warpsM,
+                       unsigned &warpsN) {
+  std::string why = checkWgmmaTiles(loop);
+  if (!why.empty())
+    return why;
+  auto aType = loop.dot.getA().getType(), bType = loop.dot.getB().getType();
+  return checkWgmmaShape(aType.getDimSize(0), bType.getDimSize(1),
+                         aType.getDimSize(1), loop.transB, numWarps, warpsM,
+                         warpsN);
+}
+
+/// Why `loop`'s product swapped (C^T = B^T A^T: an n x k A, B^T's tile, by
+/// a k x m B, A^T's) cannot use wgmma (empty when it can).
+std::string checkWgmmaSwapped(DotLoop loop, unsigned numWarps) {
+  std::string why = checkWgmmaTiles(loop);
+  if (!why.empty())
+    return why;
+  auto aType = loop.dot.getA().getType(), bType = loop.dot.getB().getType();
+  unsigned warpsM = 0, warpsN = 0;
+  // A^T is transposed (B of the swapped product) unless A was already.
+  return checkWgmmaShape(bType.getDimSize(1), aType.getDimSize(0),
+                         aType.getDimSize(1), !loop.transA, numWarps, warpsM,
+                         warpsN);
+}
+
+/// `layout` (2-D) with its dimensions swapped: the layout of the transpose
+/// that each thread's elements keep (an ism.trans of it moves no data).
+BlockedEncodingAttr transposedLayout(BlockedEncodingAttr layout) {
+  auto swap = [](ArrayRef<unsigned> v) {
+    return SmallVector<unsigned>{v[1], v[0]};
+  };
+  SmallVector<unsigned> order;
+  for (unsigned d : layout.getOrder())
+    order.push_back(1 - d);
+  return BlockedEncodingAttr::get(
+      layout.getContext(), swap(layout.getSizePerThread()),
+      swap(layout.getThreadsPerWarp()), swap(layout.getWarpsPerCTA()), order);
+}
+
+/// `type` (2-D) transposed, with its blocked layout transposed.
+RankedTensorType transposedType(RankedTensorType type) {
+  Attribute encoding = type.getEncoding();
+  if (auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(encoding))
+    encoding = transposedLayout(blocked);
+  return RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)},
+                               type.getElementType(), encoding);
+}
+
+/// The transpose of `v` (2-D) built at `b`: the source of `v` when `v` is
+/// itself an ism.trans, a constant when it is a splat constant, else an
+/// ism.trans.
+Value transpose(OpBuilder &b, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (auto trans = v.getDefiningOp<TransOp>();
+      trans && trans.getOrder() == ArrayRef<int32_t>{1, 0})
+    return trans.getSrc();
+  RankedTensorType result = transposedType(type);
+  DenseElementsAttr splat;
+  if (matchPattern(v, m_Constant(&splat)) && splat.isSplat())
+    return arith::ConstantOp::create(b, v.getLoc(), result,
+                                     splat.resizeSplat(result));
+  return TransOp::create(b, v.getLoc(), result, v,
+                         b.getDenseI32ArrayAttr({1, 0}));
+}
+
+/// Rewrites `loop`'s product C = A B into the transpose of C^T = B^T A^T
+/// (swap-AB): the loop carries C^T, its dot multiplies B's tile transposed
+/// by A's transposed, and C is the transpose of the loop's result. Marks
+/// the loop with kSwapABAttrName and returns the new match.
+DotLoop swapProduct(DotLoop loop) {
+  DotOp dot = loop.dot;
+  scf::ForOp forOp = loop.loop;
+  unsigned i = loop.accIndex;
+  OpBuilder b(dot);
+  Value a = transpose(b, dot.getB()), bt = transpose(b, dot.getA());
+  RankedTensorType accType = dot.getType();
+  RankedTensorType swappedType = transposedType(accType);
+  Value acc = forOp.getRegionIterArg(i);
+  acc.setType(swappedType);
+  auto swapped = DotOp::create(b, dot.getLoc(), swappedType, a, bt, acc,
+                               dot.getInputPrecisionAttr());
+  dot.getResult().replaceAllUsesWith(swapped.getResult());
+  Operation *transA = dot.getA().getDefiningOp<TransOp>();
+  Operation *transB = dot.getB().getDefiningOp<TransOp>();
+  dot->erase();
+  for (Operation *op : {transA, transB})
+    if (op && op->use_empty())
+      op->erase();
+  b.setInsertionPoint(forOp);
+  Value init = forOp.getInitArgs()[i];
+  forOp.getInitArgsMutable()[i].set(transpose(b, init));
+  Value result = forOp.getResult(i);
+  result.setType(swappedType);
+  b.setInsertionPointAfter(forOp);
+  Value c = transpose(b, result);
+  result.replaceAllUsesExcept(c, c.getDefiningOp());
+  forOp->setAttr(kSwapABAttrName, b.getUnitAttr());
+  return *matchDotLoop(swapped);
 }
 
 /// The mma.sync warp arrangement of an m x n accumulator: the warps tile it
@@ -137,6 +252,9 @@ std::string checkMmaSync(DotLoop loop, unsigned numWarps, unsigned &warpsM,
                                         /*rowsPerWarp=*/false);
   if (!why.empty())
     return why;
+  if (loop.transA || loop.transB)
+    return "the mma.sync K loop reads A and B as they are loaded (a "
+           "transposed tile is a product of its own)";
   Type in = loop.dot.getA().getType().getElementType();
   for (LoadOp load : {loop.loadA, loop.loadB}) {
     auto memref = cast<MemRefType>(load.getBase().getType());
@@ -180,11 +298,14 @@ struct IsmAccelerateDotPass
           others.push_back(dot);
       });
       for (DotLoop loop : loops) {
-        FailureOr<bool> done = accelerate(loop, kernel.getNumWarps());
+        FailureOr<DotLoop> oriented = orient(loop, kernel);
+        if (failed(oriented))
+          return WalkResult::interrupt();
+        FailureOr<bool> done = accelerate(*oriented, kernel.getNumWarps());
         if (failed(done))
           return WalkResult::interrupt();
         if (!*done)
-          others.push_back(loop.dot);
+          others.push_back(oriented->dot);
       }
       // A product gives its warps whole rows when its rows are reduced, or
       // those of another product in the same loop body (attention: S's
@@ -217,6 +338,44 @@ struct IsmAccelerateDotPass
     });
     if (result.wasInterrupted())
       signalPassFailure();
+  }
+
+  /// `loop` as it is or swapped (swapProduct), as the kernel's `swap_ab`
+  /// asks: 0 never, 1 always (an error when the swapped product cannot use
+  /// wgmma), and without the attribute when only the swapped product can
+  /// use wgmma (BLOCK_M below 64 and BLOCK_N a multiple of 64: the small
+  /// dimension becomes the instruction's N).
+  FailureOr<DotLoop> orient(DotLoop loop, KernelOp kernel) {
+    auto attr = kernel->getAttrOfType<IntegerAttr>(kSwapABOptionName);
+    if (attr && attr.getInt() != 0 && attr.getInt() != 1)
+      return kernel.emitOpError("swap_ab = ")
+             << attr.getInt()
+             << ": 0 (never swap), 1 (compute C^T = B^T A^T on wgmma), or no "
+                "attribute (swap when only the swapped product fits wgmma)";
+    if (attr && attr.getInt() == 0)
+      return loop;
+    unsigned numWarps = kernel.getNumWarps();
+    if (chip != "sm_90a") {
+      if (attr)
+        return kernel.emitOpError("swap_ab = 1 swaps wgmma products, which "
+                                  "chip '")
+               << chip << "' does not have (sm_90a)";
+      return loop;
+    }
+    std::string why = checkWgmmaSwapped(loop, numWarps);
+    if (attr && !why.empty()) {
+      auto aType = loop.dot.getA().getType();
+      auto bType = loop.dot.getB().getType();
+      return loop.dot.emitOpError("swap_ab = 1: the swapped product C^T = "
+                                  "B^T A^T (")
+             << bType.getDimSize(1) << "x" << aType.getDimSize(0)
+             << ") cannot use wgmma: " << why;
+    }
+    unsigned warpsM = 0, warpsN = 0;
+    if (attr ||
+        (why.empty() && !checkWgmma(loop, numWarps, warpsM, warpsN).empty()))
+      return swapProduct(loop);
+    return loop;
   }
 
   /// Puts `dot` (not a K loop of its own) on mma.sync when it fits, else
@@ -267,16 +426,7 @@ struct IsmAccelerateDotPass
       if (auto layout = dyn_cast_or_null<BlockedEncodingAttr>(
               src.getEncoding());
           layout && src.getRank() == 2) {
-        auto swap = [](ArrayRef<unsigned> v) {
-          return SmallVector<unsigned>{v[1], v[0]};
-        };
-        SmallVector<unsigned> order;
-        for (unsigned d : layout.getOrder())
-          order.push_back(1 - d);
-        auto transposed = BlockedEncodingAttr::get(
-            &getContext(), swap(layout.getSizePerThread()),
-            swap(layout.getThreadsPerWarp()), swap(layout.getWarpsPerCTA()),
-            order);
+        auto transposed = transposedLayout(layout);
         trans.getResult().setType(
             withEncoding(trans.getResult().getType(), transposed));
       }
@@ -348,9 +498,15 @@ struct IsmAccelerateDotPass
     auto shared = SharedEncodingAttr::get(ctx, 8, 1, 8, {1, 0});
     OpBuilder b(ctx);
 
-    // A and B live in swizzled shared memory.
+    // A and B live in swizzled shared memory; a transposed tile is the
+    // same memory read the other way.
     for (LoadOp load : {loop.loadA, loop.loadB})
       load.getResult().setType(withEncoding(load.getType(), shared));
+    auto sharedTransposed = SharedEncodingAttr::get(ctx, 8, 1, 8, {0, 1});
+    for (Value operand : {loop.dot.getA(), loop.dot.getB()})
+      if (auto trans = operand.getDefiningOp<TransOp>())
+        trans.getResult().setType(
+            withEncoding(trans.getType(), sharedTransposed));
 
     // The accumulator chain.
     unsigned i = loop.accIndex;

@@ -22,15 +22,28 @@ std::optional<DotLoop> mlir::ism::matchDotLoop(DotOp dot) {
   if (yield.getOperand(index) != dot.getResult() ||
       *dot->getUsers().begin() != yield)
     return std::nullopt;
-  auto loadA = dot.getA().getDefiningOp<LoadOp>();
-  auto loadB = dot.getB().getDefiningOp<LoadOp>();
-  for (LoadOp load : {loadA, loadB}) {
-    if (!load || load->getBlock() != loop.getBody() || load.getMask() || load.getPaddingAttr() ||
-        !load->hasOneUse() ||
+  // An operand is a load, or the transpose of one.
+  auto operandLoad = [&](Value operand, bool &transposed) -> LoadOp {
+    transposed = false;
+    if (auto trans = operand.getDefiningOp<TransOp>()) {
+      if (trans->getBlock() != loop.getBody() || !trans->hasOneUse() ||
+          trans.getOrder() != ArrayRef<int32_t>{1, 0})
+        return LoadOp();
+      transposed = true;
+      operand = trans.getSrc();
+    }
+    return operand.getDefiningOp<LoadOp>();
+  };
+  DotLoop match{loop, dot, LoadOp(), LoadOp(), index};
+  match.loadA = operandLoad(dot.getA(), match.transA);
+  match.loadB = operandLoad(dot.getB(), match.transB);
+  for (LoadOp load : {match.loadA, match.loadB}) {
+    if (!load || load->getBlock() != loop.getBody() || load.getMask() ||
+        load.getPaddingAttr() || !load->hasOneUse() ||
         cast<MemRefType>(load.getBase().getType()).getRank() != 2)
       return std::nullopt;
   }
-  return DotLoop{loop, dot, loadA, loadB, index};
+  return match;
 }
 
 SmallVector<DotLoop> mlir::ism::getAcceleratedDotLoops(Operation *op) {

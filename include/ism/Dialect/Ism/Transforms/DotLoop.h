@@ -112,15 +112,30 @@ inline constexpr unsigned kMaxConsumerGroups = 2;
 struct DotLoop {
   scf::ForOp loop;
   DotOp dot;
+  /// The loads of the A and B tiles: each the operand itself or, when
+  /// `transA` / `transB`, the source of the ism.trans that is the operand
+  /// (A loaded as a [K, M] tile, B as an [N, K] tile).
   LoadOp loadA, loadB;
   /// Position of the accumulator among the loop's iter_args.
   unsigned accIndex;
+  bool transA = false, transB = false;
 };
 
 /// Matches the K loop around `dot`: the accumulator is an iter_arg that the
 /// dot alone updates and the loop yields; A and B are unmasked 2-D loads of
-/// 2-D memrefs in the loop body, used only by the dot.
+/// 2-D memrefs in the loop body, used only by the dot, each directly or
+/// through an ism.trans (order [1, 0]) used only by the dot.
 std::optional<DotLoop> matchDotLoop(DotOp dot);
+
+/// Marks a K loop whose product ism-accelerate-dot swapped (swap-AB: the
+/// program's C = A B computed as C^T = B^T A^T, its dot's A the tile of the
+/// program's B): the pairs of a 2x1 cluster share the dot's A, of a 1x2
+/// cluster its B.
+inline constexpr llvm::StringLiteral kSwapABAttrName = "ism.swap_ab";
+/// Kernel attribute (i32) that asks ism-accelerate-dot to swap its K loop's
+/// product: 0 never, 1 always; without it, when only the swapped product
+/// can use wgmma.
+inline constexpr llvm::StringLiteral kSwapABOptionName = "swap_ab";
 
 /// The K loops of `op` that a tensor-core loop lowering takes: their dot has
 /// an #ism.mma result and its A and B tiles an #ism.shared layout (a product
