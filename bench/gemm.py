@@ -794,7 +794,8 @@ def bench(args):
                     continue
                 ms = json.loads(out)["bench"]["median_ms"]
                 print(f"  {dtype} {m}x{n}x{k} {config_name(cfg)}: "
-                      f"{flops / ms / 1e9:.0f} TFLOP/s", flush=True)
+                      f"{flops / ms / 1e9:.1f} TFLOP/s ({ms * 1e3:.1f} us)",
+                      flush=True)
                 if best is None or ms < best[0]:
                     best = (ms, cfg)
                 if "fixup" in cfg and (cfg["fixup"] not in best_pass or

@@ -118,3 +118,27 @@ ism.kernel @f32_inputs(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?x
   ism.store %acc, %C[%c0, %c0] : tensor<64x64xf32> -> memref<?x?xf32>
   ism.return
 }
+
+// BLOCK_M = 16: on sm_90a the product is swapped onto wgmma
+// (ism-accelerate-dot-swap-ab.mlir); other chips have no swap, mma.sync
+// takes the 16-row block as it is.
+// CHECK: ism.kernel @rows16
+// CHECK: ism.dot {{.*}} -> tensor<128x16xf32, #mma
+// CHECK: } {ism.pipeline = {num_stages = {{[0-9]+}} : i64}, ism.swap_ab}
+// SM86: ism.kernel @rows16
+// SM86-NOT: ism.trans
+// SM86: ism.dot {{.*}} : tensor<16x64xbf16, #shared> * tensor<64x128xbf16, #shared> -> tensor<16x128xf32, #mma
+ism.kernel @rows16(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xf32>) attributes {num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant dense<0.0> : tensor<16x128xf32>
+  %acc = scf.for %k = %c0 to %c1024 step %c64 iter_args(%acc = %zero) -> (tensor<16x128xf32>) {
+    %a = ism.load %A[%c0, %k] : memref<?x?xbf16> -> tensor<16x64xbf16>
+    %b = ism.load %B[%k, %c0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<16x64xbf16> * tensor<64x128xbf16> -> tensor<16x128xf32>
+    scf.yield %d : tensor<16x128xf32>
+  }
+  ism.store %acc, %C[%c0, %c0] : tensor<16x128xf32> -> memref<?x?xf32>
+  ism.return
+}
