@@ -943,6 +943,12 @@ def tune_configs():
                                   (128, 128, 8, 4)):
         out.append(ism.Config(bm=bm, bn=bn, warps=warps, stages=stages,
                               group=8, cm=1, cn=1, splits=1, ck=2))
+    # Swap-AB for M <= 16 (C^T = B^T A^T: BLOCK_M 8 or 16 is the wgmma's N,
+    # which the compiler swaps by itself below 64), the K loop split over a
+    # cluster (docs/benchmarks.md, "Swap-AB").
+    for bm, bn in ((8, 64), (16, 64), (16, 128)):
+        out.append(ism.Config(bm=bm, bn=bn, warps=4, stages=8, group=8, cm=1,
+                              cn=1, splits=1, ck=2))
     return out
 
 
