@@ -5,10 +5,11 @@
 # shapes with swapped tiles beside the unswapped 64-row ones (same run,
 # cuBLAS and Triton as baselines). From a checkout on the H200 with the
 # runner package in dist/ and OUT set:
-#   OUT=/tmp/out bash bench/experiments/swap_ab_h200.sh [tests] [check] [sanitize] [bench]
-# (bench: DTYPES, SHAPES, TILES, STAGES and SPLITS narrow it)
+#   OUT=/tmp/out bash bench/experiments/swap_ab_h200.sh [tests] [check] [sanitize] [bench] [tune]
+# (bench: DTYPES, SHAPES, TILES, STAGES and SPLITS narrow it; tune: the
+# skinny shapes through ism.autotune from the wheel in dist/, both dtypes)
 set -uo pipefail
-source "$(dirname "$0")/h200_setup.sh"
+source "$(dirname "$0")/h200_setup.sh" ${WHEEL:+wheel}
 steps=${*:-tests check sanitize bench}
 for step in $steps; do
   case $step in
@@ -29,6 +30,10 @@ for step in $steps; do
       --reps 30 --warmup 5 --ism-run "$run" --out "$OUT/bench" \
       > "$OUT/bench-swap.log" 2>&1
     echo "bench rc=$?"; sed -n '/^| dtype/,$p' "$OUT/bench-swap.log" ;;
+  tune)
+    /tmp/v/bin/python bench/gemm.py tune --skinny --dtypes "${DTYPES:-bf16,f16}" \
+      --reps 30 --out "$OUT/tune" > "$OUT/tune-swap.log" 2>&1
+    echo "tune rc=$?"; sed -n '/^| dtype/,$p' "$OUT/tune-swap.log" ;;
   esac
 done
 # Per shape: the best swapped (BLOCK_M below 64) and unswapped candidate.

@@ -110,6 +110,18 @@ def IsmAccelerateDot : Pass<"ism-accelerate-dot", "::mlir::ModuleOp"> {
     BLOCK_N multiples of 16, a loop that carries only the accumulator and
     whose body holds only the loads, the dot and scalar arithmetic). Its
     warps tile the block with the squarest pieces that divide it.
+    Either operand may be `ism.trans` of a loaded tile (A loaded as
+    [K, M], B as [N, K]); wgmma reads such a tile from the same shared
+    memory the other way (A MN-major, B K-major), mma.sync takes the loop
+    as a product of its own.
+
+    Swap-AB (sm_90a): a loop `C = A B` becomes the transpose of
+    `C^T = B^T A^T` (its dot `trans(B-tile) x trans(A-tile)`, the loop
+    carrying C^T and marked `ism.swap_ab`, the epilogue reading the
+    transpose of its result), so that a small BLOCK_M is the instruction's
+    N. The kernel's `swap_ab` attribute chooses: 1 always, 0 never, and
+    without it whenever only the swapped product fits wgmma (BLOCK_M below
+    64).
     Loops that do not qualify keep the portable SIMT dot. A configuration
     that qualifies for the tensor cores but cannot fit (the accumulator
     needs more registers than a thread can have: 192 for wgmma, 128 for
