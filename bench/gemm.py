@@ -27,10 +27,11 @@ import sys
 DTYPES = {"bf16": "bf16", "f16": "f16"}
 
 
-def kernel_attrs(warps, group, stages, ck, swap=None):
+def kernel_attrs(warps, group, stages, ck, swap=None, tma_store=False):
     """The kernel attributes program() and splitk_program() share: warps,
-    group size, stages (0: the compiler's choice), cluster_k and swap_ab
-    (None: the compiler's choice, which swaps a BLOCK_M below 64)."""
+    group size, stages (0: the compiler's choice), cluster_k, swap_ab
+    (None: the compiler's choice, which swaps a BLOCK_M below 64) and
+    tma_store (the epilogue's store through shared memory and TMA)."""
     attrs = [f"num_warps = {warps} : i32", f"group_size = {group} : i32"]
     if stages:
         attrs.append(f"num_stages = {stages} : i32")
@@ -38,12 +39,14 @@ def kernel_attrs(warps, group, stages, ck, swap=None):
         attrs.append(f"cluster_k = {ck} : i32")
     if swap is not None:
         attrs.append(f"swap_ab = {int(swap)} : i32")
+    if tma_store:
+        attrs.append("tma_store = 1 : i32")
     return attrs
 
 
 def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
             epilogue="none", out="same", cluster=(1, 1), groups=1, ck=1,
-            swap=None, bt=False):
+            swap=None, bt=False, tma=False):
     """The ism GEMM tile program C = epilogue(A x B) with A M x K, B K x N.
 
     epilogue: none | alpha_beta (alpha * AB + beta * C) | bias_relu |
@@ -59,7 +62,8 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
     kernel's swap_ab (None: the compiler swaps C = A B into C^T = B^T A^T
     when BLOCK_M is below wgmma's 64; True/False: always/never). bt: B is
     given as N x K (x @ W^T, PyTorch's linear layer) and each tile is
-    loaded as [BLOCK_N, BLOCK_K] and transposed."""
+    loaded as [BLOCK_N, BLOCK_K] and transposed. tma: the kernel's
+    tma_store (the accumulator tile stored through shared memory by TMA)."""
     t = DTYPES[dtype]
     o = t if out == "same" else out
     args = [f"%A: memref<?x?x{t}>", f"%B: memref<?x?x{t}>",
@@ -79,7 +83,7 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
         host_args += ["%alpha", "%beta"]
         host_types += ["f32", "f32"]
     acc = f"tensor<{bm}x{bn}xf32>"
-    attrs = kernel_attrs(warps, group, stages, ck, swap)
+    attrs = kernel_attrs(warps, group, stages, ck, swap, tma)
     if tuple(cluster) != (1, 1):
         attrs += [f"cluster_m = {cluster[0]} : i32",
                   f"cluster_n = {cluster[1]} : i32"]
@@ -619,6 +623,26 @@ CHECKS = [
     ("bf16_bt_128x128", dict(bn=128, bt=True), (640, 384, 512)),
     ("bf16_bt_swap_16x128", dict(bm=16, bn=128, warps=4, bt=True),
      (16, 1000, 1000)),
+    # The TMA-store epilogue (tma_store = 1): whole tiles, partial tiles
+    # (TMA clips them), a C whose rows TMA cannot describe (stored from
+    # registers), 64x128 on 4 warps, f16, an epilogue before the store,
+    # ping-pong (each group's warps their own boxes), cluster_k and a 2x1
+    # cluster (only the programs of the grid store).
+    ("bf16_tma_128x256", dict(stages=4, tma=True), (512, 1024, 4096)),
+    ("bf16_tma_partial", dict(stages=4, tma=True), (1000, 1000, 1000)),
+    ("bf16_tma_copies", dict(stages=4, tma=True), (1000, 1001, 512)),
+    ("bf16_tma_64x128", dict(bm=64, bn=128, warps=4, stages=8, tma=True),
+     (300, 1000, 2000)),
+    ("f16_tma_128x128", dict(dtype="f16", bn=128, tma=True),
+     (640, 384, 512)),
+    ("bf16_tma_bias_relu", dict(stages=4, epilogue="bias_relu", tma=True),
+     (384, 512, 512)),
+    ("bf16_tma_pingpong", dict(bn=128, warps=4, groups=2, tma=True),
+     (2000, 2100, 1000)),
+    ("bf16_tma_ck2", dict(bm=64, bn=128, warps=4, stages=6, ck=2, tma=True),
+     (100, 1000, 1000)),
+    ("bf16_tma_cluster2x1", dict(stages=3, cluster=(2, 1), tma=True),
+     (1100, 1000, 1000)),
 ]
 
 # The Ampere path (mma.sync, ldmatrix, cp.async), compiled for sm_80 and run

@@ -72,22 +72,6 @@ Value toIndex(OpBuilder &b, Location loc, Value v) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
 }
 
-/// The shared-window address (i64) of the 1024-byte aligned ring base:
-/// 128-byte swizzled TMA boxes and wgmma operands need that alignment.
-Value getRingBase(OpBuilder &b, Location loc, const WgmmaPipeline &p) {
-  auto workgroup = gpu::AddressSpaceAttr::get(
-      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
-  auto raw = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                             MemRefLayoutAttrInterface{}, workgroup);
-  Value base = gpu::DynamicSharedMemoryOp::create(b, loc, raw);
-  Value address = arith::IndexCastOp::create(
-      b, loc, b.getI64Type(),
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, base));
-  Value up = arith::AddIOp::create(b, loc, address,
-                                   i64Const(b, loc, p.sharedBase + 1023));
-  return arith::AndIOp::create(b, loc, up, i64Const(b, loc, ~int64_t(1023)));
-}
-
 /// address = base + offset (bytes, i64) as a shared pointer.
 Value sharedAt(OpBuilder &b, Location loc, Value base, Value offset) {
   return sharedPointer(b, loc, arith::AddIOp::create(b, loc, base, offset));
@@ -550,6 +534,7 @@ LogicalResult mlir::ism::prepareWarpSpecializedKernel(
   config.clusterN = options.clusterN;
   config.clusterK = options.clusterK;
   config.consumerGroups = options.consumerGroups;
+  config.tmaStore = options.tmaStore;
   if (config.consumerGroups > 1) {
     // The consumers and the producer share the register file; what is left
     // after the producer's 40 is split over both groups.
@@ -742,6 +727,46 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
              << "); use 4 warps per group, a smaller block, or "
                 "consumer_groups = 1";
   }
+  // The TMA-store epilogue takes the store of the accumulator tile after
+  // the K loop: 16-bit elements in the accumulator's layout, 64-column
+  // boxes, into a 2-D memref the kernel receives (the runtime describes
+  // it). Partial tiles are clipped by TMA.
+  StoreOp tmaStore;
+  if (config.tmaStore) {
+    if (config.warpBase != 0 || !config.grid.empty())
+      return dl.loop.emitOpError(
+          "tma_store = 1 is not built for a co-scheduled partition");
+    std::string why = "no store of the accumulator tile after the K loop";
+    for (Operation *op = dl.loop->getNextNode(); op; op = op->getNextNode()) {
+      auto store = dyn_cast<StoreOp>(op);
+      if (!store)
+        continue;
+      auto type = store.getValue().getType();
+      auto mma = dyn_cast_or_null<MmaEncodingAttr>(type.getEncoding());
+      auto arg = dyn_cast<BlockArgument>(store.getBase());
+      if (!mma || mma.getVersion() != 3 || type.getRank() != 2) {
+        why = "the stored tile is not in the accumulator's layout (a "
+              "transposed or converted tile)";
+        continue;
+      }
+      if (type.getElementTypeBitWidth() != 16 || type.getDimSize(1) % 64 ||
+          type.getDimSize(0) % (16 * p.warpsM) || p.warpsN != 1) {
+        why = "the stored tile must have 16-bit elements, 64-column boxes "
+              "and whole 16-row stripes a warp";
+        continue;
+      }
+      if (store.getMask() || !arg || arg.getOwner() != funcEntry) {
+        why = "the store must be unmasked, into a memref the kernel "
+              "receives";
+        continue;
+      }
+      tmaStore = store;
+      break;
+    }
+    if (!tmaStore)
+      return dl.loop.emitOpError("tma_store = 1: ") << why;
+  }
+
   SmallVector<Operation *> outerSlice = inOrder(entry, slice);
   SmallVector<Operation *> innerSlice = inOrder(dl.loop.getBody(), slice);
 
@@ -772,6 +797,14 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   Type i64 = b.getI64Type(), i32 = b.getI32Type();
   bool hiddenGrid = config.grid.empty();
   SmallVector<Type> extra = {i64, i64};
+  if (tmaStore) {
+    // One 16-row, 64-column box (128-byte rows) of the stored memref.
+    tma.push_back(b.getDenseI64ArrayAttr(
+        {int64_t(cast<BlockArgument>(tmaStore.getBase()).getArgNumber()), 16,
+         64}));
+    extra.push_back(i64);
+    tmaStore->setAttr(kTmaStoreAttrName, b.getUnitAttr());
+  }
   if (hiddenGrid)
     extra.append({i32, i32, i32});
   for (auto [i, t] : llvm::enumerate(extra))
@@ -779,10 +812,15 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
       return func.emitOpError("cannot add the kernel's hidden parameters");
   Value descA = func.getArgument(numArgs),
         descB = func.getArgument(numArgs + 1);
+  unsigned gridArg = numArgs + 2;
+  if (tmaStore) {
+    p.storeDescriptor = func.getArgument(gridArg++);
+    p.stagingWarps = context.getNumWarps() * groups;
+  }
   SmallVector<Value> grid(config.grid.begin(), config.grid.end());
   if (hiddenGrid)
-    grid = {func.getArgument(numArgs + 2), func.getArgument(numArgs + 3),
-            func.getArgument(numArgs + 4)};
+    grid = {func.getArgument(gridArg), func.getArgument(gridArg + 1),
+            func.getArgument(gridArg + 2)};
   if (auto earlier = func->getAttrOfType<ArrayAttr>("ism.tma"))
     tma.insert(tma.begin(), earlier.begin(), earlier.end());
   func->setAttr("ism.tma", b.getArrayAttr(tma));
@@ -834,14 +872,17 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   if (config.warpBase)
     tid = arith::SubIOp::create(b, loc, tid,
                                 indexConstant(b, loc, 32 * config.warpBase));
-  Value ringBase = getRingBase(b, loc, p);
+  Value ringBase = getWgmmaRingBase(b, loc, p);
   Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                         indexConstant(b, loc, 0));
   scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location tl) {
     // The TMA descriptors live in global memory (the runtime's slab), which
     // a flushed L2 leaves in DRAM: fetch them while the barriers are set up
     // rather than at the producer's first copy.
-    for (Value desc : {descA, descB}) {
+    SmallVector<Value> descriptors = {descA, descB};
+    if (p.storeDescriptor)
+      descriptors.push_back(p.storeDescriptor);
+    for (Value desc : descriptors) {
       Value present = arith::CmpIOp::create(tb, tl, arith::CmpIPredicate::ne,
                                             desc, i64Const(tb, tl, 0));
       scf::IfOp::create(tb, tl, present, [&](OpBuilder &pb, Location pl) {
@@ -960,6 +1001,12 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
       consumerLoop.getInitArgsMutable()[1], consumerLoop.getResult(1), p, rank,
       &valid, &programId, groups, groupId);
   Block *tileBody = tiles.getBody();
+  if (p.storeDescriptor) {
+    // The TMA stores have read their staging boxes and written global
+    // memory before the kernel ends.
+    OpBuilder tb(tiles->getBlock(), std::next(tiles->getIterator()));
+    NVVM::CpAsyncBulkWaitGroupOp::create(tb, loc, 0, UnitAttr());
+  }
   if (p.clusterK == 2) {
     // This CTA's part of the program's K steps, as the producer's.
     OpBuilder cb(consumerLoop);
@@ -1261,7 +1308,7 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     int64_t reps = dist.getNumRegs() / (warpN / 2);
     Type f32 = rewriter.getF32Type();
 
-    Value ringBase = getRingBase(rewriter, loc, p);
+    Value ringBase = getWgmmaRingBase(rewriter, loc, p);
     Value warp = context.getWarpId(rewriter, loc);
     Value lane = context.getLaneId(rewriter, loc);
     Value warpGroup = arith::DivUIOp::create(rewriter, loc, warp,
@@ -1444,6 +1491,21 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
 };
 
 } // namespace
+
+Value mlir::ism::getWgmmaRingBase(OpBuilder &b, Location loc,
+                                  const WgmmaPipeline &p) {
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto raw = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                             MemRefLayoutAttrInterface{}, workgroup);
+  Value base = gpu::DynamicSharedMemoryOp::create(b, loc, raw);
+  Value address = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, base));
+  Value up = arith::AddIOp::create(b, loc, address,
+                                   i64Const(b, loc, p.sharedBase + 1023));
+  return arith::AndIOp::create(b, loc, up, i64Const(b, loc, ~int64_t(1023)));
+}
 
 Value mlir::ism::wgmmaDescriptor(OpBuilder &b, Location loc, Value address,
                                  int64_t lbo, int64_t sbo,

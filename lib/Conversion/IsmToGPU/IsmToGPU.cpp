@@ -331,7 +331,8 @@ struct ConvertIsmToGPUPass
       // creates descriptors when it launches), and the logical grid, run
       // one program per CTA.
       Value none = arith::ConstantIntOp::create(b, loc, 0, 64);
-      args.append({none, none});
+      auto tma = func->getAttrOfType<ArrayAttr>("ism.tma");
+      args.append(tma ? tma.size() : 2, none);
       for (Value g : grid)
         args.push_back(arith::IndexCastOp::create(b, loc, b.getI32Type(), g));
       Value total = arith::MulIOp::create(

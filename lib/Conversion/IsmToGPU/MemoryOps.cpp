@@ -8,7 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "OperandTiles.h"
 #include "Patterns.h"
+#include "ism/Dialect/Ism/Transforms/DotLoop.h"
 
 #include "ism/Dialect/Ism/IR/IsmOps.h"
 
@@ -597,6 +599,162 @@ static void storeQuadTransposed(OpBuilder &b, Location loc,
   }
 }
 
+/// Whether the TMA store's staging (storeTileByTMA) takes `dist`'s tile: the
+/// quad transpose's layout, with each pair of 16-register groups (32
+/// columns each) a 64-column box of one 16-row stripe, 64-aligned.
+static bool canStoreByTMA(const Distribution &dist, const GlobalView &view) {
+  if (!canStoreQuadTransposed(dist, view) || dist.getNumRegs() % 32 != 0)
+    return false;
+  for (int64_t warp = 0; warp < dist.getNumThreads() / 32; ++warp)
+    if (dist.getThreadCoord(0, warp)[1] % 64 != 0)
+      return false;
+  for (int64_t g = 0; g < dist.getNumRegs(); g += 32) {
+    SmallVector<int64_t> first = dist.getRegCoord(g),
+                         second = dist.getRegCoord(g + 16);
+    if (first[1] % 64 != 0 || second[0] != first[0] ||
+        second[1] != first[1] + 32)
+      return false;
+  }
+  return true;
+}
+
+/// The TMA-store epilogue (tma_store = 1, HopperGemm.cpp): each warp
+/// writes its part of the tile, one 16 x 64 box at a time, into one of its
+/// two 2 KiB staging boxes (128-byte rows, 16-byte chunks XOR-swizzled by
+/// the row as TMA's 128-byte swizzle reads them; the quad transpose gives
+/// each lane one chunk a row), and its lane 0 has TMA store the box at the
+/// box's place in the memref (`desc`, the tile at `offsets`); TMA clips
+/// what lies outside. A box is rewritten once the store issued two boxes
+/// before it has read it; the previous tile's stores, before the first.
+static void storeTileByTMA(OpBuilder &b, Location loc, const Distribution &dist,
+                           const WgmmaPipeline &p, Value value,
+                           ValueRange offsets, Value lane, Value warp) {
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  auto i64Of = [&](Value index) {
+    return arith::IndexCastOp::create(b, loc, i64, index);
+  };
+  Value q = arith::AndIOp::create(b, loc, lane, indexConstant(b, loc, 3));
+  Value laneRow =
+      arith::ShRUIOp::create(b, loc, lane, indexConstant(b, loc, 2));
+  auto laneBit = [&](int64_t bit) {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(b, loc, q, indexConstant(b, loc, bit)),
+        indexConstant(b, loc, 0));
+  };
+  Value bit0 = laneBit(1), bit1 = laneBit(2);
+  Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                        indexConstant(b, loc, 0));
+  auto onLane0 = [&](function_ref<void(OpBuilder &, Location)> body) {
+    scf::IfOp::create(b, loc, isLane0, [&](OpBuilder &tb, Location tl) {
+      body(tb, tl);
+      scf::YieldOp::create(tb, tl);
+    });
+  };
+  auto syncWarp = [&] {
+    NVVM::SyncWarpOp::create(b, loc, i32Const(b, loc, -1));
+  };
+  // The warp's boxes: the consumer warps are the CTA's first.
+  Value hwWarp = arith::DivUIOp::create(
+      b, loc, gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x),
+      indexConstant(b, loc, 32));
+  Value staging = arith::AddIOp::create(
+      b, loc, getWgmmaRingBase(b, loc, p),
+      arith::AddIOp::create(
+          b, loc, i64Const(b, loc, p.stagingOffset()),
+          arith::MulIOp::create(b, loc, i64Of(hwWarp),
+                                i64Const(b, loc, 2 * 16 * 128))));
+  // The warp's first element (lane 0's register 0).
+  SmallVector<Value> origin =
+      dist.getThreadCoord(b, loc, indexConstant(b, loc, 0), warp);
+  Value descPtr = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx), p.storeDescriptor);
+  // Lane q's chunk of a row: its rows are laneRow and laneRow + 8.
+  Value rowOffset[2];
+  for (int64_t h = 0; h < 2; ++h)
+    rowOffset[h] = arith::MulIOp::create(
+        b, loc,
+        i64Of(arith::AddIOp::create(b, loc, laneRow,
+                                    indexConstant(b, loc, 8 * h))),
+        i64Const(b, loc, 128));
+  // Row r of a box swizzles chunk c to c ^ (r % 8); lane row r and r + 8
+  // alike.
+  Value rowPhase =
+      arith::AndIOp::create(b, loc, laneRow, indexConstant(b, loc, 7));
+  onLane0([&](OpBuilder &tb, Location tl) {
+    NVVM::CpAsyncBulkWaitGroupOp::create(tb, tl, 0, tb.getUnitAttr());
+  });
+  syncWarp();
+  for (int64_t g = 0, box = 0; g < dist.getNumRegs(); g += 32, ++box) {
+    Value buffer = arith::AddIOp::create(b, loc, staging,
+                                         i64Const(b, loc, (box % 2) * 2048));
+    if (box >= 2) {
+      onLane0([&](OpBuilder &tb, Location tl) {
+        NVVM::CpAsyncBulkWaitGroupOp::create(tb, tl, 1, tb.getUnitAttr());
+      });
+      syncWarp();
+    }
+    for (int64_t half = 0; half < 2; ++half) {
+      int64_t group = g + 16 * half;
+      // The chunk lane q holds: block q of this 32-column group, the
+      // (4 half + q)-th of the box's row.
+      Value chunk = arith::XOrIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, q, indexConstant(b, loc, 4 * half)),
+          rowPhase);
+      Value chunkBytes =
+          arith::MulIOp::create(b, loc, i64Of(chunk), i64Const(b, loc, 16));
+      for (int64_t h = 0; h < 2; ++h) {
+        Value x[4];
+        for (int64_t i = 0; i < 4; ++i) {
+          int64_t r = group + 4 * i + 2 * h;
+          Value pair = vector::ShuffleOp::create(b, loc, value, value,
+                                                 ArrayRef<int64_t>{r, r + 1});
+          x[i] = LLVM::BitcastOp::create(b, loc, i32, pair);
+        }
+        auto step = [&](Value bit, int64_t mask, int64_t i0, int64_t i1) {
+          Value send = arith::SelectOp::create(b, loc, bit, x[i0], x[i1]);
+          Value recv = gpu::ShuffleOp::create(b, loc, send, mask, 32,
+                                              gpu::ShuffleMode::XOR)
+                           .getShuffleResult();
+          x[i0] = arith::SelectOp::create(b, loc, bit, recv, x[i0]);
+          x[i1] = arith::SelectOp::create(b, loc, bit, x[i1], recv);
+        };
+        step(bit1, 2, 0, 2);
+        step(bit1, 2, 1, 3);
+        step(bit0, 1, 0, 1);
+        step(bit0, 1, 2, 3);
+        Value data = buildVector(b, loc, i32, {x[0], x[1], x[2], x[3]});
+        Value address = arith::AddIOp::create(
+            b, loc, buffer,
+            arith::AddIOp::create(b, loc, rowOffset[h], chunkBytes));
+        LLVM::StoreOp::create(b, loc, data, sharedPointer(b, loc, address), 16);
+      }
+    }
+    // The writes reach TMA's (async) proxy before lane 0 issues the store.
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    syncWarp();
+    SmallVector<int64_t> at = dist.getRegCoord(g);
+    Value row = arith::AddIOp::create(
+        b, loc, offsets[0],
+        arith::AddIOp::create(b, loc, origin[0], indexConstant(b, loc, at[0])));
+    Value col = arith::AddIOp::create(
+        b, loc, offsets[1],
+        arith::AddIOp::create(b, loc, origin[1], indexConstant(b, loc, at[1])));
+    onLane0([&](OpBuilder &tb, Location tl) {
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          tb, tl, descPtr, sharedPointer(tb, tl, buffer),
+          ValueRange{arith::IndexCastOp::create(tb, tl, i32, col),
+                     arith::IndexCastOp::create(tb, tl, i32, row)},
+          Value(), NVVM::TMAStoreMode::TILE, Value());
+      NVVM::CpAsyncBulkCommitGroupOp::create(tb, tl);
+    });
+  }
+}
+
 /// ism.store -> vector stores (fast path, no mask) or predicated element
 /// stores.
 struct StoreOpLowering : IsmConversionPattern<StoreOp> {
@@ -630,6 +788,23 @@ struct StoreOpLowering : IsmConversionPattern<StoreOp> {
       rewriter.setInsertionPointToStart(&ifOwner.getThenRegion().front());
     }
 
+    // The epilogue's store that the warp-specialized kernel gives to TMA
+    // (tma_store = 1) goes through its staging boxes when the runtime made
+    // a descriptor of the memref, else as below.
+    if (op->hasAttr(kTmaStoreAttrName) && context.pipeline &&
+        context.pipeline->storeDescriptor && !mask && !owner &&
+        canStoreByTMA(dist, view)) {
+      Value desc = context.pipeline->storeDescriptor;
+      auto tma = scf::IfOp::create(
+          rewriter, loc,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, desc,
+                                i64Const(rewriter, loc, 0)),
+          /*withElseRegion=*/true);
+      rewriter.setInsertionPoint(tma.thenBlock()->getTerminator());
+      storeTileByTMA(rewriter, loc, dist, *context.pipeline, value,
+                     adaptor.getOffsets(), lane, warp);
+      rewriter.setInsertionPoint(tma.elseBlock()->getTerminator());
+    }
     // A whole accumulator tile of 16-bit elements with 16-byte aligned
     // rows goes as 16-byte stores after a transpose within each quad.
     if (!mask && !owner && canStoreQuadTransposed(dist, view)) {

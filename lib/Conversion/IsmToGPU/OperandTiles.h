@@ -205,6 +205,12 @@ void storeOperandTile(OpBuilder &b, Location loc, LoweringContext &context,
                       const Distribution &dist, Value ring, Value tileBase,
                       bool transposed = false);
 
+/// The shared-window address (i64) of the 1024-byte aligned base of the
+/// ring of `p` (128-byte swizzled TMA boxes and wgmma operands need that
+/// alignment); the staging boxes of a TMA store follow at
+/// `p.stagingOffset()`.
+Value getWgmmaRingBase(OpBuilder &b, Location loc, const WgmmaPipeline &p);
+
 /// A wgmma shared-memory matrix descriptor (i64) of the operand at `address`
 /// (i64, shared window) with the `swizzleBytes` swizzle (128 or 64): leading
 /// and stride byte offsets `lbo` and `sbo`.

@@ -113,12 +113,26 @@ struct WgmmaPipeline {
   }
   int64_t exchangeEmptyOffset() const { return exchangeFullOffset() + 8; }
   int64_t exchangeOffset() const { return exchangeFullOffset() + 16; }
+  /// The TMA-store epilogue (tma_store = 1): the descriptor of the stored
+  /// memref (i64, 0 when the runtime could not make one: the store then
+  /// goes from registers) and the consumer warps whose staging boxes follow
+  /// the exchange, 1024-byte aligned (two 2 KiB boxes a warp).
+  Value storeDescriptor;
+  unsigned stagingWarps = 0;
+  int64_t stagingOffset() const {
+    int64_t bytes = stages * stageBytes() + 16 * stages;
+    if (clusterK == 2)
+      bytes += getClusterKExchangeBytes(blockM * blockN);
+    return (bytes + 1023) / 1024 * 1024;
+  }
   /// Bytes from the aligned base to the end of the barriers (and of the
-  /// exchange buffer).
+  /// exchange buffer and the staging boxes).
   int64_t ringBytes() const {
     int64_t bytes = stages * stageBytes() + 16 * stages;
     if (clusterK == 2)
       bytes += getClusterKExchangeBytes(blockM * blockN);
+    if (stagingWarps)
+      bytes = stagingOffset() + getTmaStoreStagingBytes(stagingWarps);
     return bytes;
   }
   /// Where the ring ends at the latest (the base is aligned up by at most
@@ -152,6 +166,8 @@ struct WgmmaPartition {
   int64_t groupSize = 8;
   /// The thread-block cluster (WgmmaPipeline::clusterM/N/K).
   unsigned clusterM = 1, clusterN = 1, clusterK = 1;
+  /// Whether the epilogue stores the accumulator tile with TMA.
+  bool tmaStore = false;
   /// The logical grid (x, y, z), and the first program and stride of the
   /// persistent loop. Without a grid the kernel gets hidden grid
   /// parameters and strides from blockIdx.x by gridDim.x.

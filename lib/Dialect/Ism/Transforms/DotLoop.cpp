@@ -109,5 +109,7 @@ PersistentOptions mlir::ism::getPersistentOptions(DictionaryAttr persistent) {
     options.clusterK = c.getInt();
   if (auto c = persistent.getAs<IntegerAttr>("consumer_groups"))
     options.consumerGroups = c.getInt();
+  if (auto t = persistent.getAs<IntegerAttr>("tma_store"))
+    options.tmaStore = t.getInt() != 0;
   return options;
 }

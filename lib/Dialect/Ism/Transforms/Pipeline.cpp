@@ -72,9 +72,19 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
           "producer warpgroup feeds one K loop: split the kernel");
     Builder b(&getContext());
     unsigned ck = kernelOption(kernel, "cluster_k", clusterK);
+    unsigned ts = kernelOption(kernel, "tma_store", tmaStore);
+    if (ts > 1)
+      return kernel.emitOpError("tma_store = ")
+             << ts
+             << ": 0 (store the accumulator from registers) or 1 "
+                "(through shared memory with TMA)";
+    unsigned consumerWarps =
+        kernel.getNumWarps() *
+        kernelOption(kernel, "consumer_groups", consumerGroups);
     for (DotLoop loop : loops) {
       FailureOr<unsigned> stages =
-          chooseStages(kernel, loop, /*ampere=*/version(loop) == 2, ck);
+          chooseStages(kernel, loop, /*ampere=*/version(loop) == 2, ck,
+                       ts == 1 ? getTmaStoreStagingBytes(consumerWarps) : 0);
       if (failed(stages))
         return failure();
       if (version(loop) == 2 && *stages < 2)
@@ -119,6 +129,9 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
     if (ck != 1)
       persistent.push_back(
           b.getNamedAttr("cluster_k", b.getI64IntegerAttr(ck)));
+    if (ts != 0)
+      persistent.push_back(
+          b.getNamedAttr("tma_store", b.getI64IntegerAttr(ts)));
     kernel->setAttr(kPersistentAttrName, b.getDictionaryAttr(persistent));
     return success();
   }
@@ -126,9 +139,10 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
   /// The number of stages of `loop`'s A and B buffers: the kernel's
   /// num_stages, the pass option, or as many as fit (up to 4; in an A100's
   /// shared memory for mma.sync loops, `ampere`), beside the partner's
-  /// accumulator when the kernel's `cluster_k` (`kernelClusterK`) is 2.
+  /// accumulator when the kernel's `cluster_k` (`kernelClusterK`) is 2,
+  /// and `staging` bytes of a TMA-store epilogue (wgmma loops).
   FailureOr<unsigned> chooseStages(KernelOp kernel, DotLoop loop, bool ampere,
-                                   unsigned kernelClusterK) {
+                                   unsigned kernelClusterK, int64_t staging) {
     int64_t stageBytes = tileBytes(loop.dot.getA().getType()) +
                          tileBytes(loop.dot.getB().getType());
     unsigned stages = kernelOption(kernel, "num_stages", numStages);
@@ -137,9 +151,14 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
     int64_t exchange = 0;
     if (!ampere && kernelClusterK == 2)
       exchange = getClusterKExchangeBytes(loop.dot.getType().getNumElements());
+    // The staging boxes start 1024-byte aligned after the barriers.
+    if (ampere || !staging)
+      staging = 0;
+    else
+      staging += 1024;
     if (stages == 0) {
-      int64_t budget =
-          ampere ? kAmpereSharedMemory : kMaxSharedMemoryPerCTA - exchange;
+      int64_t budget = ampere ? kAmpereSharedMemory
+                              : kMaxSharedMemoryPerCTA - exchange - staging;
       stages =
           std::min<int64_t>(kMaxAutoStages, (budget - kReserve) / stageBytes);
       // A stage pair that fits only a Hopper CTA still runs there.
@@ -154,12 +173,16 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
         if (exchange)
           diag << " and the partner's accumulator (" << exchange / 1024
                << " KiB, cluster_k = 2)";
+        if (staging)
+          diag << " and the TMA store's staging boxes (" << staging / 1024
+               << " KiB, tma_store = 1)";
         return diag << " do not fit in the " << kMaxSharedMemoryPerCTA / 1024
                     << " KiB of a CTA; use a smaller BLOCK_M, BLOCK_N or "
                        "BLOCK_K";
       }
     }
-    if (stages * stageBytes + 1024 + exchange > kMaxSharedMemoryPerCTA) {
+    if (stages * stageBytes + 1024 + exchange + staging >
+        kMaxSharedMemoryPerCTA) {
       InFlightDiagnostic diag = loop.dot.emitOpError("num_stages = ")
                                 << stages << " needs "
                                 << stages * stageBytes / 1024
@@ -169,6 +192,9 @@ struct IsmPipelinePass : mlir::ism::impl::IsmPipelineBase<IsmPipelinePass> {
       if (exchange)
         diag << " and " << exchange / 1024
              << " KiB for the partner's accumulator (cluster_k = 2)";
+      if (staging)
+        diag << " and " << staging / 1024
+             << " KiB for the TMA store's staging boxes (tma_store = 1)";
       return diag << ", more than the " << kMaxSharedMemoryPerCTA / 1024
                   << " KiB of a CTA; reduce num_stages or the block sizes";
     }

@@ -45,8 +45,23 @@ struct PersistentOptions {
   /// program of the CTA (2: CUTLASS's ping-pong, one group's epilogue
   /// overlapping the other's tensor-core work).
   unsigned consumerGroups = 1;
+  /// Whether the epilogue stores the accumulator tile through shared
+  /// memory with TMA (tma_store = 1): each consumer warp writes its rows,
+  /// 16 x 64 elements at a time, into one of its two staging boxes and one
+  /// of its lanes has TMA store the box.
+  bool tmaStore = false;
 };
 PersistentOptions getPersistentOptions(DictionaryAttr persistent);
+
+/// Marks the ism.store of a warp-specialized wgmma kernel's epilogue that
+/// the lowering writes through the TMA store's staging boxes.
+inline constexpr llvm::StringLiteral kTmaStoreAttrName = "ism.tma_store";
+
+/// Bytes of the TMA store's staging boxes for `consumerWarps` warps (two
+/// 16-row boxes of 128-byte rows a warp).
+inline int64_t getTmaStoreStagingBytes(int64_t consumerWarps) {
+  return consumerWarps * 2 * 16 * 128;
+}
 
 /// Whether a wgmma kernel can run in a `clusterM` x `clusterN` cluster:
 /// 1x1, 2x1 or 1x2.

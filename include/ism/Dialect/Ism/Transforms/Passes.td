@@ -173,6 +173,12 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
       epilogue runs while the other issues its wgmma. The two take the ring's
       stages in turn; each synchronises on its own named barrier and has its
       own shared-memory scratch.
+    - optionally a TMA-store epilogue (`tma_store = 1`): the store of the
+      accumulator tile (16-bit elements, BLOCK_N a multiple of 64, into a
+      kernel argument) goes through two 16 x 64 staging boxes a consumer
+      warp in shared memory, each stored by TMA while the warp fills the
+      other; partial tiles are clipped by TMA, and a memref TMA cannot
+      describe is stored directly.
 
     A K loop on mma.sync (`#ism.mma` version 2) gets `ism.pipeline` only:
     all the kernel's warps copy the tiles `num_stages - 1` iterations ahead
@@ -180,8 +186,8 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
     oldest; the kernel keeps its grid. Such a loop needs at least 2 stages,
     and a kernel may have several.
 
-    `num_stages`, `group_size`, `cluster_m`, `cluster_n`, `cluster_k` and
-    `consumer_groups` come from the kernel's attributes of the same names,
+    `num_stages`, `group_size`, `cluster_m`, `cluster_n`, `cluster_k`,
+    `consumer_groups` and `tma_store` come from the kernel's attributes of the same names,
     else from the pass options (a cluster is 1x1, 2x1 or 1x2, consumer
     groups 1 or 2; mma.sync loops ignore both); a `num_stages` of 0 picks the
     most stages (up to 4) whose buffers fit in shared memory (for mma.sync
@@ -205,6 +211,9 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
     Option<"consumerGroups", "consumer-groups", "unsigned", /*default=*/"1",
            "Consumer warp groups of a wgmma kernel (2: ping-pong, each "
            "computes every other program)">,
+    Option<"tmaStore", "tma-store", "unsigned", /*default=*/"0",
+           "Store a wgmma kernel's accumulator tile through shared memory "
+           "with TMA (1) or directly from registers (0)">,
   ];
 }
 
