@@ -747,9 +747,9 @@ def bench(args):
     ck_configs = [dict(bm=64, bn=128, warps=4, ck=2),
                   dict(bm=128, bn=128, warps=8, ck=2)]
     if args.tiles:
-        # BMxBNxWARPS[cCMxCN|k2],...: these tiles, whole K (in a cluster
-        # when given; k2: split over a cluster's two CTAs) and split
-        # (without), instead.
+        # BMxBNxWARPS[cCMxCN|k2][t],...: these tiles, whole K (in a cluster
+        # when given; k2: split over a cluster's two CTAs; t: with the
+        # TMA-store epilogue) and split (without), instead.
         configs, split_tiles, ck_configs = [], [], []
         for t in args.tiles.split(","):
             if t.endswith("k2"):
@@ -762,9 +762,12 @@ def bench(args):
                                for sp in (int(x) for x in
                                           args.splits.split(","))]
                 continue
-            tile, _, cluster = t.partition("c")
+            tma = t.endswith("t")  # the TMA-store epilogue
+            tile, _, cluster = t.rstrip("t").partition("c")
             bm, bn, w = (int(d) for d in tile.split("x"))
             cfg = dict(bm=bm, bn=bn, warps=w)
+            if tma:
+                cfg["tma"] = True
             if cluster:
                 cfg["cluster"] = tuple(int(d) for d in cluster.split("x"))
             configs.append(cfg)
@@ -909,6 +912,8 @@ def config_name(cfg):
         name += f"_k{cfg['ck']}"
     if cfg.get("groups", 1) > 1:
         name += f"_pingpong{cfg['groups']}"
+    if cfg.get("tma"):
+        name += "_tma"
     if cfg.get("stages", 0):
         name += f"_s{cfg['stages']}"
     if cfg.get("splits", 1) > 1:
@@ -1103,9 +1108,10 @@ def main():
                         "candidates that do not set their own (0: the "
                         "compiler's choice)")
     parser.add_argument("--tiles", help="bench: comma-separated "
-                        "BMxBNxWARPS[cCMxCN] tiles to try (whole K, in a "
-                        "cluster when given, and split-K) instead of the "
-                        "default candidates")
+                        "BMxBNxWARPS[cCMxCN|k2][t] tiles to try (whole K, in "
+                        "a cluster when given, over a cluster's two CTAs "
+                        "with k2, with the TMA-store epilogue with t; and "
+                        "split-K) instead of the default candidates")
     parser.add_argument("--splits", default="2,4,8",
                         help="bench: comma-separated split-K factors of the "
                         "split-K candidates")

@@ -82,3 +82,31 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
   ism.launch @gemm grid(%gm, %gn) (%A, %B, %C, %bias) : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>, memref<?xf32>)
   return
 }
+
+// A masked store of the accumulator (the mask computed from ism.range
+// compares in the epilogue): the store writes the tile in the wgmma
+// layout, and its mask is made in that layout too (the store's mask and
+// value have one type but for the element).
+// CHECK: ism.kernel @masked_store
+// CHECK: %[[MASK:.*]] = arith.cmpi slt, {{.*}} : tensor<128x128xi32, #[[MMA2:mma[0-9]*]]>
+// CHECK: ism.store %{{.*}}, %{{.*}} mask %[[MASK]] : tensor<128x128xbf16, #[[MMA2]]>
+ism.kernel @masked_store(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>, %n: i32) attributes {num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %c1024 step %c64 iter_args(%acc = %zero) -> (tensor<128x128xf32>) {
+    %a = ism.load %A[%c0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
+    %b = ism.load %B[%k, %c0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x128xbf16> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  %cols = ism.range 0 to 128 : tensor<128xi32>
+  %row = ism.expand_dims %cols axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %all = ism.broadcast %row : tensor<1x128xi32> -> tensor<128x128xi32>
+  %limit = ism.splat %n : i32 -> tensor<128x128xi32>
+  %mask = arith.cmpi slt, %all, %limit : tensor<128x128xi32>
+  ism.store %out, %C[%c0, %c0] mask %mask : tensor<128x128xbf16> -> memref<?x?xbf16>
+  ism.return
+}

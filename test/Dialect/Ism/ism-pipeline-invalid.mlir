@@ -215,3 +215,58 @@ ism.kernel @gemm(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16
   ism.store %out, %C[%m0, %n0] : tensor<128x256xbf16> -> memref<?x?xbf16>
   ism.return
 }
+
+// -----
+
+// tma_store is 0 or 1.
+// expected-error @+1 {{tma_store = 2: 0 (store the accumulator from registers) or 1 (through shared memory with TMA)}}
+ism.kernel @bad_tma_store(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>) attributes {num_warps = 8 : i32, tma_store = 2 : i32} {
+  %pm = ism.program_id x : index
+  %pn = ism.program_id y : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant 128 : index
+  %bn = arith.constant 256 : index
+  %bk = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %n0 = arith.muli %pn, %bn : index
+  %K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero) -> (tensor<128x256xf32>) {
+    %a = ism.load %A[%m0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
+    %b = ism.load %B[%k, %n0] : memref<?x?xbf16> -> tensor<64x256xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x256xbf16> -> tensor<128x256xf32>
+    scf.yield %d : tensor<128x256xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x256xf32> to tensor<128x256xbf16>
+  ism.store %out, %C[%m0, %n0] : tensor<128x256xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+
+// -----
+
+// Four 48 KiB stages fit beside the 8 warps' 32 KiB of staging boxes, five
+// do not.
+ism.kernel @too_many_stages(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>) attributes {num_warps = 8 : i32, tma_store = 1 : i32, num_stages = 5 : i32} {
+  %pm = ism.program_id x : index
+  %pn = ism.program_id y : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant 128 : index
+  %bn = arith.constant 256 : index
+  %bk = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %n0 = arith.muli %pn, %bn : index
+  %K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero) -> (tensor<128x256xf32>) {
+    %a = ism.load %A[%m0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
+    %b = ism.load %B[%k, %n0] : memref<?x?xbf16> -> tensor<64x256xbf16>
+    // expected-error @+1 {{num_stages = 5 needs 240 KiB of shared memory for the A and B buffers (48 KiB a stage) and 33 KiB for the TMA store's staging boxes (tma_store = 1), more than the 227 KiB of a CTA; reduce num_stages or the block sizes}}
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x256xbf16> -> tensor<128x256xf32>
+    scf.yield %d : tensor<128x256xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x256xf32> to tensor<128x256xbf16>
+  ism.store %out, %C[%m0, %n0] : tensor<128x256xbf16> -> memref<?x?xbf16>
+  ism.return
+}

@@ -131,8 +131,14 @@ void propagateForward(Value root, Attribute encoding, Attribute blocked,
     Value v = worklist.pop_back_val();
     for (OpOperand &use : llvm::make_early_inc_range(v.getUses())) {
       Operation *user = use.getOwner();
-      if (isa<StoreOp>(user) && use.getOperandNumber() == 0)
+      // A store writes the tile in its layout; its mask (a tile shaped
+      // like the value) follows.
+      if (auto store = dyn_cast<StoreOp>(user);
+          store && use.getOperandNumber() == 0) {
+        if (store.getMask())
+          adapt(store.getMaskMutable()[0], encoding, b);
         continue;
+      }
       // A conversion to this layout (made when an earlier propagation met
       // the tile) is no longer needed.
       if (auto convert = dyn_cast<ConvertLayoutOp>(user);
