@@ -49,7 +49,7 @@ sanitize_gemm() {
       compute-sanitizer --tool $tool --print-limit 5 "$run" \
         "test/Runner/Inputs/gemm/$f.mlir" --check --arg bf16:$a:randn \
         --arg bf16:$b:randn --arg bf16:$c:poison > "$log" 2>&1
-      echo "$f $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|check: arg' "$log" | tr '\n' ' ' | cut -c1-150)"
+      echo "$f $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tr '\n' ' ') $(grep -E 'check: arg' "$log" | cut -c1-60)"
     done
   done
 }
