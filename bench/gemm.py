@@ -49,7 +49,8 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
             swap=None, bt=False, tma=False):
     """The ism GEMM tile program C = epilogue(A x B) with A M x K, B K x N.
 
-    epilogue: none | alpha_beta (alpha * AB + beta * C) | bias_relu |
+    epilogue: none | mask (the store under an explicit bounds mask) |
+    alpha_beta (alpha * AB + beta * C) | bias_relu |
     gelu (tanh form) | silu | colsum (C = AB, and S[pid_m, n] = the sum of
     the tile's column n: a reduction across warps, through shared memory
     and the consumers' barrier). out: the output type (same: the input type, or
@@ -188,8 +189,34 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
     if o != "f32":
         lines.append(f"  %out = arith.truncf {v} : {acc} to tensor<{bm}x{bn}x{o}>")
         v = "%out"
+    store = f"  ism.store {v}, %C[%m0, %n0] : tensor<{bm}x{bn}x{o}> -> memref<?x?x{o}>"
+    if epilogue == "mask":
+        # An explicit bounds mask (m0 + row < M and n0 + col < N), as a
+        # Triton program writes it; the tile's edges need none in ism.
+        i32 = lambda shape: f"tensor<{shape}xi32>"
+        lines += [
+            f"  %Mi = memref.dim %C, %c0 : memref<?x?x{o}>",
+            f"  %Ni = memref.dim %C, %c1 : memref<?x?x{o}>",
+            "  %mrem = arith.subi %Mi, %m0 : index",
+            "  %nrem = arith.subi %Ni, %n0 : index",
+            "  %mr = arith.index_cast %mrem : index to i32",
+            "  %nr = arith.index_cast %nrem : index to i32",
+            f"  %ri = ism.range 0 to {bm} : {i32(bm)}",
+            f"  %ci = ism.range 0 to {bn} : {i32(bn)}",
+            f"  %re = ism.expand_dims %ri axis = 1 : {i32(bm)} -> {i32(f'{bm}x1')}",
+            f"  %ce = ism.expand_dims %ci axis = 0 : {i32(bn)} -> {i32(f'1x{bn}')}",
+            f"  %rb = ism.broadcast %re : {i32(f'{bm}x1')} -> {i32(f'{bm}x{bn}')}",
+            f"  %cb = ism.broadcast %ce : {i32(f'1x{bn}')} -> {i32(f'{bm}x{bn}')}",
+            f"  %ms = ism.splat %mr : i32 -> {i32(f'{bm}x{bn}')}",
+            f"  %ns = ism.splat %nr : i32 -> {i32(f'{bm}x{bn}')}",
+            f"  %rin = arith.cmpi slt, %rb, %ms : {i32(f'{bm}x{bn}')}",
+            f"  %cin = arith.cmpi slt, %cb, %ns : {i32(f'{bm}x{bn}')}",
+            f"  %inside = arith.andi %rin, %cin : tensor<{bm}x{bn}xi1>",
+        ]
+        store = (f"  ism.store {v}, %C[%m0, %n0] mask %inside : "
+                 f"tensor<{bm}x{bn}x{o}> -> memref<?x?x{o}>")
     lines += [
-        f"  ism.store {v}, %C[%m0, %n0] : tensor<{bm}x{bn}x{o}> -> memref<?x?x{o}>",
+        store,
         "  ism.return",
         "}",
         "",
@@ -539,6 +566,8 @@ CHECKS = [
                                    cluster=(1, 2)), (130, 1000, 512)),
     ("bf16_alpha_beta", dict(epilogue="alpha_beta"), (384, 512, 512)),
     ("bf16_bias_relu", dict(epilogue="bias_relu"), (384, 512, 512)),
+    # The accumulator stored under a mask (partial tiles at both edges).
+    ("bf16_masked_store", dict(bn=128, epilogue="mask"), (1000, 1000, 512)),
     ("bf16_gelu", dict(epilogue="gelu"), (384, 512, 512)),
     ("bf16_silu", dict(epilogue="silu"), (384, 512, 512)),
     ("bf16_decode_m16", dict(), (16, 4096, 4096)),
