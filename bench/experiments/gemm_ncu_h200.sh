@@ -4,7 +4,9 @@
 # plus ism's `--set full` details. Caches flushed between replays (ncu's
 # default), clocks not locked. From a checkout on the H200 with the runner
 # package in dist/ and OUT set:
-#   OUT=/tmp/out [SIZE=2048] bash bench/experiments/gemm_ncu_h200.sh
+#   OUT=/tmp/out [SIZE=2048] [FULL=0] bash bench/experiments/gemm_ncu_h200.sh
+# (and Triton's tutorial kernel's same metrics; FULL=0 skips ism's full
+# set and per-instruction stall samples)
 set -uo pipefail
 source "$(dirname "$0")/h200_setup.sh"
 n=${SIZE:-2048}
@@ -25,6 +27,20 @@ a = torch.randn($n, $n, dtype=torch.bfloat16, device='cuda')
 b = torch.randn($n, $n, dtype=torch.bfloat16, device='cuda')
 for _ in range(2): torch.matmul(a, b)
 torch.cuda.synchronize()" 2>&1 | grep -E "^\s+(gpu__|sm__|dram__|lts__|launch__)|  [a-zA-Z_0-9]+.*\(\d+, \d+, \d+\)"
+echo "== Triton (tutorial matmul, autotuned first; the profiled launch only)"
+ncu --clock-control none --metrics $metrics --profile-from-start off -c 1 \
+  python3 -c "
+import sys, torch
+sys.path.insert(0, 'bench')
+import triton_matmul
+a = torch.randn($n, $n, dtype=torch.bfloat16, device='cuda')
+b = torch.randn($n, $n, dtype=torch.bfloat16, device='cuda')
+run = triton_matmul.matmul_fn(a, b)
+run(); torch.cuda.synchronize()
+torch.cuda.cudart().cudaProfilerStart()
+run(); torch.cuda.synchronize()
+torch.cuda.cudart().cudaProfilerStop()" 2>&1 | grep -E "^\s+(gpu__|sm__|dram__|lts__|launch__)|  [a-zA-Z_0-9]+.*\(\d+, \d+, \d+\)"
+[ "${FULL:-1}" = 1 ] || exit 0
 ncu --clock-control none --set full -k regex:'^gemm$' -c 1 "$run" /tmp/gemm_ncu.mlir $args \
   > "$OUT/ism-gemm-$n-full.txt" 2>&1
 echo "full rc=$?"
