@@ -554,6 +554,50 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
 
 // -----
 
+// Nor one whose epilogue stores through TMA.
+ism.kernel @mm(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                   %C: memref<?x?xbf16>) attributes {num_warps = 4 : i32, num_stages = 4 : i32, tma_store = 1 : i32} {
+  %pm = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant 128 : index
+  %bk = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero)
+      -> (tensor<128x128xf32>) {
+    %a = ism.load %A[%m0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
+    %b = ism.load %B[%k, %c0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x128xbf16>
+        -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  ism.store %out, %C[%m0, %c0] : tensor<128x128xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+ism.kernel @r(%x: memref<?xf32>, %y: memref<?xf32>)
+    attributes {num_warps = 4 : i32} {
+  %p = ism.program_id x : index
+  %t = ism.load %x[%p] : memref<?xf32> -> tensor<1024xf32>
+  %e = math.exp %t : tensor<1024xf32>
+  ism.store %e, %y[%p] : tensor<1024xf32> -> memref<?xf32>
+  ism.return
+}
+
+func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>, %x: memref<?xf32>, %y: memref<?xf32>) {
+  %n = arith.constant 64 : index
+  ism.coschedule warp_specialized {
+    // expected-error @+1 {{@mm has tma_store = 1 (its epilogue stored through shared memory by TMA), which a co-scheduled partition does not support yet; co-schedule it with tma_store = 0}}
+    ism.launch @mm grid(%n) (%A, %B, %C) : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
+    ism.launch @r grid(%n) (%x, %y) : (memref<?xf32>, memref<?xf32>)
+  }
+  return
+}
+
+// -----
+
 // The coschedule's stages sets the products' operand ring too.
 ism.kernel @rows(%x: memref<?x?xf32>, %y: memref<?x?xf32>)
     attributes {num_warps = 4 : i32} {

@@ -346,6 +346,12 @@ FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
                << " (its K loop split over a cluster's CTAs), which a "
                   "co-scheduled partition does not support yet; co-schedule "
                   "it with cluster_k = 1";
+      if (options.tmaStore)
+        return launch.emitOpError("@")
+               << launch.getKernel()
+               << " has tma_store = 1 (its epilogue stored through shared "
+                  "memory by TMA), which a co-scheduled partition does not "
+                  "support yet; co-schedule it with tma_store = 0";
       if (options.consumerGroups > 1)
         return launch.emitOpError("@")
                << launch.getKernel()
