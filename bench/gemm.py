@@ -236,7 +236,7 @@ def program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, stages=0, group=8,
     return "\n".join(lines) + "\n"
 
 
-def ism_args(dtype, m, n, k, epilogue="none", out="same", bt=False):
+def ism_args(dtype, m, n, k, epilogue="none", out="same", bt=False, bm=128):
     o = dtype if out == "same" else out
     args = [f"{dtype}:{m}x{k}:randn",
             f"{dtype}:{n}x{k}:randn" if bt else f"{dtype}:{k}x{n}:randn",
@@ -246,7 +246,7 @@ def ism_args(dtype, m, n, k, epilogue="none", out="same", bt=False):
     if epilogue == "alpha_beta":
         args += ["f32:scalar=0.75", "f32:scalar=-0.5"]
     if epilogue == "colsum":
-        args.append(f"f32:{-(-m // 128)}x{n}")
+        args.append(f"f32:{-(-m // bm)}x{n}")  # a row per program along M
     return args
 
 
@@ -647,6 +647,14 @@ CHECKS = [
      (300, 2000, 1000)),
     ("bf16_swap_alpha_beta", dict(bm=16, bn=128, warps=4,
                                   epilogue="alpha_beta"), (100, 1000, 512)),
+    # Four m64n8 pieces a warpgroup (BLOCK_N 256 over 4 warps), an f32
+    # output and K = 700; eight warps with a column-sum epilogue; gelu.
+    ("bf16_swap_8x256_f32", dict(bm=8, bn=256, warps=4, out="f32"),
+     (5, 1000, 700)),
+    ("bf16_swap_16x128_w8_colsum", dict(bm=16, bn=128, warps=8,
+                                        epilogue="colsum"), (40, 1024, 512)),
+    ("bf16_swap_32x64_gelu", dict(bm=32, bn=64, warps=4, epilogue="gelu"),
+     (100, 1000, 512)),
     # B given as N x K (x @ W^T) and transposed in the program: the wgmma
     # reads it K-major; swapped, both operands are K-major.
     ("bf16_bt_128x128", dict(bn=128, bt=True), (640, 384, 512)),
@@ -714,7 +722,7 @@ def check(args):
             cmd.append(f"--chip={chip}")
         for a in ism_args(kw.get("dtype", "bf16"), m, n, k,
                           kw.get("epilogue", "none"), kw.get("out", "same"),
-                          kw.get("bt", False)):
+                          kw.get("bt", False), kw.get("bm", 128)):
             cmd += ["--arg", a]
         rc, out, err = run(cmd, args.timeout)
         status = "PASS" if rc == 0 else "FAIL"
