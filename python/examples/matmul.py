@@ -1,17 +1,24 @@
 """Tiled bf16 matrix product built from Python; reproduces
-examples/matmul.mlir with the default tile sizes.
+examples/matmul.mlir with the default tile sizes. ``transpose_b=True``
+builds ``x @ W^T`` for a weight stored N x K, as torch.nn.Linear keeps it
+(each [BLOCK_N, BLOCK_K] tile of W is loaded and transposed; on sm_90a the
+tensor cores read it K-major, nothing is copied).
 
-    PYTHONPATH=build/python_packages python3 python/examples/matmul.py
+    PYTHONPATH=build/python_packages python3 python/examples/matmul.py [--transpose-b]
 """
+
+import sys
 
 import ism
 
 
 def build_matmul(bm: int = 128, bn: int = 128, bk: int = 64,
                  num_warps: int = 8, element: str = "bf16",
-                 context: ism.Context = None) -> ism.Module:
+                 context: ism.Context = None,
+                 transpose_b: bool = False) -> ism.Module:
     """C = A x B with fp32 accumulation; each program computes one
-    ``bm x bn`` block of C, stepping through K in ``bk``-wide slices."""
+    ``bm x bn`` block of C, stepping through K in ``bk``-wide slices.
+    With ``transpose_b`` the second argument is W (N x K) and C = A x W^T."""
     m = ism.Module(context)
     buf = ism.memref((None, None), element, context)
     with m.kernel("matmul", [buf, buf, buf], num_warps=num_warps) as k:
@@ -26,7 +33,10 @@ def build_matmul(bm: int = 128, bn: int = 128, bk: int = 64,
 
         def step(kk, acc):
             a = k.load(a_buf, [m0, kk], (bm, bk))
-            b = k.load(b_buf, [kk, n0], (bk, bn))
+            if transpose_b:
+                b = k.trans(k.load(b_buf, [n0, kk], (bn, bk)))
+            else:
+                b = k.load(b_buf, [kk, n0], (bk, bn))
             return k.dot(a, b, acc)
 
         acc = k.for_range(c0, kdim, block_k, [zero], step)
@@ -35,7 +45,8 @@ def build_matmul(bm: int = 128, bn: int = 128, bk: int = 64,
         a_buf, b_buf, c_buf = h.args
         c0, c1 = h.const(0, "index"), h.const(1, "index")
         block = h.const(bm, "index")
-        rows, cols = h.dim(a_buf, c0), h.dim(b_buf, c1)
+        rows = h.dim(a_buf, c0)
+        cols = h.dim(b_buf, c0 if transpose_b else c1)
         grid = [h.ceildiv(rows, block), h.ceildiv(cols, h.const(bn, "index")
                                                   if bn != bm else block)]
         h.launch("matmul", grid, [a_buf, b_buf, c_buf])
@@ -43,4 +54,4 @@ def build_matmul(bm: int = 128, bn: int = 128, bk: int = 64,
 
 
 if __name__ == "__main__":
-    print(build_matmul())
+    print(build_matmul(transpose_b="--transpose-b" in sys.argv[1:]))

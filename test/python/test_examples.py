@@ -44,6 +44,21 @@ def test_matches_through_ism_opt(name, build, tmp_path):
     assert canon(generated) == canon(os.path.join(ROOT, "examples", f"{name}.mlir"))
 
 
+def test_matmul_transpose_b_reads_the_weight_k_major():
+    """x @ W^T: the K loop's dot takes the transposed [BLOCK_N, BLOCK_K]
+    tile of W, which ism-accelerate-dot keeps on wgmma (the shared tile
+    read the other way) rather than a product of its own; the grid's N is
+    W's rows."""
+    module = matmul.build_matmul(transpose_b=True)
+    text = str(module)
+    assert "ism.trans" in text and "tensor<128x64xbf16>" in text
+    lowered = str(ism.apply_pipeline(
+        module, "ism-assign-layouts,ism-accelerate-dot{chip=sm_90a}"))
+    assert "version = 3" in lowered
+    assert "order = [0, 1]" in lowered  # the transposed shared tile
+    assert "ism.swap_ab" not in lowered
+
+
 def test_sweep_runs():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     out = subprocess.run([sys.executable,

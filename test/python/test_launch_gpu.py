@@ -118,6 +118,22 @@ def test_gemm_with_tma_on_several_tensor_sets():
         torch.testing.assert_close(c.double(), ref, atol=0.5, rtol=2e-2)
 
 
+def test_linear_layer_weight_as_torch_keeps_it():
+    """x @ W^T with W as torch.nn.Linear stores it (N x K), from the Python
+    example: no transposed copy of the weight."""
+    import sys
+    sys.path.insert(0, os.path.join(ROOT, "python", "examples"))
+    import matmul
+    k = ism.compile(matmul.build_matmul(transpose_b=True))
+    for m, n, kk in [(512, 1024, 4096), (1000, 384, 1000)]:
+        x = torch.randn(m, kk, dtype=torch.bfloat16, device="cuda")
+        w = torch.randn(n, kk, dtype=torch.bfloat16, device="cuda")
+        c = poisoned(m, n, dtype=torch.bfloat16)
+        k(x, w, c)
+        ref = x.double() @ w.double().t()
+        torch.testing.assert_close(c.double(), ref, atol=0.5, rtol=2e-2)
+
+
 def test_decode_ticket_counters_across_launches_and_streams():
     """examples/decode_attention.mlir merges a head's chunks in the program
     that takes the last ticket of the head's counter (an ism.zeroed
