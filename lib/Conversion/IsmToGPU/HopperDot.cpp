@@ -203,18 +203,6 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
         arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
                                    warpGroup),
         i64Const(rewriter, loc, 64 * 128));
-    // Warpgroup turns: wait for this warpgroup's turn (the other has
-    // issued its previous product).
-    Value turnGroup;
-    if (context.productTurns) {
-      turnGroup = arith::IndexCastOp::create(rewriter, loc,
-                                             rewriter.getI32Type(), warpGroup);
-      NVVM::BarrierOp::create(
-          rewriter, loc, TypeRange{},
-          arith::AddIOp::create(rewriter, loc, turnGroup,
-                                i32Const(rewriter, loc, kFirstTurnBarrier)),
-          i32Const(rewriter, loc, 256), {}, Value{});
-    }
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     SmallVector<Value> structs =
         wgmmaAccumulators(rewriter, loc, adaptor.getC(), reps, blockN / 2);
@@ -267,14 +255,6 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    if (turnGroup) {
-      // ... and hand the turn to the other.
-      Value other = arith::SubIOp::create(
-          rewriter, loc, i32Const(rewriter, loc, kFirstTurnBarrier + 1),
-          turnGroup);
-      NVVM::BarrierArriveOp::create(rewriter, loc, other,
-                                    i32Const(rewriter, loc, 256));
-    }
     SmallVector<Value> done =
         waitForWgmma(rewriter, loc, wgmmaRegisters(rewriter, loc, structs), 0);
     if (region && context.needsTrailingBarrier(*region))

@@ -252,38 +252,6 @@ struct ConvertIsmToGPUPass
     }
     if (failed(prepareWarpSpecializedKernel(func, persistent, context)))
       return failure();
-    if (auto turns = kernel->getAttrOfType<IntegerAttr>("warpgroup_turns");
-        turns && turns.getInt() != 0) {
-      // The two warpgroups of a kernel of wgmma products take turns at
-      // issuing them, so that one's softmax runs while the other's products
-      // do (FlashAttention-3's ping-pong): warpgroup 1 hands the first turn
-      // to warpgroup 0.
-      if (turns.getInt() != 1)
-        return kernel.emitOpError("warpgroup_turns = ")
-               << turns.getInt() << ": 0 or 1";
-      if (numWarps != 8 || partition.warpBase != 0 ||
-          partition.barrierId != 0 || context.pipeline)
-        return kernel.emitOpError(
-            "warpgroup_turns = 1 is for a kernel of its own with two "
-            "warpgroups (num_warps = 8) of wgmma products outside a "
-            "pipelined K loop");
-      context.productTurns = true;
-      Block &entry = func.getBody().front();
-      OpBuilder eb(&entry, entry.begin());
-      Location loc = kernel.getLoc();
-      Value group = arith::DivUIOp::create(
-          eb, loc, gpu::ThreadIdOp::create(eb, loc, gpu::Dimension::x),
-          arith::ConstantIndexOp::create(eb, loc, 128));
-      Value second =
-          arith::CmpIOp::create(eb, loc, arith::CmpIPredicate::eq, group,
-                                arith::ConstantIndexOp::create(eb, loc, 1));
-      scf::IfOp::create(eb, loc, second, [&](OpBuilder &tb, Location tl) {
-        NVVM::BarrierArriveOp::create(
-            tb, tl, arith::ConstantIntOp::create(tb, tl, kFirstTurnBarrier, 32),
-            arith::ConstantIntOp::create(tb, tl, 256, 32));
-        scf::YieldOp::create(tb, tl);
-      });
-    }
     int64_t ringEnd = 0;
     if (context.pipeline) {
       ringEnd = context.pipeline->ringEnd();

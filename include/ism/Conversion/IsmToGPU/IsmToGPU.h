@@ -46,9 +46,6 @@ struct PartitionInfo {
 /// 1024-byte aligned base, then the `full` and `empty` mbarriers of each
 /// stage; with cluster_k = 2, then the exchange's `full` and `empty`
 /// mbarriers and its buffer (the partner's accumulator).
-/// The two named barriers of warpgroup turns (LoweringContext::productTurns).
-inline constexpr unsigned kFirstTurnBarrier = 14;
-
 struct WgmmaPipeline {
   unsigned stages = 0;
   int64_t blockM = 0, blockN = 0, blockK = 0;
@@ -266,11 +263,6 @@ public:
 
   /// The wgmma pipeline of the kernel's K loop, when it has one.
   std::optional<WgmmaPipeline> pipeline;
-  /// Whether the kernel's two warpgroups take turns at issuing their wgmma
-  /// products (warpgroup_turns = 1, HopperDot.cpp): warpgroup g waits on
-  /// named barrier kFirstTurnBarrier + g before it issues a product and
-  /// arrives on the other's after.
-  bool productTurns = false;
   /// Warps of the warp-specialized kernel's producer warpgroup (0: none).
   unsigned producerWarps = 0;
 
