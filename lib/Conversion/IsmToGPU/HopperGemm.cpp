@@ -752,7 +752,7 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
       if (type.getElementTypeBitWidth() != 16 || type.getDimSize(1) % 64 ||
           type.getDimSize(0) % (16 * p.warpsM) || p.warpsN != 1) {
         why = "the stored tile must have 16-bit elements, 64-column boxes "
-              "and whole 16-row stripes a warp";
+              "and its warps along M only (each a whole 16-row stripe)";
         continue;
       }
       if (store.getMask() || !arg || arg.getOwner() != funcEntry) {

@@ -18,7 +18,7 @@ ism.kernel @f32_out(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xf
     %b = ism.load %B[%k, %n0] : memref<?x?xbf16> -> tensor<64x256xbf16>
     %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x256xbf16> -> tensor<128x256xf32>
     scf.yield %d : tensor<128x256xf32>
-  // expected-error @-5 {{tma_store = 1: the stored tile must have 16-bit elements, 64-column boxes and whole 16-row stripes a warp}}
+  // expected-error @-5 {{tma_store = 1: the stored tile must have 16-bit elements, 64-column boxes and its warps along M only (each a whole 16-row stripe)}}
   }
   ism.store %acc, %C[%m0, %n0] : tensor<128x256xf32> -> memref<?x?xf32>
   ism.return
