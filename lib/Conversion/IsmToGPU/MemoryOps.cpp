@@ -548,49 +548,69 @@ static bool canStoreQuadTransposed(const Distribution &dist,
   return true;
 }
 
+/// Lane q of its quad's bits 0 and 1 (i1 values) and q itself, for
+/// quadTransposedChunk.
+struct QuadLane {
+  Value q, bit0, bit1;
+  QuadLane(OpBuilder &b, Location loc, Value lane) {
+    q = arith::AndIOp::create(b, loc, lane, indexConstant(b, loc, 3));
+    auto laneBit = [&](int64_t bit) {
+      return arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne,
+          arith::AndIOp::create(b, loc, q, indexConstant(b, loc, bit)),
+          indexConstant(b, loc, 0));
+    };
+    bit0 = laneBit(1);
+    bit1 = laneBit(2);
+  }
+};
+
+/// The 16 bytes lane q holds after the transpose within its quad of row
+/// `h` (0: the lane's row, 1: 8 rows below) of the 16-register group at
+/// `group` (canStoreQuadTransposed): the four 32-bit column pairs x[i]
+/// (block i) move by two butterfly steps (lane bit 1 with index bit 1,
+/// then bit 0 with bit 0; one shuffle per two values a step) so that lane
+/// q ends with y[p] = lane p's x[q], columns 8q .. 8q + 7 in order.
+static Value quadTransposedChunk(OpBuilder &b, Location loc, Value value,
+                                 int64_t group, int64_t h,
+                                 const QuadLane &quad) {
+  Type i32 = b.getI32Type();
+  Value x[4];
+  for (int64_t i = 0; i < 4; ++i) {
+    int64_t r = group + 4 * i + 2 * h;
+    Value pair = vector::ShuffleOp::create(b, loc, value, value,
+                                           ArrayRef<int64_t>{r, r + 1});
+    x[i] = LLVM::BitcastOp::create(b, loc, i32, pair);
+  }
+  auto step = [&](Value bit, int64_t mask, int64_t i0, int64_t i1) {
+    Value send = arith::SelectOp::create(b, loc, bit, x[i0], x[i1]);
+    Value recv =
+        gpu::ShuffleOp::create(b, loc, send, mask, 32, gpu::ShuffleMode::XOR)
+            .getShuffleResult();
+    x[i0] = arith::SelectOp::create(b, loc, bit, recv, x[i0]);
+    x[i1] = arith::SelectOp::create(b, loc, bit, x[i1], recv);
+  };
+  step(quad.bit1, 2, 0, 2);
+  step(quad.bit1, 2, 1, 3);
+  step(quad.bit0, 1, 0, 1);
+  step(quad.bit0, 1, 2, 3);
+  return buildVector(b, loc, i32, {x[0], x[1], x[2], x[3]});
+}
+
 /// The quad-transposed stores of canStoreQuadTransposed: per group of 16
-/// registers and row, the four 32-bit column pairs x[i] (block i) move by
-/// two butterfly steps (lane bit 1 with index bit 1, then bit 0 with bit
-/// 0; one shuffle per two values a step) so that lane q ends with
-/// y[p] = lane p's x[q], columns 8q .. 8q + 7 in order.
+/// registers and row, lane q stores its quadTransposedChunk, columns
+/// 8q .. 8q + 7 of the group's 32, 16 bytes.
 static void storeQuadTransposed(OpBuilder &b, Location loc,
                                 const Distribution &dist,
                                 const GlobalView &view,
                                 const BlockAccess &access, Value value,
                                 Value lane) {
-  Type i32 = b.getI32Type();
-  Value q = arith::AndIOp::create(b, loc, lane, indexConstant(b, loc, 3));
-  auto laneBit = [&](int64_t bit) {
-    return arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ne,
-        arith::AndIOp::create(b, loc, q, indexConstant(b, loc, bit)),
-        indexConstant(b, loc, 0));
-  };
-  Value bit0 = laneBit(1), bit1 = laneBit(2);
+  QuadLane quad(b, loc, lane);
   // Lane q's eight columns start 6q elements after its own pair's first.
-  Value shift = arith::MulIOp::create(b, loc, q, indexConstant(b, loc, 6));
+  Value shift = arith::MulIOp::create(b, loc, quad.q, indexConstant(b, loc, 6));
   for (int64_t g = 0; g < dist.getNumRegs(); g += 16) {
     for (int64_t h = 0; h < 2; ++h) {
-      Value x[4];
-      for (int64_t i = 0; i < 4; ++i) {
-        int64_t r = g + 4 * i + 2 * h;
-        Value pair = vector::ShuffleOp::create(b, loc, value, value,
-                                               ArrayRef<int64_t>{r, r + 1});
-        x[i] = LLVM::BitcastOp::create(b, loc, i32, pair);
-      }
-      auto step = [&](Value bit, int64_t mask, int64_t i0, int64_t i1) {
-        Value send = arith::SelectOp::create(b, loc, bit, x[i0], x[i1]);
-        Value recv = gpu::ShuffleOp::create(b, loc, send, mask, 32,
-                                            gpu::ShuffleMode::XOR)
-                         .getShuffleResult();
-        x[i0] = arith::SelectOp::create(b, loc, bit, recv, x[i0]);
-        x[i1] = arith::SelectOp::create(b, loc, bit, x[i1], recv);
-      };
-      step(bit1, 2, 0, 2);
-      step(bit1, 2, 1, 3);
-      step(bit0, 1, 0, 1);
-      step(bit0, 1, 2, 3);
-      Value chunk = buildVector(b, loc, i32, {x[0], x[1], x[2], x[3]});
+      Value chunk = quadTransposedChunk(b, loc, value, g, h, quad);
       Value linear = arith::AddIOp::create(
           b, loc, access.linearIndex(b, loc, g + 2 * h), shift);
       LLVM::StoreOp::create(b, loc, chunk, elementAddress(b, loc, view, linear),
@@ -634,16 +654,10 @@ static void storeTileByTMA(OpBuilder &b, Location loc, const Distribution &dist,
   auto i64Of = [&](Value index) {
     return arith::IndexCastOp::create(b, loc, i64, index);
   };
-  Value q = arith::AndIOp::create(b, loc, lane, indexConstant(b, loc, 3));
+  QuadLane quad(b, loc, lane);
+  Value q = quad.q;
   Value laneRow =
       arith::ShRUIOp::create(b, loc, lane, indexConstant(b, loc, 2));
-  auto laneBit = [&](int64_t bit) {
-    return arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ne,
-        arith::AndIOp::create(b, loc, q, indexConstant(b, loc, bit)),
-        indexConstant(b, loc, 0));
-  };
-  Value bit0 = laneBit(1), bit1 = laneBit(2);
   Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
                                         indexConstant(b, loc, 0));
   auto onLane0 = [&](function_ref<void(OpBuilder &, Location)> body) {
@@ -706,26 +720,7 @@ static void storeTileByTMA(OpBuilder &b, Location loc, const Distribution &dist,
       Value chunkBytes =
           arith::MulIOp::create(b, loc, i64Of(chunk), i64Const(b, loc, 16));
       for (int64_t h = 0; h < 2; ++h) {
-        Value x[4];
-        for (int64_t i = 0; i < 4; ++i) {
-          int64_t r = group + 4 * i + 2 * h;
-          Value pair = vector::ShuffleOp::create(b, loc, value, value,
-                                                 ArrayRef<int64_t>{r, r + 1});
-          x[i] = LLVM::BitcastOp::create(b, loc, i32, pair);
-        }
-        auto step = [&](Value bit, int64_t mask, int64_t i0, int64_t i1) {
-          Value send = arith::SelectOp::create(b, loc, bit, x[i0], x[i1]);
-          Value recv = gpu::ShuffleOp::create(b, loc, send, mask, 32,
-                                              gpu::ShuffleMode::XOR)
-                           .getShuffleResult();
-          x[i0] = arith::SelectOp::create(b, loc, bit, recv, x[i0]);
-          x[i1] = arith::SelectOp::create(b, loc, bit, x[i1], recv);
-        };
-        step(bit1, 2, 0, 2);
-        step(bit1, 2, 1, 3);
-        step(bit0, 1, 0, 1);
-        step(bit0, 1, 2, 3);
-        Value data = buildVector(b, loc, i32, {x[0], x[1], x[2], x[3]});
+        Value data = quadTransposedChunk(b, loc, value, group, h, quad);
         Value address = arith::AddIOp::create(
             b, loc, buffer,
             arith::AddIOp::create(b, loc, rowOffset[h], chunkBytes));
