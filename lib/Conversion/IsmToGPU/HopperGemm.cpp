@@ -457,23 +457,25 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
     };
     // A K-major tile is one box of `mn` rows; an MN-major one a box per
     // rowBytes of columns, each blockK rows.
-    auto loadTile = [&](Value desc, Value base, ArrayRef<Value> o, bool mnMajor,
-                        int64_t mn, int64_t rowBytes, bool multicast) {
+    auto loadTile = [&](Value desc, Value base, ArrayRef<Value> o, bool isA) {
+      bool mnMajor = isA ? p.aMNMajor : !p.bKMajor;
+      int64_t mn = isA ? p.blockM : p.blockN;
+      int64_t rowBytes = isA ? p.aRowBytes() : p.bRowBytes();
+      int64_t rows = p.boxRows(isA);
+      bool multicast = isA ? p.multicastA() : p.multicastB();
       if (!mnMajor)
-        return load(desc, base, o[1], o[0], mn, rowBytes, multicast);
+        return load(desc, base, o[1], o[0], rows, rowBytes, multicast);
       int64_t perBox = rowBytes / elementBytes;
       for (int64_t box = 0; box < mn / perBox; ++box)
         load(desc,
              arith::AddIOp::create(b, loc, base,
-                                   i64Const(b, loc, box * p.blockK * rowBytes)),
+                                   i64Const(b, loc, box * rows * rowBytes)),
              arith::AddIOp::create(b, loc, o[1],
                                    indexConstant(b, loc, box * perBox)),
-             o[0], p.blockK, rowBytes, multicast);
+             o[0], rows, rowBytes, multicast);
     };
-    loadTile(descA, stageBase, oa, p.aMNMajor, p.blockM, p.aRowBytes(),
-             p.multicastA());
-    loadTile(descB, bBase, ob, !p.bKMajor, p.blockN, p.bRowBytes(),
-             p.multicastB());
+    loadTile(descA, stageBase, oa, /*isA=*/true);
+    loadTile(descB, bBase, ob, /*isA=*/false);
   } else {
     auto copyTile = [&](LoadOp load, Value base, ArrayRef<Value> o,
                         bool mnMajor, int64_t mn, int64_t rowBytes) {
@@ -634,11 +636,9 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
            << "; use a smaller BLOCK_N or fewer warps beside it";
   p.clusterM = config.clusterM;
   p.clusterN = config.clusterN;
-  // The rows of the shared tile's boxes, which the pair loads in halves.
-  int64_t sharedRows = p.multicastA() ? (p.aMNMajor ? p.blockK : p.blockM)
-                                      : (p.bKMajor ? p.blockN : p.blockK);
+  // The pair loads the rows of the shared tile's boxes in halves.
   if (!isSupportedCluster(p.clusterM, p.clusterN) ||
-      (p.multicast() && sharedRows % 16 != 0))
+      (p.multicast() && p.boxRows(p.multicastA()) % 16 != 0))
     return dl.loop.emitOpError("a ")
            << p.clusterM << "x" << p.clusterN
            << " cluster is not one this lowering builds (1x1, 2x1 or 1x2, "
@@ -781,11 +781,8 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
     auto arg = dyn_cast<BlockArgument>(load.getBase());
     int64_t index =
         arg && arg.getOwner() == funcEntry ? arg.getArgNumber() : -1;
-    // K-major tiles are one box of their rows, MN-major ones boxes of
-    // blockK rows.
     bool isA = load == dl.loadA;
-    bool mnMajor = isA ? p.aMNMajor : !p.bKMajor;
-    int64_t rows = mnMajor ? p.blockK : (isA ? p.blockM : p.blockN);
+    int64_t rows = p.boxRows(isA);
     // A multicast tile is loaded in halves, one by each CTA of the pair.
     if (isA ? p.multicastA() : p.multicastB())
       rows /= 2;
@@ -800,8 +797,8 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   if (tmaStore) {
     // One 16-row, 64-column box (128-byte rows) of the stored memref.
     tma.push_back(b.getDenseI64ArrayAttr(
-        {int64_t(cast<BlockArgument>(tmaStore.getBase()).getArgNumber()), 16,
-         64}));
+        {int64_t(cast<BlockArgument>(tmaStore.getBase()).getArgNumber()),
+         kTmaStoreBoxRows, 128 / elementBytes}));
     extra.push_back(i64);
     tmaStore->setAttr(kTmaStoreAttrName, b.getUnitAttr());
   }
@@ -1327,28 +1324,41 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     auto toI64 = [&](OpBuilder &b, Value v) {
       return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
     };
-    // Byte offsets of this warpgroup's first A row (or column box) and B
-    // column box (or row).
-    auto boxOffset = [&](Value first, int64_t perBox, int64_t rowBytes) {
-      return arith::MulIOp::create(
-          rewriter, loc,
-          toI64(rewriter,
-                arith::DivUIOp::create(rewriter, loc, first,
-                                       indexConstant(rewriter, loc, perBox))),
-          i64Const(rewriter, loc, p.blockK * rowBytes));
-    };
+    // A tile in a stage: K-major, rows of rowBytes (8-row groups 1024 bytes
+    // apart, k16 steps 32 bytes on); or MN-major, boxes of blockK rows of
+    // `perBox` columns each, a box apart (8-row groups 8 rows apart, k16
+    // steps 16 rows on). `tileOffset` is the byte offset of row / column
+    // `first` (a multiple of 64, or of perBox) of either.
     int64_t elementBytes = p.elementType.getIntOrFloatBitWidth() / 8;
     int64_t aRowBytes = p.aRowBytes(), bRowBytes = p.bRowBytes();
-    int64_t aPerBox = aRowBytes / elementBytes, perBox = p.bBoxCols();
-    Value aRow =
-        p.aMNMajor
-            ? boxOffset(mBase, aPerBox, aRowBytes)
-            : arith::MulIOp::create(rewriter, loc, toI64(rewriter, mBase),
-                                    i64Const(rewriter, loc, aRowBytes));
-    Value bCol =
-        p.bKMajor ? arith::MulIOp::create(rewriter, loc, toI64(rewriter, nBase),
-                                          i64Const(rewriter, loc, bRowBytes))
-                  : boxOffset(nBase, perBox, bRowBytes);
+    auto tileOffset = [&](OpBuilder &b, Location l, Value first, bool mnMajor,
+                          int64_t rowBytes) -> Value {
+      if (!mnMajor)
+        return arith::MulIOp::create(b, l, toI64(b, first),
+                                     i64Const(b, l, rowBytes));
+      Value box = arith::DivUIOp::create(
+          b, l, first, indexConstant(b, l, rowBytes / elementBytes));
+      return arith::MulIOp::create(b, l, toI64(b, box),
+                                   i64Const(b, l, p.blockK * rowBytes));
+    };
+    // The descriptor of k16 step kk at row / column `first` (static) of a
+    // tile at `base`.
+    auto tileDescriptor = [&](OpBuilder &b, Location l, Value base,
+                              int64_t first, int64_t kk, bool mnMajor,
+                              int64_t rowBytes) {
+      int64_t perBox = rowBytes / elementBytes;
+      int64_t offset =
+          mnMajor ? (first / perBox) * p.blockK * rowBytes + kk * 16 * rowBytes
+                  : first * rowBytes + kk * 32;
+      Value address = arith::AddIOp::create(b, l, base, i64Const(b, l, offset));
+      return mnMajor
+                 ? wgmmaDescriptor(b, l, address, p.blockK * rowBytes,
+                                   8 * rowBytes, rowBytes)
+                 : wgmmaDescriptor(b, l, address, 16, 8 * rowBytes, rowBytes);
+    };
+    // This warpgroup's first A row and B column.
+    Value aRow = tileOffset(rewriter, loc, mBase, p.aMNMajor, aRowBytes);
+    Value bCol = tileOffset(rewriter, loc, nBase, !p.bKMajor, bRowBytes);
     Value isLane0 =
         arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, lane,
                               indexConstant(rewriter, loc, 0));
@@ -1407,40 +1417,15 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
           SmallVector<Value> structs =
               wgmmaAccumulators(b, l, acc, reps * splits, regsPerInstr);
           for (int64_t kk = 0; kk < p.blockK / 16; ++kk) {
-            // A K-major tile: each 8 rows of 128 bytes 1024 bytes apart,
-            // k16 steps 32 bytes on. An MN-major one: boxes of blockK rows
-            // (`perBox` columns each, a box apart), 8-row groups 8 rows
-            // apart, k16 steps 16 rows on; instruction s of B starts s *
-            // instrN columns (rows of a K-major B) on.
+            // Instruction s of B starts s * instrN columns (rows of a
+            // K-major B) on, piece r of A r * 16 * warpsM rows.
             SmallVector<Value> descB;
-            for (int64_t s = 0; s < splits; ++s) {
-              int64_t offset =
-                  p.bKMajor ? s * p.instrN * bRowBytes + kk * 32
-                            : kk * 16 * bRowBytes + s * (p.instrN / perBox) *
-                                                        p.blockK * bRowBytes;
-              Value address =
-                  arith::AddIOp::create(b, l, bBase, i64Const(b, l, offset));
-              descB.push_back(p.bKMajor
-                                  ? wgmmaDescriptor(b, l, address, 16,
-                                                    8 * bRowBytes, bRowBytes)
-                                  : wgmmaDescriptor(b, l, address,
-                                                    p.blockK * bRowBytes,
-                                                    8 * bRowBytes, bRowBytes));
-            }
+            for (int64_t s = 0; s < splits; ++s)
+              descB.push_back(tileDescriptor(b, l, bBase, s * p.instrN, kk,
+                                             !p.bKMajor, bRowBytes));
             for (int64_t r = 0; r < reps; ++r) {
-              // Piece r starts r * 16 * warpsM rows (a multiple of 64) on.
-              int64_t row = r * 16 * p.warpsM;
-              int64_t offset = p.aMNMajor
-                                   ? (row / aPerBox) * p.blockK * aRowBytes +
-                                         kk * 16 * aRowBytes
-                                   : row * aRowBytes + kk * 32;
-              Value address =
-                  arith::AddIOp::create(b, l, aBase, i64Const(b, l, offset));
-              Value descA =
-                  p.aMNMajor
-                      ? wgmmaDescriptor(b, l, address, p.blockK * aRowBytes,
-                                        8 * aRowBytes, aRowBytes)
-                      : wgmmaDescriptor(b, l, address, 16, 8 * aRowBytes);
+              Value descA = tileDescriptor(b, l, aBase, r * 16 * p.warpsM, kk,
+                                           p.aMNMajor, aRowBytes);
               for (int64_t s = 0; s < splits; ++s)
                 structs[r * splits + s] = wgmmaFromShared(
                     b, l, structs[r * splits + s], descA, descB[s], p.instrN,

@@ -678,7 +678,7 @@ static void storeTileByTMA(OpBuilder &b, Location loc, const Distribution &dist,
       arith::AddIOp::create(
           b, loc, i64Const(b, loc, p.stagingOffset()),
           arith::MulIOp::create(b, loc, i64Of(hwWarp),
-                                i64Const(b, loc, 2 * 16 * 128))));
+                                i64Const(b, loc, 2 * kTmaStoreBoxBytes))));
   // The warp's first element (lane 0's register 0).
   SmallVector<Value> origin =
       dist.getThreadCoord(b, loc, indexConstant(b, loc, 0), warp);
@@ -701,8 +701,8 @@ static void storeTileByTMA(OpBuilder &b, Location loc, const Distribution &dist,
   });
   syncWarp();
   for (int64_t g = 0, box = 0; g < dist.getNumRegs(); g += 32, ++box) {
-    Value buffer = arith::AddIOp::create(b, loc, staging,
-                                         i64Const(b, loc, (box % 2) * 2048));
+    Value buffer = arith::AddIOp::create(
+        b, loc, staging, i64Const(b, loc, (box % 2) * kTmaStoreBoxBytes));
     if (box >= 2) {
       onLane0([&](OpBuilder &tb, Location tl) {
         NVVM::CpAsyncBulkWaitGroupOp::create(tb, tl, 1, tb.getUnitAttr());

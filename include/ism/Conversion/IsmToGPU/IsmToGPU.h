@@ -102,15 +102,26 @@ struct WgmmaPipeline {
   }
   int64_t aRowBytes() const { return rowBytes(aMNMajor, blockM); }
   int64_t bRowBytes() const { return rowBytes(!bKMajor, blockN); }
+  /// Rows of one box of the A (`a`) or B tile: a K-major tile's own rows,
+  /// an MN-major one's blockK.
+  int64_t boxRows(bool a) const {
+    bool mnMajor = a ? aMNMajor : !bKMajor;
+    return mnMajor ? blockK : (a ? blockM : blockN);
+  }
   /// Columns of one box of an MN-major B tile.
   int64_t bBoxCols() const {
     return bRowBytes() / (elementType.getIntOrFloatBitWidth() / 8);
   }
+  /// Bytes from the aligned base to the end of the stages' mbarriers.
+  int64_t barriersEnd() const { return stages * stageBytes() + 16 * stages; }
+  /// ... and to the end of the exchange's (clusterK = 2).
+  int64_t exchangeEnd() const {
+    return barriersEnd() +
+           (clusterK == 2 ? getClusterKExchangeBytes(blockM * blockN) : 0);
+  }
   /// Offsets from the aligned base of the exchange's `full` and `empty`
   /// mbarriers and of its buffer (clusterK = 2).
-  int64_t exchangeFullOffset() const {
-    return stages * stageBytes() + 16 * stages;
-  }
+  int64_t exchangeFullOffset() const { return barriersEnd(); }
   int64_t exchangeEmptyOffset() const { return exchangeFullOffset() + 8; }
   int64_t exchangeOffset() const { return exchangeFullOffset() + 16; }
   /// The TMA-store epilogue (tma_store = 1): the descriptor of the stored
@@ -119,21 +130,13 @@ struct WgmmaPipeline {
   /// the exchange, 1024-byte aligned (two 2 KiB boxes a warp).
   Value storeDescriptor;
   unsigned stagingWarps = 0;
-  int64_t stagingOffset() const {
-    int64_t bytes = stages * stageBytes() + 16 * stages;
-    if (clusterK == 2)
-      bytes += getClusterKExchangeBytes(blockM * blockN);
-    return (bytes + 1023) / 1024 * 1024;
-  }
+  int64_t stagingOffset() const { return (exchangeEnd() + 1023) / 1024 * 1024; }
   /// Bytes from the aligned base to the end of the barriers (and of the
   /// exchange buffer and the staging boxes).
   int64_t ringBytes() const {
-    int64_t bytes = stages * stageBytes() + 16 * stages;
-    if (clusterK == 2)
-      bytes += getClusterKExchangeBytes(blockM * blockN);
-    if (stagingWarps)
-      bytes = stagingOffset() + getTmaStoreStagingBytes(stagingWarps);
-    return bytes;
+    return stagingWarps
+               ? stagingOffset() + getTmaStoreStagingBytes(stagingWarps)
+               : exchangeEnd();
   }
   /// Where the ring ends at the latest (the base is aligned up by at most
   /// 1023 bytes).

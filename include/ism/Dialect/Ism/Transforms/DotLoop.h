@@ -57,10 +57,14 @@ PersistentOptions getPersistentOptions(DictionaryAttr persistent);
 /// the lowering writes through the TMA store's staging boxes.
 inline constexpr llvm::StringLiteral kTmaStoreAttrName = "ism.tma_store";
 
-/// Bytes of the TMA store's staging boxes for `consumerWarps` warps (two
-/// 16-row boxes of 128-byte rows a warp).
+/// A TMA store's staging box: 16 rows of 128 bytes (64 16-bit columns),
+/// two a consumer warp.
+inline constexpr int64_t kTmaStoreBoxRows = 16;
+inline constexpr int64_t kTmaStoreBoxBytes = kTmaStoreBoxRows * 128;
+
+/// Bytes of the TMA store's staging boxes for `consumerWarps` warps.
 inline int64_t getTmaStoreStagingBytes(int64_t consumerWarps) {
-  return consumerWarps * 2 * 16 * 128;
+  return consumerWarps * 2 * kTmaStoreBoxBytes;
 }
 
 /// Whether a wgmma kernel can run in a `clusterM` x `clusterN` cluster:
