@@ -13,10 +13,7 @@ steps=${*:-tests check sanitize bench}
 for step in $steps; do
   case $step in
   tests) gpu_tests ;;
-  check)
-    python3 bench/gemm.py check --ism-run "$run" --only ck2,cluster --out "$OUT/check" \
-      > "$OUT/check-ck2.log" 2>&1
-    echo "check rc=$?"; grep -E "^(FAIL|gemm checks)" "$OUT/check-ck2.log" ;;
+  check) gemm_check ck2 ck2,cluster ;;
   sanitize)
     sanitize_gemm bf16_ck2_partial:100x1000:1000x300:100x300 \
       bf16_ck2_one_step:64x64:64x256:64x256 \

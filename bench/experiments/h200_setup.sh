@@ -24,6 +24,15 @@ gpu_tests() {
   echo "gpu-tests rc=$?"
   grep -E "^(FAIL|  Passed|  Failed|  Unsupported)" "$OUT/gpu-tests.log"
 }
+# bench/gemm.py check on the variants whose names contain one of $2
+# (comma-separated): the log in $OUT/check-$1.log, its status, failures and
+# summary on stdout.
+gemm_check() {
+  python3 bench/gemm.py check --ism-run "$run" --only "$2" --out "$OUT/check" \
+    > "$OUT/check-$1.log" 2>&1
+  echo "check rc=$?"
+  grep -E "^(FAIL|gemm checks)" "$OUT/check-$1.log"
+}
 # bench/coschedule.py on the three GEMM pairs: the log in
 # $OUT/bench-TAG.log, the CSV and chart in $OUT/co-TAG, its status and
 # table on stdout; further arguments go to bench/coschedule.py.

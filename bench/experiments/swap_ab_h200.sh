@@ -14,10 +14,7 @@ steps=${*:-tests check sanitize bench}
 for step in $steps; do
   case $step in
   tests) gpu_tests ;;
-  check)
-    python3 bench/gemm.py check --ism-run "$run" --only swap,bt_ --out "$OUT/check" \
-      > "$OUT/check-swap.log" 2>&1
-    echo "check rc=$?"; grep -E "^(FAIL|gemm checks)" "$OUT/check-swap.log" ;;
+  check) gemm_check swap swap,bt_ ;;
   sanitize)
     sanitize_gemm bf16_swap_partial:100x1000:1000x1000:100x1000 \
       bf16_swap_ck2:100x1000:1000x1000:100x1000 \

@@ -11,10 +11,7 @@ source "$(dirname "$0")/h200_setup.sh"
 steps=${*:-check sanitize tests bench}
 for step in $steps; do
   case $step in
-  check)
-    python3 bench/gemm.py check --ism-run "$run" --only tma_ --out "$OUT/check" \
-      > "$OUT/check-tma.log" 2>&1
-    echo "check rc=$?"; grep -E "^(FAIL|gemm checks)" "$OUT/check-tma.log" ;;
+  check) gemm_check tma tma_ ;;
   sanitize)
     sanitize_gemm bf16_tma_partial:1000x1000:1000x1000:1000x1000 \
       bf16_tma_pingpong:2000x1000:1000x2100:2000x2100 \
