@@ -32,6 +32,12 @@ llvm::ArrayRef<llvm::StringLiteral> mlir::ism::runner::getTunableAttributes() {
   return names;
 }
 
+/// Whether the tunable attribute `name` is a switch, 0 (off) or 1 (on):
+/// swap_ab and tma_store, whose 0 is a choice rather than no value.
+static bool isSwitch(llvm::StringRef name) {
+  return name == "swap_ab" || name == "tma_store";
+}
+
 std::optional<CoscheduleMode>
 mlir::ism::runner::getCandidateCoschedule(const TuneCandidate &candidate) {
   for (const auto &[name, value] : candidate)
@@ -93,6 +99,9 @@ mlir::ism::runner::parseTuneSpec(llvm::StringRef spec) {
           return fail("'coschedule' takes fused, sequential or streams, not '" +
                       text + "'");
         value = int64_t(*mode) + 1;
+      } else if (isSwitch(name)) {
+        if (text.trim().getAsInteger(10, value) || value < 0 || value > 1)
+          return fail("'" + name + "' takes 0 or 1, not '" + text + "'");
       } else if (text.trim().getAsInteger(10, value) || value < 1 ||
                  value > std::numeric_limits<int32_t>::max())
         return fail("'" + name + "' takes positive integers, not '" + text +
