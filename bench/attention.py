@@ -33,40 +33,111 @@ SHAPES = "4x32x4096x128,2x32x8192x128,1x32x16384x128,8x32x2048x64"
 
 def module_text(head_dim: int, block_m: int = 64, block_n: int = 64,
                 num_warps: int = 4, prefetch: bool = False,
-                stages: int = 0) -> str:
+                stages: int = 0, split: bool = True) -> str:
     """examples/attention.mlir with the head dim and blocks as parameters.
     ``prefetch`` loads the next K and V tiles one iteration ahead (the loop
     carries them), so that their latency overlaps the current block's
     math. ``stages`` (num_stages) sets the ring that the lowering copies K
-    and V into ahead of time (1: none; 0: the lowering's choice)."""
+    and V into ahead of time (1: none; 0: the lowering's choice). ``split``
+    walks the key blocks that need no mask (all keys inside the sequence
+    and, when causal, before the program's first query row) in a loop of
+    their own, and only the rest (the diagonal and the sequence's end) in
+    a loop that masks; without it one loop masks every block."""
     d, bm, bn = head_dim, block_m, block_n
     stage_attr = f", num_stages = {stages} : i32" if stages else ""
     mem = "memref<?x?x?xbf16>"
     kv = f"tensor<{bn}x{d}xbf16>"
+    load = lambda t, n, name: f"""
+    %{name}3 = ism.load %{t}[%bh, {n}, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
+    %{name} = ism.reshape %{name}3 : tensor<1x{bn}x{d}xbf16> -> {kv}"""
     if prefetch:
-        first = f"""
-  %k0_3 = ism.load %K[%bh, %c0, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
-  %k0 = ism.reshape %k0_3 : tensor<1x{bn}x{d}xbf16> -> {kv}
-  %v0_3 = ism.load %V[%bh, %c0, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
-  %v0 = ism.reshape %v0_3 : tensor<1x{bn}x{d}xbf16> -> {kv}"""
-        carried = ", %k = %k0, %v = %v0"
+        first = (load("K", "%c0", "k0").replace("\n    ", "\n  ") +
+                 load("V", "%c0", "v0").replace("\n    ", "\n  "))
         carried_types = f", {kv}, {kv}"
         load_k = load_v = ""
         next_kv = f"""
-    %n_next = arith.addi %n, %bn : index
-    %kn3 = ism.load %K[%bh, %n_next, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
-    %k_next = ism.reshape %kn3 : tensor<1x{bn}x{d}xbf16> -> {kv}
-    %vn3 = ism.load %V[%bh, %n_next, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
-    %v_next = ism.reshape %vn3 : tensor<1x{bn}x{d}xbf16> -> {kv}"""
+    %n_next = arith.addi %n, %bn : index""" + load("K", "%n_next", "k_next") \
+            + load("V", "%n_next", "v_next")
         yielded = ", %k_next, %v_next"
     else:
-        first = carried = carried_types = next_kv = yielded = ""
-        load_k = f"""
-    %k3 = ism.load %K[%bh, %n, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
-    %k = ism.reshape %k3 : tensor<1x{bn}x{d}xbf16> -> {kv}"""
-        load_v = f"""
-    %v3 = ism.load %V[%bh, %n, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
-    %v = ism.reshape %v3 : tensor<1x{bn}x{d}xbf16> -> {kv}"""
+        first = carried_types = next_kv = yielded = ""
+        load_k, load_v = load("K", "%n", "k"), load("V", "%n", "v")
+    results = 5 if prefetch else 3
+    types = (f"tensor<{bm}xf32>, tensor<{bm}xf32>, tensor<{bm}x{d}xf32>"
+             f"{carried_types}")
+
+    def loop(name, lo, hi, inits, masked):
+        carried = (", %k = " + inits[3] + ", %v = " + inits[4]
+                   if prefetch else "")
+        mask = f"""
+    %ni = arith.index_cast %n : index to i32
+    %ns = ism.splat %ni : i32 -> tensor<{bn}xi32>
+    %cols1 = arith.addi %iota_n, %ns : tensor<{bn}xi32>
+    %cols2 = ism.expand_dims %cols1 axis = 0 : tensor<{bn}xi32> -> tensor<1x{bn}xi32>
+    %cols = ism.broadcast %cols2 : tensor<1x{bn}xi32> -> tensor<{bm}x{bn}xi32>
+    %in_seq = arith.cmpi slt, %cols, %Ss : tensor<{bm}x{bn}xi32>
+    %past = arith.cmpi sgt, %cols, %rows : tensor<{bm}x{bn}xi32>
+    %hidden = arith.andi %past, %causals : tensor<{bm}x{bn}xi1>
+    %visible = arith.xori %hidden, %all : tensor<{bm}x{bn}xi1>
+    %keep = arith.andi %in_seq, %visible : tensor<{bm}x{bn}xi1>
+    %s = arith.select %keep, %qk, %ninf_s
+        : tensor<{bm}x{bn}xi1>, tensor<{bm}x{bn}xf32>""" if masked else ""
+        s = "%s" if masked else "%qk"
+        return f"""
+  %{name}:{results} = scf.for %n = {lo} to {hi} step %bn
+      iter_args(%m = {inits[0]}, %l = {inits[1]}, %acc = {inits[2]}{carried})
+      -> ({types}) {{{load_k}{next_kv}
+    %kt = ism.trans %k order = [1, 0] : {kv} -> tensor<{d}x{bn}xbf16>
+    %qk = ism.dot %q, %kt, %zero_s
+        : tensor<{bm}x{d}xbf16> * tensor<{d}x{bn}xbf16> -> tensor<{bm}x{bn}xf32>
+{mask}
+    %rowmax = ism.reduce {s} axis = 1 : tensor<{bm}x{bn}xf32> -> tensor<{bm}xf32> {{
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }}
+    %rowmax2 = arith.mulf %rowmax, %scales1 : tensor<{bm}xf32>
+    %m_new = arith.maximumf %m, %rowmax2 : tensor<{bm}xf32>
+    %neg_m = arith.negf %m_new : tensor<{bm}xf32>
+    %neg_m2 = ism.expand_dims %neg_m axis = 1 : tensor<{bm}xf32> -> tensor<{bm}x1xf32>
+    %neg_mb = ism.broadcast %neg_m2 : tensor<{bm}x1xf32> -> tensor<{bm}x{bn}xf32>
+    %shifted = math.fma {s}, %scales, %neg_mb : tensor<{bm}x{bn}xf32>
+    %p = math.exp2 %shifted : tensor<{bm}x{bn}xf32>
+    %m_diff = arith.subf %m, %m_new : tensor<{bm}xf32>
+    %alpha = math.exp2 %m_diff : tensor<{bm}xf32>
+    %rowsum = ism.reduce %p axis = 1 : tensor<{bm}x{bn}xf32> -> tensor<{bm}xf32> {{
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }}
+    %l_scaled = arith.mulf %l, %alpha : tensor<{bm}xf32>
+    %l_new = arith.addf %l_scaled, %rowsum : tensor<{bm}xf32>
+    %alpha2 = ism.expand_dims %alpha axis = 1 : tensor<{bm}xf32> -> tensor<{bm}x1xf32>
+    %alphab = ism.broadcast %alpha2 : tensor<{bm}x1xf32> -> tensor<{bm}x{d}xf32>
+    %acc_scaled = arith.mulf %acc, %alphab : tensor<{bm}x{d}xf32>
+    %p16 = arith.truncf %p : tensor<{bm}x{bn}xf32> to tensor<{bm}x{bn}xbf16>{load_v}
+    %acc_new = ism.dot %p16, %v, %acc_scaled
+        : tensor<{bm}x{bn}xbf16> * tensor<{bn}x{d}xbf16> -> tensor<{bm}x{d}xf32>
+    scf.yield %m_new, %l_new, %acc_new{yielded} : {types}
+  }}"""
+
+    inits = ["%ninf", "%zero_l", "%zero_acc", "%k0", "%v0"]
+    if split:
+        # Blocks below n_full need no mask: every key is inside the
+        # sequence and, when causal, before the program's first query row.
+        loops = f"""
+  %s_blocks = arith.divui %S, %bn : index
+  %s_full = arith.muli %s_blocks, %bn : index
+  %m_blocks = arith.divui %m0, %bn : index
+  %m_full = arith.muli %m_blocks, %bn : index
+  %c_full = arith.minui %m_full, %s_full : index
+  %n_full = arith.select %is_causal, %c_full, %s_full : index
+  %n_rest = arith.maxui %n_full, %n_end : index""" + \
+            loop("r0", "%c0", "%n_full", inits, False) + \
+            loop("r", "%n_full", "%n_rest",
+                 [f"%r0#{i}" for i in range(results)], True)
+    else:
+        loops = loop("r", "%c0", "%n_end", inits, True)
     return f"""
 ism.kernel @attention(%Q: {mem}, %K: {mem}, %V: {mem}, %O: {mem},
                       %LSE: memref<?x?xf32>, %scale: f32, %causal: i32)
@@ -91,7 +162,13 @@ ism.kernel @attention(%Q: {mem}, %K: {mem}, %V: {mem}, %O: {mem},
   %zero_acc = arith.constant dense<0.0> : tensor<{bm}x{d}xf32>
   %zero_s = arith.constant dense<0.0> : tensor<{bm}x{bn}xf32>
   %ninf_s = arith.constant dense<0xFF800000> : tensor<{bm}x{bn}xf32>
-  %scales = ism.splat %scale : f32 -> tensor<{bm}x{bn}xf32>
+  // Scores in base 2: exp(x) = exp2(x * log2(e)), folded into the scale
+  // (positive, so the row maximum of the scaled scores is the scaled
+  // maximum, and each p = exp2(qk * scale2 - m) is one FMA and one ex2).
+  %log2e = arith.constant 1.44269504088896340736 : f32
+  %scale2 = arith.mulf %scale, %log2e : f32
+  %scales = ism.splat %scale2 : f32 -> tensor<{bm}x{bn}xf32>
+  %scales1 = ism.splat %scale2 : f32 -> tensor<{bm}xf32>
   %iota_m = ism.range 0 to {bm} : tensor<{bm}xi32>
   %iota_n = ism.range 0 to {bn} : tensor<{bn}xi32>
   %m0i = arith.index_cast %m0 : index to i32
@@ -102,62 +179,18 @@ ism.kernel @attention(%Q: {mem}, %K: {mem}, %V: {mem}, %O: {mem},
   %Si = arith.index_cast %S : index to i32
   %Ss = ism.splat %Si : i32 -> tensor<{bm}x{bn}xi32>
   %causals = ism.splat %is_causal : i1 -> tensor<{bm}x{bn}xi1>
-  %all = arith.constant dense<true> : tensor<{bm}x{bn}xi1>{first}
-  %r:{5 if prefetch else 3} = scf.for %n = %c0 to %n_end step %bn
-      iter_args(%m = %ninf, %l = %zero_l, %acc = %zero_acc{carried})
-      -> (tensor<{bm}xf32>, tensor<{bm}xf32>, tensor<{bm}x{d}xf32>{carried_types}) {{{load_k}{next_kv}
-    %kt = ism.trans %k order = [1, 0] : tensor<{bn}x{d}xbf16> -> tensor<{d}x{bn}xbf16>
-    %qk = ism.dot %q, %kt, %zero_s
-        : tensor<{bm}x{d}xbf16> * tensor<{d}x{bn}xbf16> -> tensor<{bm}x{bn}xf32>
-    %s_scaled = arith.mulf %qk, %scales : tensor<{bm}x{bn}xf32>
-    %ni = arith.index_cast %n : index to i32
-    %ns = ism.splat %ni : i32 -> tensor<{bn}xi32>
-    %cols1 = arith.addi %iota_n, %ns : tensor<{bn}xi32>
-    %cols2 = ism.expand_dims %cols1 axis = 0 : tensor<{bn}xi32> -> tensor<1x{bn}xi32>
-    %cols = ism.broadcast %cols2 : tensor<1x{bn}xi32> -> tensor<{bm}x{bn}xi32>
-    %in_seq = arith.cmpi slt, %cols, %Ss : tensor<{bm}x{bn}xi32>
-    %past = arith.cmpi sgt, %cols, %rows : tensor<{bm}x{bn}xi32>
-    %hidden = arith.andi %past, %causals : tensor<{bm}x{bn}xi1>
-    %visible = arith.xori %hidden, %all : tensor<{bm}x{bn}xi1>
-    %keep = arith.andi %in_seq, %visible : tensor<{bm}x{bn}xi1>
-    %s = arith.select %keep, %s_scaled, %ninf_s
-        : tensor<{bm}x{bn}xi1>, tensor<{bm}x{bn}xf32>
-    %rowmax = ism.reduce %s axis = 1 : tensor<{bm}x{bn}xf32> -> tensor<{bm}xf32> {{
-    ^bb0(%a: f32, %b: f32):
-      %x = arith.maximumf %a, %b : f32
-      ism.yield %x : f32
-    }}
-    %m_new = arith.maximumf %m, %rowmax : tensor<{bm}xf32>
-    %m_new2 = ism.expand_dims %m_new axis = 1 : tensor<{bm}xf32> -> tensor<{bm}x1xf32>
-    %m_newb = ism.broadcast %m_new2 : tensor<{bm}x1xf32> -> tensor<{bm}x{bn}xf32>
-    %shifted = arith.subf %s, %m_newb : tensor<{bm}x{bn}xf32>
-    %p = math.exp %shifted : tensor<{bm}x{bn}xf32>
-    %m_diff = arith.subf %m, %m_new : tensor<{bm}xf32>
-    %alpha = math.exp %m_diff : tensor<{bm}xf32>
-    %rowsum = ism.reduce %p axis = 1 : tensor<{bm}x{bn}xf32> -> tensor<{bm}xf32> {{
-    ^bb0(%a: f32, %b: f32):
-      %x = arith.addf %a, %b : f32
-      ism.yield %x : f32
-    }}
-    %l_scaled = arith.mulf %l, %alpha : tensor<{bm}xf32>
-    %l_new = arith.addf %l_scaled, %rowsum : tensor<{bm}xf32>
-    %alpha2 = ism.expand_dims %alpha axis = 1 : tensor<{bm}xf32> -> tensor<{bm}x1xf32>
-    %alphab = ism.broadcast %alpha2 : tensor<{bm}x1xf32> -> tensor<{bm}x{d}xf32>
-    %acc_scaled = arith.mulf %acc, %alphab : tensor<{bm}x{d}xf32>
-    %p16 = arith.truncf %p : tensor<{bm}x{bn}xf32> to tensor<{bm}x{bn}xbf16>{load_v}
-    %acc_new = ism.dot %p16, %v, %acc_scaled
-        : tensor<{bm}x{bn}xbf16> * tensor<{bn}x{d}xbf16> -> tensor<{bm}x{d}xf32>
-    scf.yield %m_new, %l_new, %acc_new{yielded}
-        : tensor<{bm}xf32>, tensor<{bm}xf32>, tensor<{bm}x{d}xf32>{carried_types}
-  }}
+  %all = arith.constant dense<true> : tensor<{bm}x{bn}xi1>{first}{loops}
   %l2 = ism.expand_dims %r#1 axis = 1 : tensor<{bm}xf32> -> tensor<{bm}x1xf32>
   %lb = ism.broadcast %l2 : tensor<{bm}x1xf32> -> tensor<{bm}x{d}xf32>
   %o = arith.divf %r#2, %lb : tensor<{bm}x{d}xf32>
   %o16 = arith.truncf %o : tensor<{bm}x{d}xf32> to tensor<{bm}x{d}xbf16>
   %o3 = ism.reshape %o16 : tensor<{bm}x{d}xbf16> -> tensor<1x{bm}x{d}xbf16>
   ism.store %o3, %O[%bh, %m0, %c0] : tensor<1x{bm}x{d}xbf16> -> {mem}
+  // LSE = m + ln(l), m in base 2: m * ln(2) + ln(l).
+  %ln2 = arith.constant dense<0.69314718055994530942> : tensor<{bm}xf32>
+  %m_nat = arith.mulf %r#0, %ln2 : tensor<{bm}xf32>
   %log_l = math.log %r#1 : tensor<{bm}xf32>
-  %lse1 = arith.addf %r#0, %log_l : tensor<{bm}xf32>
+  %lse1 = arith.addf %m_nat, %log_l : tensor<{bm}xf32>
   %lse = ism.reshape %lse1 : tensor<{bm}xf32> -> tensor<1x{bm}xf32>
   ism.store %lse, %LSE[%bh, %m0] : tensor<1x{bm}xf32> -> memref<?x?xf32>
   ism.return

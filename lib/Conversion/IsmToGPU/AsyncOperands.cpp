@@ -18,8 +18,9 @@
 //                     tiles of iteration i+S-1 into stage (i+S-1) % S (if it
 //                     runs); commit; the products read stage i % S.
 //   after the loop:   cp.async.wait_group 0 (and a barrier when the loop is
-//                     nested in another: its next run's prologue writes
-//                     stages the slowest warps may still read).
+//                     nested in another, or the kernel has other loops
+//                     whose rings share these bytes: the next prologue
+//                     writes stages the slowest warps may still read).
 //
 // The copies are 16-byte chunks zero-filled past the memref's edges (as
 // ism.load pads with zeros), or element by element when the memref cannot
@@ -231,7 +232,7 @@ LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context) {
   MLIRContext *ctx = loop.getContext();
   OpBuilder b(loop);
   Value scratch =
-      context.getOwnScratch(b, loc, b.getI8Type(), stages * stageBytes + 1023);
+      context.getRingScratch(b, loc, b.getI8Type(), stages * stageBytes + 1023);
   Value ringBase = alignedSharedAddress(b, loc, scratch);
   Value ring = sharedPointer(b, loc, ringBase);
   Value tid = context.getThreadId(b, loc);
@@ -334,9 +335,10 @@ LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context) {
 
   OpBuilder after(loop->getBlock(), std::next(loop->getIterator()));
   NVVM::CpAsyncWaitGroupOp::create(after, loc, 0);
-  // Where the loop can run again (inside another loop), its next prologue
-  // must not overwrite stages that slower warps still read.
-  if (!isa<gpu::GPUFuncOp>(loop->getParentOp()))
+  // Where the loop can run again (inside another loop), or another loop's
+  // ring shares its bytes, the next prologue must not overwrite stages
+  // that slower warps still read.
+  if (!isa<gpu::GPUFuncOp>(loop->getParentOp()) || context.sharedRings)
     context.barrier(after, loc);
   return success();
 }
@@ -350,6 +352,7 @@ LogicalResult mlir::ism::prepareAsyncOperands(Operation *root,
     if (!loop->hasAttr(kPipelineAttrName))
       loops.push_back(loop);
   });
+  context.sharedRings = loops.size() > 1;
   for (scf::ForOp loop : loops)
     if (failed(prepareLoop(loop, context)))
       return failure();

@@ -16,10 +16,14 @@ Distribution::Distribution(RankedTensorType type) : type(type) {
     return;
   }
   if ((mma = dyn_cast<MmaEncodingAttr>(type.getEncoding()))) {
-    // A one-column tile keeps only the row bases.
+    // A one-column tile keeps only the row bases, a one-row tile only the
+    // column bases.
     column = getShape()[1] == 1;
+    row = !column && getShape()[0] == 1;
     if (column)
       regBases = {{8, 0}};
+    else if (row)
+      regBases = {{0, 1}};
     else
       regBases = {{0, 1}, {8, 0}};
     for (int64_t c = 8; !column && c < mmaWarpN(); c *= 2)
@@ -62,12 +66,13 @@ bool Distribution::isSupported(RankedTensorType type, std::string &reason) {
   if (auto mma = dyn_cast_or_null<MmaEncodingAttr>(type.getEncoding())) {
     ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
     if (type.getRank() != 2 || warps.size() != 2 ||
-        type.getDimSize(0) < 16 * int64_t(warps[0]) ||
+        (type.getDimSize(0) != 1 &&
+         type.getDimSize(0) < 16 * int64_t(warps[0])) ||
         (type.getDimSize(1) != 1 &&
          type.getDimSize(1) < 8 * int64_t(warps[1]))) {
       reason = "has an #ism.mma layout whose warps do not tile it (each "
                "warp needs at least 16 rows and 8 columns, or the tile one "
-               "column)";
+               "row or one column)";
       return false;
     }
     return true;
@@ -123,7 +128,7 @@ SmallVector<int64_t> Distribution::getThreadCoord(int64_t lane,
     return sliced(parent->getThreadCoord(lane, warp));
   SmallVector<int64_t> coord(getRank(), 0);
   if (mma) {
-    coord[0] = (lane / 4) % 8 + 16 * (warp % mmaWarpsM());
+    coord[0] = row ? 0 : (lane / 4) % 8 + 16 * (warp % mmaWarpsM());
     coord[1] = column ? 0
                       : 2 * (lane % 4) +
                             mmaWarpN() * ((warp / mmaWarpsM()) % mmaWarpsN());
@@ -230,10 +235,12 @@ SmallVector<Value> Distribution::getThreadCoord(OpBuilder &b, Location loc,
   }
   if (mma) {
     // row = lane/4 + 16 * warpM; col = 2 * (lane % 4) + warpN * mmaWarpN.
-    coord[0] = arith::AddIOp::create(
-        b, loc, getLaneCoord(b, loc, lane, 0),
-        arith::MulIOp::create(b, loc, getWarpCoord(b, loc, warp, 0),
-                              intConstant(b, loc, t, 16)));
+    coord[0] =
+        row ? intConstant(b, loc, t, 0)
+            : arith::AddIOp::create(
+                  b, loc, getLaneCoord(b, loc, lane, 0),
+                  arith::MulIOp::create(b, loc, getWarpCoord(b, loc, warp, 0),
+                                        intConstant(b, loc, t, 16)));
     coord[1] = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(b, loc, getLaneCoord(b, loc, lane, 1),
@@ -277,6 +284,20 @@ Value Distribution::getOwnerCondition(OpBuilder &b, Location loc, Value lane,
                                 getWarpCoord(b, loc, warp, 1), zero));
     return owner;
   }
+  if (mma && row) {
+    // The first of the 8 lanes (and of the warps along M) that hold a
+    // column pair.
+    Type t = lane.getType();
+    Value zero = intConstant(b, loc, t, 0);
+    Value owner = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        getLaneCoord(b, loc, lane, 0), zero);
+    if (mmaWarpsM() > 1)
+      owner = arith::AndIOp::create(
+          b, loc, owner,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                getWarpCoord(b, loc, warp, 0), zero));
+    return owner;
+  }
   if (mma)
     return {};
   Type t = lane.getType();
@@ -306,7 +327,7 @@ int64_t Distribution::getDistinctLanes(unsigned dim) const {
   if (parent)
     return parent->getDistinctLanes(parentDim(dim));
   if (mma)
-    return dim == 0 ? 8 : column ? 1 : 4;
+    return dim == 0 ? (row ? 1 : 8) : column ? 1 : 4;
   int64_t spt = layout.getSizePerThread()[dim];
   return std::min<int64_t>(layout.getThreadsPerWarp()[dim],
                            std::max<int64_t>(1, type.getDimSize(dim) / spt));
@@ -325,7 +346,7 @@ int64_t Distribution::getDistinctWarps(unsigned dim) const {
   if (parent)
     return parent->getDistinctWarps(parentDim(dim));
   if (mma)
-    return dim == 0 ? mmaWarpsM() : column ? 1 : mmaWarpsN();
+    return dim == 0 ? (row ? 1 : mmaWarpsM()) : column ? 1 : mmaWarpsN();
   int64_t perWarp =
       int64_t(layout.getSizePerThread()[dim]) * layout.getThreadsPerWarp()[dim];
   return std::min<int64_t>(

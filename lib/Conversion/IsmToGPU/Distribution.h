@@ -126,6 +126,9 @@ private:
   /// An #ism.mma tile of one column ([M, 1], e.g. row statistics expanded
   /// for a broadcast): lanes and warps along N hold copies.
   bool column = false;
+  /// An #ism.mma tile of one row ([1, N], e.g. column indices expanded for
+  /// a broadcast): lanes and warps along M hold copies.
+  bool row = false;
   /// A slice: the parent layout's distribution of the tile with a size-1
   /// dimension `sliceDim` inserted.
   std::shared_ptr<const Distribution> parent;

@@ -6,7 +6,7 @@
 // constants. f32 exp, exp2, log, log2, sqrt and rsqrt (on tiles and
 // scalars) become the GPU's approximate special-function instructions, and
 // f32 division div.full.f32, as Triton emits them, instead of calls into
-// libdevice or IEEE division sequences.
+// libdevice or IEEE division sequences; math.fma becomes fma.rn.
 //
 //===----------------------------------------------------------------------===//
 
@@ -166,14 +166,35 @@ struct FastDivLowering : OpConversionPattern<arith::DivFOp> {
   }
 };
 
+/// math.fma -> llvm.intr.fma (PTX fma.rn), on tiles and scalars: the GPU
+/// has the instruction, so it needs no libdevice call (__nv_fmaf), which
+/// would stay unresolved where libdevice is not linked.
+struct FmaLowering : OpConversionPattern<math::FmaOp> {
+  FmaLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern<math::FmaOp>(converter, ctx, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(math::FmaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(checkDistributable(rewriter, op, op.getType())))
+      return failure();
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "type does not convert");
+    rewriter.replaceOpWithNewOp<LLVM::FMAOp>(op, type, adaptor.getA(),
+                                             adaptor.getB(), adaptor.getC());
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::ism::populateElementwisePatterns(TileTypeConverter &converter,
                                             LoweringContext &context,
                                             RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ElementwiseOpLowering, ConstantOpLowering, FastDivLowering>(
-      converter, ctx);
+  patterns.add<ElementwiseOpLowering, ConstantOpLowering, FastDivLowering,
+               FmaLowering>(converter, ctx);
   const double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
   patterns.add<FastMathLowering<math::ExpOp>>(
       converter, ctx, "llvm.nvvm.ex2.approx.ftz.f", log2e, 1.0);

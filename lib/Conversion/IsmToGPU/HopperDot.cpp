@@ -149,7 +149,9 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
     // A loop-invariant A: written once, where it is defined.
     Value aBase;
     bool ownA = !aInRegisters && definedAround(op.getA(), op);
-    if (ownA) {
+    if (ownA)
+      aBase = context.ownOperands.lookup(op.getA());
+    if (ownA && !aBase) {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointAfterValue(adaptor.getA());
       // Where the definition can run again (a loop over programs or
@@ -163,6 +165,7 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
       storeOperandTile(rewriter, loc, context, tileA, adaptor.getA(),
                        Distribution(aType), sharedPointer(rewriter, loc, aBase),
                        Ints(i32s(rewriter, loc)).c(0));
+      context.ownOperands[op.getA()] = aBase;
     }
     // What this product writes to shared memory itself: B unless a ring
     // holds it, A unless it is in registers or has its own place.

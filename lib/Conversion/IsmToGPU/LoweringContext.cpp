@@ -117,14 +117,18 @@ Value LoweringContext::getOwnScratch(OpBuilder &b, Location loc,
   return getScratch(b, loc, 3, elementType, numElements, regionBytes[3]);
 }
 
+Value LoweringContext::getRingScratch(OpBuilder &b, Location loc,
+                                      Type elementType, int64_t numElements) {
+  return getScratch(b, loc, 4, elementType, numElements, 0);
+}
+
 void LoweringContext::finalizeScratch(Operation *root) {
-  int64_t start[4] = {
-      partition.sharedMemoryBase, partition.sharedMemoryBase + regionBytes[0],
-      partition.sharedMemoryBase + regionBytes[0] + regionBytes[1],
-      partition.sharedMemoryBase + regionBytes[0] + regionBytes[1] +
-          regionBytes[2]};
-  int64_t groupBytes =
-      regionBytes[0] + regionBytes[1] + regionBytes[2] + regionBytes[3];
+  int64_t start[5];
+  int64_t groupBytes = 0;
+  for (unsigned r = 0; r < 5; ++r) {
+    start[r] = partition.sharedMemoryBase + groupBytes;
+    groupBytes += regionBytes[r];
+  }
   root->walk([&](arith::ConstantIndexOp op) {
     if (op->hasAttr(kScratchGroupAttr)) {
       op.setValueAttr(OpBuilder(op).getIndexAttr(groupBytes));

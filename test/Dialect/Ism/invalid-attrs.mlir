@@ -112,8 +112,8 @@ func.func @f(%a: tensor<8x8xf32, #ism.slice<{dim = 0, parent = #ism.slice<{dim =
 
 // -----
 
-// expected-error @+1 {{#ism.slice dim must be 1 (the rows of the parent #ism.mma layout), got 0}}
-func.func @f(%a: tensor<64xf32, #ism.slice<{dim = 0, parent = #ism.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>}>>)
+// expected-error @+1 {{#ism.slice dim must be a dimension of the parent layout (rank 2), got 2}}
+func.func @f(%a: tensor<64xf32, #ism.slice<{dim = 2, parent = #ism.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>}>>)
 
 // -----
 

@@ -235,6 +235,25 @@ public:
   Value getOwnScratch(OpBuilder &b, Location loc, Type elementType,
                       int64_t numElements);
 
+  /// A 1-D view of `numElements` elements of `elementType` for the ring of
+  /// one loop's product operands (AsyncOperands.cpp). The rings of all
+  /// loops start at the same place (region 4): loops run one after the
+  /// other, and each ring loop ends with a barrier when it shares the bytes
+  /// (see sharedRings).
+  Value getRingScratch(OpBuilder &b, Location loc, Type elementType,
+                       int64_t numElements);
+  /// Whether more than one loop may take a ring (set by
+  /// prepareAsyncOperands): each must then end with a barrier, since the
+  /// next one's prologue writes stages that slower warps may still read.
+  bool sharedRings = false;
+
+  /// The shared-memory address (i64, shared window) where a loop-invariant
+  /// A operand of a product was written, by tile (before conversion): the
+  /// products of several loops that read the same tile (attention's Q,
+  /// with the key blocks split into a loop without masks and one with)
+  /// write it once.
+  llvm::DenseMap<Value, Value> ownOperands;
+
   /// Lays the scratch regions out one after the other (from the
   /// partition's base) once every op of `root` is lowered: fixes the
   /// offsets of the views getScratch made.
@@ -243,8 +262,8 @@ public:
   /// Bytes of dynamic shared memory the kernel needs (from byte 0, so the
   /// partition's base is included). Valid after finalizeScratch.
   unsigned getSharedMemoryBytes() const {
-    unsigned total =
-        regionBytes[0] + regionBytes[1] + regionBytes[2] + regionBytes[3];
+    unsigned total = regionBytes[0] + regionBytes[1] + regionBytes[2] +
+                     regionBytes[3] + regionBytes[4];
     return total ? partition.sharedMemoryBase + total * partition.groups : 0;
   }
 
@@ -272,9 +291,10 @@ public:
 private:
   PartitionInfo partition;
   unsigned numWarps;
-  /// Bytes of the alternating regions 0 and 1, of region 2 (nested uses)
-  /// and of the kernel's own tiles (region 3, getOwnScratch).
-  unsigned regionBytes[4] = {0, 0, 0, 0};
+  /// Bytes of the alternating regions 0 and 1, of region 2 (nested uses),
+  /// of the kernel's own tiles (region 3, getOwnScratch) and of the loops'
+  /// operand rings (region 4, getRingScratch).
+  unsigned regionBytes[5] = {0, 0, 0, 0, 0};
   unsigned parity = 0;
 };
 

@@ -194,10 +194,6 @@ LogicalResult SliceEncodingAttr::verify(EmitErrorFn emitError, unsigned dim,
                           "a 2-D #ism.mma layout or an #ism.slice, of rank "
                           "2 or more, got "
                        << parent;
-  if (isa<MmaEncodingAttr>(parent) && dim != 1)
-    return emitError() << "#ism.slice dim must be 1 (the rows of the parent "
-                          "#ism.mma layout), got "
-                       << dim;
   if (dim >= rank)
     return emitError() << "#ism.slice dim must be a dimension of the parent "
                           "layout (rank "

@@ -51,6 +51,40 @@ void carryInLayout(scf::ForOp loop, unsigned i, Attribute encoding,
   propagateForward(loop.getResult(i), encoding, old, b);
 }
 
+/// Whether `op` is an expansion whose result can take the 2-D accumulator
+/// layout `encoding` with its source in the #ism.slice of it along the
+/// expanded axis (a one-row or one-column accumulator tile: no data moves).
+static bool expandsSlice(Operation *op, Attribute encoding) {
+  auto expand = dyn_cast<ExpandDimsOp>(op);
+  auto mma = dyn_cast<MmaEncodingAttr>(encoding);
+  return expand && mma && mma.getWarpsPerCTA().size() == 2 &&
+         expand.getType().getRank() == 2;
+}
+
+/// After `op` (a broadcast or expansion) was made in the layout `encoding`:
+/// its source follows where that keeps the data in registers. A broadcast
+/// into a 2-D accumulator layout has its source (a one-row or one-column
+/// tile) in that layout too, and an expansion into it has its source in
+/// the #ism.slice along the axis, so row or column values (e.g. the column
+/// indices a mask compares) are computed where they are used instead of
+/// being moved through shared memory.
+static void adaptSourceOf(Operation *op, Attribute encoding, OpBuilder &b) {
+  auto mma = dyn_cast<MmaEncodingAttr>(encoding);
+  if (!mma || mma.getWarpsPerCTA().size() != 2)
+    return;
+  if (auto bc = dyn_cast<BroadcastOp>(op)) {
+    auto src = cast<RankedTensorType>(bc.getSrc().getType());
+    if (src.getRank() == 2 && src.getEncoding() != encoding &&
+        bc.getSrc().getDefiningOp<ExpandDimsOp>())
+      adapt(bc.getSrcMutable(), encoding, b);
+    return;
+  }
+  if (auto expand = dyn_cast<ExpandDimsOp>(op))
+    adapt(expand.getSrcMutable(),
+          SliceEncodingAttr::get(op->getContext(), expand.getAxis(), encoding),
+          b);
+}
+
 /// Gives the value `v` (a tile) the layout `encoding` for its use `use`:
 /// retypes the producers that can produce any layout (splat constants,
 /// loads, broadcasts, splats used only here) and loop-carried tiles, else
@@ -85,20 +119,29 @@ void adapt(OpOperand &use, Attribute encoding, OpBuilder &b) {
         return;
       }
   }
-  if (def && v.hasOneUse() && isa<LoadOp, BroadcastOp, SplatOp>(def) &&
+  if (def && v.hasOneUse() &&
+      (isa<LoadOp, BroadcastOp, SplatOp, RangeOp>(def) ||
+       expandsSlice(def, encoding)) &&
       def->getNumResults() == 1) {
     v.setType(target);
+    adaptSourceOf(def, encoding, b);
     return;
   }
-  // A splat or broadcast used elsewhere too is repeated here in the layout:
-  // that moves at most its source, not the whole tile.
-  if (def && isa<BroadcastOp, SplatOp>(def)) {
-    b.setInsertionPoint(use.getOwner());
+  // A splat, broadcast, range or expansion used elsewhere too is repeated
+  // here in the layout: that moves at most its source, not the whole tile
+  // (a range moves nothing: every thread computes its own elements).
+  if (def && (isa<BroadcastOp, SplatOp, RangeOp>(def) ||
+              expandsSlice(def, encoding))) {
+    if (isa<RangeOp>(def))
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPoint(use.getOwner());
     Operation *copy = b.clone(*def);
     copy->getResult(0).setType(target);
     use.set(copy->getResult(0));
     if (def->use_empty())
       def->erase();
+    adaptSourceOf(copy, encoding, b);
     return;
   }
   // Elementwise math feeding only this use runs in the layout too (its

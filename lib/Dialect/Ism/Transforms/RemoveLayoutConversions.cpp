@@ -1,9 +1,11 @@
 //===- RemoveLayoutConversions.cpp - ism-remove-layout-conversions --------===//
 
 #include "ism/Dialect/Ism/IR/IsmOps.h"
+#include "ism/Dialect/Ism/Transforms/LayoutPropagation.h"
 #include "ism/Dialect/Ism/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -87,14 +89,79 @@ struct ElementwiseOfConversions : RewritePattern {
   }
 };
 
+/// `convert_layout(x)` where x is computed only from ranges, splats, splat
+/// constants and elementwise math on them (e.g. the column indices a mask
+/// compares): x is computed again in the target layout, each op next to
+/// its original, since every thread can make its own elements of such a
+/// tile and nothing has to move between threads.
+struct RematerializeConversion : OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  /// Ops cloned at most for one conversion.
+  static constexpr unsigned kMaxOps = 16;
+
+  /// Collects the ops that make `v`, operands before users; false if one
+  /// of them cannot be made in another layout.
+  static bool collect(Value v, SmallVectorImpl<Operation *> &ops,
+                      llvm::SmallPtrSetImpl<Operation *> &seen) {
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getNumResults() != 1)
+      return false;
+    if (seen.contains(def))
+      return true;
+    if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (!dense || !dense.isSplat())
+        return false;
+    } else if (isElementwise(def)) {
+      for (Value operand : def->getOperands())
+        if (isa<RankedTensorType>(operand.getType()) &&
+            !collect(operand, ops, seen))
+          return false;
+    } else if (!isa<RangeOp, SplatOp>(def)) {
+      return false;
+    }
+    seen.insert(def);
+    ops.push_back(def);
+    return ops.size() <= kMaxOps;
+  }
+
+  LogicalResult matchAndRewrite(ConvertLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Operation *> ops;
+    llvm::SmallPtrSet<Operation *, 16> seen;
+    if (!collect(op.getSrc(), ops, seen))
+      return rewriter.notifyMatchFailure(op, "source is not made in place");
+    Attribute encoding = op.getType().getEncoding();
+    IRMapping mapping;
+    for (Operation *original : ops) {
+      rewriter.setInsertionPointAfter(original);
+      auto type = cast<RankedTensorType>(original->getResult(0).getType());
+      RankedTensorType target = withEncoding(type, encoding);
+      Operation *copy;
+      if (auto constant = dyn_cast<arith::ConstantOp>(original))
+        copy = arith::ConstantOp::create(
+            rewriter, original->getLoc(),
+            cast<DenseElementsAttr>(constant.getValue()).reshape(target));
+      else {
+        copy = rewriter.clone(*original, mapping);
+        copy->getResult(0).setType(target);
+      }
+      mapping.map(original->getResult(0), copy->getResult(0));
+    }
+    rewriter.replaceOp(op, mapping.lookup(op.getSrc()));
+    return success();
+  }
+};
+
 struct IsmRemoveLayoutConversionsPass
     : mlir::ism::impl::IsmRemoveLayoutConversionsBase<
           IsmRemoveLayoutConversionsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns
-        .add<StoreOfConversion, ReduceOfConversion, ElementwiseOfConversions>(
-            &getContext());
+    patterns.add<StoreOfConversion, ReduceOfConversion,
+                 ElementwiseOfConversions, RematerializeConversion>(
+        &getContext());
     // The greedy driver also runs convert_layout's folder, which removes
     // identities and chains.
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
