@@ -19,6 +19,7 @@
 // SM90-DAG: #[[$ROWS:.*]] = #ism.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
 // SM90-DAG: #[[$SQUARE:.*]] = #ism.mma<{version = 2, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>
 // CHECK-DAG: #[[$SLICE:.*]] = #ism.slice<{dim = 1, parent = #[[$ROWS]]}>
+// CHECK-DAG: #[[$COLS:.*]] = #ism.slice<{dim = 0, parent = #[[$ROWS]]}>
 // CHECK-DAG: #[[$KT:.*]] = #ism.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 // CHECK-LABEL: ism.kernel @two_products
 // CHECK-NOT: ism.convert_layout
@@ -80,5 +81,67 @@ ism.kernel @single(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xbf16
   %d = ism.dot %a, %b, %c : tensor<128x32xf16> * tensor<32x64xf16> -> tensor<128x64xf32>
   %r = arith.truncf %d : tensor<128x64xf32> to tensor<128x64xbf16>
   ism.store %r, %C[%c0, %c0] : tensor<128x64xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+
+// A mask on the scores (attention's: key < S, key <= query): the row and
+// column indices the compares read are ranges expanded and broadcast into
+// the accumulator layout. They are made there: each range takes the
+// #ism.slice of the accumulator layout along the axis it is expanded on
+// (rows dim 1, columns dim 0), the expansions a one-column or one-row
+// accumulator tile, so every thread computes the indices of its own
+// elements and nothing is converted (through shared memory) in the loop.
+// One range used for both gets a copy per slice.
+// CHECK-LABEL: ism.kernel @masked
+// CHECK-NOT: ism.convert_layout
+// CHECK-DAG: ism.range 0 to 64 : tensor<64xi32, #[[$SLICE]]>
+// CHECK-DAG: ism.range 0 to 64 : tensor<64xi32, #[[$COLS]]>
+// CHECK: ism.expand_dims {{.*}} axis = 1 : tensor<64xi32, #[[$SLICE]]> -> tensor<64x1xi32, #[[$ROWS]]>
+// CHECK: scf.for
+// CHECK: %[[S:.*]] = ism.dot {{.*}} -> tensor<64x64xf32, #[[$ROWS]]>
+// CHECK: %[[C:.*]] = arith.addi %{{.*}}, %{{.*}} : tensor<64xi32, #[[$COLS]]>
+// CHECK: %[[E:.*]] = ism.expand_dims %[[C]] axis = 0 : tensor<64xi32, #[[$COLS]]> -> tensor<1x64xi32, #[[$ROWS]]>
+// CHECK: ism.broadcast %[[E]] : tensor<1x64xi32, #[[$ROWS]]> -> tensor<64x64xi32, #[[$ROWS]]>
+// CHECK: arith.select %{{.*}}, %[[S]], %{{.*}} : tensor<64x64xi1, #[[$ROWS]]>, tensor<64x64xf32, #[[$ROWS]]>
+// CHECK: ism.store {{.*}} : tensor<64x64xf32, #[[$ROWS]]> -> memref<?x?xf32>
+ism.kernel @masked(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %S = memref.dim %K, %c0 : memref<?x?xbf16>
+  %Si = arith.index_cast %S : index to i32
+  %q = ism.load %Q[%c0, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<64x64xf32>
+  %zl = arith.constant dense<0.0> : tensor<64xf32>
+  %iota = ism.range 0 to 64 : tensor<64xi32>
+  %rows1 = ism.expand_dims %iota axis = 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %rows = ism.broadcast %rows1 : tensor<64x1xi32> -> tensor<64x64xi32>
+  %Ss = ism.splat %Si : i32 -> tensor<64x64xi32>
+  %r:2 = scf.for %n = %c0 to %S step %c64 iter_args(%l = %zl, %acc = %zero) -> (tensor<64xf32>, tensor<64x64xf32>) {
+    %k = ism.load %K[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = ism.dot %q, %kt, %zero : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    %ni = arith.index_cast %n : index to i32
+    %ns = ism.splat %ni : i32 -> tensor<64xi32>
+    %cols1 = arith.addi %iota, %ns : tensor<64xi32>
+    %cols2 = ism.expand_dims %cols1 axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+    %cols = ism.broadcast %cols2 : tensor<1x64xi32> -> tensor<64x64xi32>
+    %in_seq = arith.cmpi slt, %cols, %Ss : tensor<64x64xi32>
+    %before = arith.cmpi sle, %cols, %rows : tensor<64x64xi32>
+    %keep = arith.andi %in_seq, %before : tensor<64x64xi1>
+    %sm = arith.select %keep, %s, %ninf : tensor<64x64xi1>, tensor<64x64xf32>
+    %p = math.exp %sm : tensor<64x64xf32>
+    %sum = ism.reduce %p axis = 1 : tensor<64x64xf32> -> tensor<64xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %l2 = arith.addf %l, %sum : tensor<64xf32>
+    %p16 = arith.truncf %p : tensor<64x64xf32> to tensor<64x64xbf16>
+    %v = ism.load %V[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %acc2 = ism.dot %p16, %v, %acc : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %l2, %acc2 : tensor<64xf32>, tensor<64x64xf32>
+  }
+  ism.store %r#1, %O[%c0, %c0] : tensor<64x64xf32> -> memref<?x?xf32>
   ism.return
 }

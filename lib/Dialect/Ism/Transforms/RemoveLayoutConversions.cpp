@@ -5,8 +5,10 @@
 #include "ism/Dialect/Ism/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::ism {
@@ -164,8 +166,15 @@ struct IsmRemoveLayoutConversionsPass
         &getContext());
     // The greedy driver also runs convert_layout's folder, which removes
     // identities and chains.
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
       signalPassFailure();
+      return;
+    }
+    // Tiles made again in a layout for two conversions of one source are
+    // the same ops twice: keep one.
+    IRRewriter rewriter(&getContext());
+    DominanceInfo dominance(getOperation());
+    eliminateCommonSubExpressions(rewriter, dominance, getOperation());
   }
 };
 

@@ -1,0 +1,115 @@
+// bench/attention.py module_text(128, 128, 128, 8, stages=2) as of 86d9857
+// (one loop that masks every key block, base-e softmax): the baseline of
+// attention_layout_h200.sh.
+
+ism.kernel @attention(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?x?xbf16>,
+                      %LSE: memref<?x?xf32>, %scale: f32, %causal: i32)
+    attributes {num_warps = 8 : i32, num_stages = 2 : i32} {
+  %pm = ism.program_id x : index
+  %bh = ism.program_id y : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0i = arith.constant 0 : i32
+  %bm = arith.constant 128 : index
+  %bn = arith.constant 128 : index
+  %m0 = arith.muli %pm, %bm : index
+  %S = memref.dim %K, %c1 : memref<?x?x?xbf16>
+  %is_causal = arith.cmpi ne, %causal, %c0i : i32
+  %m_end = arith.addi %m0, %bm : index
+  %diag_end = arith.minui %m_end, %S : index
+  %n_end = arith.select %is_causal, %diag_end, %S : index
+  %q3 = ism.load %Q[%bh, %m0, %c0] : memref<?x?x?xbf16> -> tensor<1x128x128xbf16>
+  %q = ism.reshape %q3 : tensor<1x128x128xbf16> -> tensor<128x128xbf16>
+  %ninf = arith.constant dense<0xFF800000> : tensor<128xf32>
+  %zero_l = arith.constant dense<0.0> : tensor<128xf32>
+  %zero_acc = arith.constant dense<0.0> : tensor<128x128xf32>
+  %zero_s = arith.constant dense<0.0> : tensor<128x128xf32>
+  %ninf_s = arith.constant dense<0xFF800000> : tensor<128x128xf32>
+  %scales = ism.splat %scale : f32 -> tensor<128x128xf32>
+  %iota_m = ism.range 0 to 128 : tensor<128xi32>
+  %iota_n = ism.range 0 to 128 : tensor<128xi32>
+  %m0i = arith.index_cast %m0 : index to i32
+  %m0s = ism.splat %m0i : i32 -> tensor<128xi32>
+  %rows1 = arith.addi %iota_m, %m0s : tensor<128xi32>
+  %rows2 = ism.expand_dims %rows1 axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
+  %rows = ism.broadcast %rows2 : tensor<128x1xi32> -> tensor<128x128xi32>
+  %Si = arith.index_cast %S : index to i32
+  %Ss = ism.splat %Si : i32 -> tensor<128x128xi32>
+  %causals = ism.splat %is_causal : i1 -> tensor<128x128xi1>
+  %all = arith.constant dense<true> : tensor<128x128xi1>
+  %r:3 = scf.for %n = %c0 to %n_end step %bn
+      iter_args(%m = %ninf, %l = %zero_l, %acc = %zero_acc)
+      -> (tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>) {
+    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x128x128xbf16>
+    %k = ism.reshape %k3 : tensor<1x128x128xbf16> -> tensor<128x128xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<128x128xbf16> -> tensor<128x128xbf16>
+    %qk = ism.dot %q, %kt, %zero_s
+        : tensor<128x128xbf16> * tensor<128x128xbf16> -> tensor<128x128xf32>
+    %s_scaled = arith.mulf %qk, %scales : tensor<128x128xf32>
+    %ni = arith.index_cast %n : index to i32
+    %ns = ism.splat %ni : i32 -> tensor<128xi32>
+    %cols1 = arith.addi %iota_n, %ns : tensor<128xi32>
+    %cols2 = ism.expand_dims %cols1 axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+    %cols = ism.broadcast %cols2 : tensor<1x128xi32> -> tensor<128x128xi32>
+    %in_seq = arith.cmpi slt, %cols, %Ss : tensor<128x128xi32>
+    %past = arith.cmpi sgt, %cols, %rows : tensor<128x128xi32>
+    %hidden = arith.andi %past, %causals : tensor<128x128xi1>
+    %visible = arith.xori %hidden, %all : tensor<128x128xi1>
+    %keep = arith.andi %in_seq, %visible : tensor<128x128xi1>
+    %s = arith.select %keep, %s_scaled, %ninf_s
+        : tensor<128x128xi1>, tensor<128x128xf32>
+    %rowmax = ism.reduce %s axis = 1 : tensor<128x128xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %m_new = arith.maximumf %m, %rowmax : tensor<128xf32>
+    %m_new2 = ism.expand_dims %m_new axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %m_newb = ism.broadcast %m_new2 : tensor<128x1xf32> -> tensor<128x128xf32>
+    %shifted = arith.subf %s, %m_newb : tensor<128x128xf32>
+    %p = math.exp %shifted : tensor<128x128xf32>
+    %m_diff = arith.subf %m, %m_new : tensor<128xf32>
+    %alpha = math.exp %m_diff : tensor<128xf32>
+    %rowsum = ism.reduce %p axis = 1 : tensor<128x128xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %l_scaled = arith.mulf %l, %alpha : tensor<128xf32>
+    %l_new = arith.addf %l_scaled, %rowsum : tensor<128xf32>
+    %alpha2 = ism.expand_dims %alpha axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %alphab = ism.broadcast %alpha2 : tensor<128x1xf32> -> tensor<128x128xf32>
+    %acc_scaled = arith.mulf %acc, %alphab : tensor<128x128xf32>
+    %p16 = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
+    %v3 = ism.load %V[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x128x128xbf16>
+    %v = ism.reshape %v3 : tensor<1x128x128xbf16> -> tensor<128x128xbf16>
+    %acc_new = ism.dot %p16, %v, %acc_scaled
+        : tensor<128x128xbf16> * tensor<128x128xbf16> -> tensor<128x128xf32>
+    scf.yield %m_new, %l_new, %acc_new
+        : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>
+  }
+  %l2 = ism.expand_dims %r#1 axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+  %lb = ism.broadcast %l2 : tensor<128x1xf32> -> tensor<128x128xf32>
+  %o = arith.divf %r#2, %lb : tensor<128x128xf32>
+  %o16 = arith.truncf %o : tensor<128x128xf32> to tensor<128x128xbf16>
+  %o3 = ism.reshape %o16 : tensor<128x128xbf16> -> tensor<1x128x128xbf16>
+  ism.store %o3, %O[%bh, %m0, %c0] : tensor<1x128x128xbf16> -> memref<?x?x?xbf16>
+  %log_l = math.log %r#1 : tensor<128xf32>
+  %lse1 = arith.addf %r#0, %log_l : tensor<128xf32>
+  %lse = ism.reshape %lse1 : tensor<128xf32> -> tensor<1x128xf32>
+  ism.store %lse, %LSE[%bh, %m0] : tensor<1x128xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+func.func @main(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?x?xbf16>,
+                %LSE: memref<?x?xf32>, %scale: f32, %causal: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %block = arith.constant 128 : index
+  %BH = memref.dim %Q, %c0 : memref<?x?x?xbf16>
+  %S = memref.dim %Q, %c1 : memref<?x?x?xbf16>
+  %gm = arith.ceildivui %S, %block : index
+  ism.launch @attention grid(%gm, %BH) (%Q, %K, %V, %O, %LSE, %scale, %causal)
+      : (memref<?x?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xbf16>, memref<?x?xf32>, f32, i32)
+  return
+}
