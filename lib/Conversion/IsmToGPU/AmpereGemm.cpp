@@ -590,7 +590,6 @@ void mlir::ism::copyTileAsync(OpBuilder &b, Location loc, const OperandTile &t,
                               Value ring, Value tileBase, Value tid,
                               int64_t threads) {
   Ints x(indices(b, loc));
-  Ints i(i32s(b, loc));
   int64_t perRow = t.chunksPerRow();
   int64_t chunks = t.chunks();
   int64_t elemsPerChunk = 16 / g.elementBytes;
@@ -599,59 +598,85 @@ void mlir::ism::copyTileAsync(OpBuilder &b, Location loc, const OperandTile &t,
   Value colsLeft = x.sub(g.sizes[1], o1);
   Value negO0 = x.sub(x.c(0), o0), negO1 = x.sub(x.c(0), o1);
   Value origin = x.add(x.mul(o0, g.strides[0]), o1);
-  Value zero32 = i.c(0);
-  for (int64_t n = 0; n * threads < chunks; ++n) {
-    // Chunk tid + n * threads: its row and chunk within the row.
-    Value row, chunk;
-    if (threads % perRow == 0) {
-      row = x.add(x.div(tid, perRow), n * threads / perRow);
-      chunk = x.rem(tid, perRow);
-    } else {
-      Value c = x.add(tid, n * threads);
-      row = x.div(c, perRow);
-      chunk = x.rem(c, perRow);
+  // Copies every chunk of this thread; `whole`: the tile is inside the
+  // memref, so no chunk needs a bounds test or a zero fill.
+  auto copyChunks = [&](OpBuilder &cb, Location cl, bool whole) {
+    Ints x(indices(cb, cl));
+    Ints i(i32s(cb, cl));
+    Value zero32 = i.c(0);
+    for (int64_t n = 0; n * threads < chunks; ++n) {
+      // Chunk tid + n * threads: its row and chunk within the row.
+      Value row, chunk;
+      if (threads % perRow == 0) {
+        row = x.add(x.div(tid, perRow), n * threads / perRow);
+        chunk = x.rem(tid, perRow);
+      } else {
+        Value c = x.add(tid, n * threads);
+        row = x.div(c, perRow);
+        chunk = x.rem(c, perRow);
+      }
+      auto body = [&](OpBuilder &bb, Location l) {
+        Ints bx(indices(bb, l));
+        Ints bi(i32s(bb, l));
+        Value col = bx.mul(chunk, elemsPerChunk);
+        Value element =
+            bx.add(origin, bx.add(bx.mul(row, g.strides[0]), col));
+        Value address = arith::AddIOp::create(
+            bb, l, g.base, toI64(bb, l, bx.mul(element, g.elementBytes)));
+        Value size;
+        if (!whole) {
+          // Bytes of the chunk inside the memref: the rest of the row, at
+          // most 16; none when the row is outside.
+          Value rowInside =
+              bx.andi(bx.cmp(arith::CmpIPredicate::sge, row, negO0),
+                      bx.cmp(arith::CmpIPredicate::slt, row, rowsLeft));
+          Value colInside = bx.cmp(arith::CmpIPredicate::sge, col, negO1);
+          Value left = bx.mul(bx.sub(colsLeft, col), g.elementBytes);
+          left = bx.smax(bx.smin(left, bx.c(16)), bx.c(0));
+          size = bi.select(bx.andi(rowInside, colInside), toI32(bb, l, left),
+                           zero32);
+          // Nothing is read for a size of 0; point at the base anyway.
+          address = arith::SelectOp::create(
+              bb, l, bi.cmp(arith::CmpIPredicate::eq, size, zero32), g.base,
+              address);
+        }
+        Value src = LLVM::IntToPtrOp::create(
+            bb, l, LLVM::LLVMPointerType::get(bb.getContext(), 1), address);
+        Value dst =
+            sharedAt(bb, l, ring,
+                     bi.add(tileBase, t.elementOffset(bb, l, toI32(bb, l, row),
+                                                      toI32(bb, l, col))));
+        NVVM::CpAsyncOp::create(bb, l, dst, src, 16,
+                                NVVM::LoadCacheModifierKind::CG, size);
+      };
+      if ((n + 1) * threads <= chunks) {
+        body(cb, cl);
+        continue;
+      }
+      Value mine = x.cmp(arith::CmpIPredicate::ult, x.add(tid, n * threads),
+                         x.c(chunks));
+      scf::IfOp::create(cb, cl, mine, [&](OpBuilder &tb, Location tl) {
+        body(tb, tl);
+        scf::YieldOp::create(tb, tl);
+      });
     }
-    auto body = [&](OpBuilder &bb, Location l) {
-      Ints bx(indices(bb, l));
-      Ints bi(i32s(bb, l));
-      Value col = bx.mul(chunk, elemsPerChunk);
-      // Bytes of the chunk inside the memref: the rest of the row, at most
-      // 16; none when the row is outside.
-      Value rowInside =
-          bx.andi(bx.cmp(arith::CmpIPredicate::sge, row, negO0),
-                  bx.cmp(arith::CmpIPredicate::slt, row, rowsLeft));
-      Value colInside = bx.cmp(arith::CmpIPredicate::sge, col, negO1);
-      Value left = bx.mul(bx.sub(colsLeft, col), g.elementBytes);
-      left = bx.smax(bx.smin(left, bx.c(16)), bx.c(0));
-      Value size =
-          bi.select(bx.andi(rowInside, colInside), toI32(bb, l, left), zero32);
-      Value element = bx.add(origin, bx.add(bx.mul(row, g.strides[0]), col));
-      Value address = arith::AddIOp::create(
-          bb, l, g.base, toI64(bb, l, bx.mul(element, g.elementBytes)));
-      // Nothing is read for a size of 0; point at the base anyway.
-      address = arith::SelectOp::create(
-          bb, l, bi.cmp(arith::CmpIPredicate::eq, size, zero32), g.base,
-          address);
-      Value src = LLVM::IntToPtrOp::create(
-          bb, l, LLVM::LLVMPointerType::get(bb.getContext(), 1), address);
-      Value dst =
-          sharedAt(bb, l, ring,
-                   bi.add(tileBase, t.elementOffset(bb, l, toI32(bb, l, row),
-                                                    toI32(bb, l, col))));
-      NVVM::CpAsyncOp::create(bb, l, dst, src, 16,
-                              NVVM::LoadCacheModifierKind::CG, size);
-    };
-    if ((n + 1) * threads <= chunks) {
-      body(b, loc);
-      continue;
-    }
-    Value mine =
-        x.cmp(arith::CmpIPredicate::ult, x.add(tid, n * threads), x.c(chunks));
-    scf::IfOp::create(b, loc, mine, [&](OpBuilder &tb, Location tl) {
-      body(tb, tl);
-      scf::YieldOp::create(tb, tl);
-    });
-  }
+  };
+  Value zero = x.c(0);
+  Value whole = x.andi(
+      x.andi(x.cmp(arith::CmpIPredicate::sge, o0, zero),
+             x.cmp(arith::CmpIPredicate::sge, rowsLeft, x.c(t.rows))),
+      x.andi(x.cmp(arith::CmpIPredicate::sge, o1, zero),
+             x.cmp(arith::CmpIPredicate::sge, colsLeft, x.c(t.cols))));
+  scf::IfOp::create(
+      b, loc, whole,
+      [&](OpBuilder &wb, Location wl) {
+        copyChunks(wb, wl, true);
+        scf::YieldOp::create(wb, wl);
+      },
+      [&](OpBuilder &eb, Location el) {
+        copyChunks(eb, el, false);
+        scf::YieldOp::create(eb, el);
+      });
 }
 
 void mlir::ism::copyTileByElements(OpBuilder &b, Location loc,

@@ -165,7 +165,8 @@ struct GlobalMatrix {
 
 /// Copies the [rows, cols] tile of `g` at (o0, o1) into shared memory laid
 /// out as `t` at `tileBase` (i32 bytes from `ring`, an !llvm.ptr<3>) with
-/// cp.async: 16-byte chunks, zero-filled past the memref's edges. `tid`
+/// cp.async: 16-byte chunks, zero-filled past the memref's edges (a tile
+/// wholly inside takes a branch without bounds tests, uniform). `tid`
 /// (index) is this thread's index among `threads`. Needs `g.chunked` and a
 /// column offset that keeps the chunks 16-byte aligned.
 void copyTileAsync(OpBuilder &b, Location loc, const OperandTile &t,

@@ -54,11 +54,16 @@
 // CHECK: } else {
 // CHECK: llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr<1>
 
-// In all: 3 + 1 stages of 8 chunk copies, 4 K steps of 2 + 4 ldmatrix and
-// 16 mma.sync; 64 accumulator registers a thread are 4 groups x 2 rows of
-// 4 shuffles.
+// In all: 3 + 1 stages of 4 + 4 chunk copies (A, B), each twice (a tile
+// wholly inside its matrix is copied without bounds tests or zero fill, a
+// tile at an edge chunk by chunk with the bytes inside), 4 K steps of 2 + 4
+// ldmatrix and 16 mma.sync; 64 accumulator registers a thread are 4 groups
+// x 2 rows of 4 shuffles.
 // CP-LABEL: gpu.func @gemm(
-// CP-COUNT-32: nvvm.cp.async.shared.global
+// CP-COUNT-4: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg : !llvm.ptr<3>, !llvm.ptr<1>
+// CP: } else {
+// CP-COUNT-4: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CP-COUNT-56: nvvm.cp.async.shared.global
 // CP-NOT: nvvm.cp.async.shared.global
 // CP-LABEL: gpu.func @gemm_f16
 // LDM-LABEL: gpu.func @gemm(
