@@ -4,6 +4,11 @@
 # runner packages of 86d9857 (dist/ism-runner-86d98571*, "before") and of
 # the change (the other package in dist/):
 #   OUT=/tmp/out bash bench/experiments/attention_layout_h200.sh [gpu|check|bench]...
+# (The "before" package is optional: without it the bench step times
+# the new one only.) Further steps: sm80: bench/gemm.py check of the
+# mma.sync GEMMs (--chip=sm_80: their cp.async copies); full:
+# bench/attention.py from the abi3 wheel in dist/ (ism autotuned against
+# Triton and SDPA's backends).
 # gpu: the new package's GPU lit subset; check: --check of the one-row
 # layout test and of the split module at 1000 and 4097 tokens, causal and
 # not; bench: ism-run --bench (median of 50, L2 flushed) at B*H = 128,
@@ -15,7 +20,7 @@ set -uo pipefail
 : "${OUT:?set OUT to a directory for the logs}"
 mkdir -p "$OUT" /tmp/r0 /tmp/r
 new=$(ls dist/ism-runner-*.tar.xz | grep -v 86d98571 | head -1)
-[ -x /tmp/r0/ism-runner/bin/ism-run ] ||
+[ -x /tmp/r0/ism-runner/bin/ism-run ] || [ ! -f dist/ism-runner-86d98571.tar.xz ] ||
   tar xJf dist/ism-runner-86d98571.tar.xz -C /tmp/r0
 [ -x /tmp/r/ism-runner/bin/ism-run ] || tar xJf "$new" -C /tmp/r
 before=/tmp/r0/ism-runner/bin/ism-run
@@ -55,6 +60,7 @@ for step in "${@:-gpu check bench}"; do
           for m in before onemask split; do
             for r in before new; do
               [ $m != before ] && [ $r = before ] && continue
+              [ $r = before ] && [ ! -x $before ] && continue
               exe=$run; [ $r = before ] && exe=$before
               for c in 0 1; do
                 log="$OUT/bench-$m-$r-$c-$round.log"
@@ -67,7 +73,24 @@ for step in "${@:-gpu check bench}"; do
             done
           done
         done ;;
-      *) echo "unknown step '$s' (gpu, check or bench)" >&2; exit 2 ;;
+      sm80)
+        python3 bench/gemm.py check --ism-run "$run" --only sm80_ \
+          --out "$OUT/check-sm80" > "$OUT/check-sm80.log" 2>&1
+        echo "sm80 check rc=$?"
+        grep -E "^(FAIL|gemm checks)" "$OUT/check-sm80.log" ;;
+      full)
+        if [ ! -x /tmp/v/bin/python ]; then
+          python3 -m venv --system-site-packages /tmp/v
+          base=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+          site=$(/tmp/v/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+          [ "$base" = "$site" ] || echo "$base" > "$site/_base_site.pth"
+          /tmp/v/bin/pip install -q --no-index --no-deps dist/ism-*abi3*.whl
+        fi
+        /tmp/v/bin/python bench/attention.py --out "$OUT/att" \
+          > "$OUT/attention.log" 2>&1
+        echo "attention rc=$?"; grep -E "MISMATCH|unavailable" "$OUT/attention.log"
+        tail -11 "$OUT/attention.log" ;;
+      *) echo "unknown step '$s' (gpu, check, bench, sm80 or full)" >&2; exit 2 ;;
     esac
   done
 done

@@ -60,3 +60,38 @@ ism.kernel @elementwise(%x: memref<?xf32>, %y: memref<?xf32>) {
   ism.store %fwd, %x[%c0] mask %mask : tensor<512xf32, #b> -> memref<?xf32>
   ism.return
 }
+
+// A conversion of a tile made from a range, a splat and a constant: those
+// are made again in the target layout (two conversions of one source share
+// them), and the originals go; a conversion of a loaded tile stays.
+// CHECK-LABEL: ism.kernel @remake
+// CHECK-DAG: %[[C:.*]] = arith.constant dense<7> : tensor<512xi32, #[[$B]]>
+// CHECK-DAG: %[[R:.*]] = ism.range 0 to 512 : tensor<512xi32, #[[$B]]>
+// CHECK-DAG: %[[S:.*]] = ism.splat %{{.*}} : i32 -> tensor<512xi32, #[[$B]]>
+// CHECK: %[[I:.*]] = arith.addi %[[R]], %[[S]] : tensor<512xi32, #[[$B]]>
+// CHECK: %[[M:.*]] = arith.muli %[[I]], %[[C]] : tensor<512xi32, #[[$B]]>
+// CHECK-NOT: arith.muli
+// CHECK: %[[L:.*]] = ism.load %{{.*}} -> tensor<512xi32, #[[$B]]>
+// CHECK: %[[U:.*]] = arith.addi %[[M]], %[[L]] : tensor<512xi32, #[[$B]]>
+// CHECK: %[[V:.*]] = arith.addi %[[U]], %[[M]] : tensor<512xi32, #[[$B]]>
+// CHECK: %[[X:.*]] = ism.load %{{.*}} -> tensor<512xi32, #[[$A]]>
+// CHECK: ism.convert_layout %[[X]] : tensor<512xi32, #[[$A]]> -> tensor<512xi32, #[[$B]]>
+ism.kernel @remake(%x: memref<?xi32>, %n: i32) {
+  %c0 = arith.constant 0 : index
+  %r = ism.range 0 to 512 : tensor<512xi32, #a>
+  %s = ism.splat %n : i32 -> tensor<512xi32, #a>
+  %i = arith.addi %r, %s : tensor<512xi32, #a>
+  %c = arith.constant dense<7> : tensor<512xi32, #a>
+  %m = arith.muli %i, %c : tensor<512xi32, #a>
+  %mb = ism.convert_layout %m : tensor<512xi32, #a> -> tensor<512xi32, #b>
+  %mb2 = ism.convert_layout %m : tensor<512xi32, #a> -> tensor<512xi32, #b>
+  %l = ism.load %x[%c0] : memref<?xi32> -> tensor<512xi32, #b>
+  %u = arith.addi %mb, %l : tensor<512xi32, #b>
+  %v = arith.addi %u, %mb2 : tensor<512xi32, #b>
+  %x2 = ism.load %x[%c0] : memref<?xi32> -> tensor<512xi32, #a>
+  %xb = ism.convert_layout %x2 : tensor<512xi32, #a> -> tensor<512xi32, #b>
+  %w = arith.addi %v, %xb : tensor<512xi32, #b>
+  %mask = arith.constant dense<true> : tensor<512xi1, #b>
+  ism.store %w, %x[%c0] mask %mask : tensor<512xi32, #b> -> memref<?xi32>
+  ism.return
+}

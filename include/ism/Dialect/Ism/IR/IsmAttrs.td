@@ -93,13 +93,16 @@ def Ism_SliceEncodingAttr : Ism_Encoding<"SliceEncoding", "slice"> {
   let description = [{
     The elements of a tile of rank R - 1 sit where `parent`, a layout of
     rank R, puts the elements of a tile whose dimension `dim` has size 1:
-    each thread holds the rows (for `dim = 1`) it holds in `parent`. A row
-    reduction of an accumulator yields its row totals in this layout, and
-    `ism.expand_dims` + `ism.broadcast` give them back to the accumulator's
-    layout without moving data between threads. `parent` is a 2-D
-    `#ism.mma` (with `dim = 1`), an `#ism.blocked` layout (the totals of a
-    reduction that stays within a warp; lanes and warps along `dim` hold
-    copies) or another `#ism.slice`.
+    each thread holds the rows (for `dim = 1`) or the columns (`dim = 0`)
+    it holds in `parent`. A row reduction of an accumulator yields its row
+    totals in this layout, and `ism.expand_dims` + `ism.broadcast` give
+    them back to the accumulator's layout without moving data between
+    threads; so do the row and column indices a mask compares, made from
+    `ism.range` in the slice along the axis they are expanded on. `parent`
+    is a 2-D `#ism.mma` (`dim` 0 or 1: its tile of one row or one column
+    holds copies in the lanes and warps along the other dimension), an
+    `#ism.blocked` layout (the totals of a reduction that stays within a
+    warp; lanes and warps along `dim` hold copies) or another `#ism.slice`.
 
     ```mlir
     tensor<64xf32, #ism.slice<{dim = 1, parent = #ism.mma<{version = 2,

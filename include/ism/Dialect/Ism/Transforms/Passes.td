@@ -77,7 +77,12 @@ def IsmRemoveLayoutConversions : Pass<"ism-remove-layout-conversions"> {
       the op takes the unconverted tile;
     - conversions of every tile operand of an elementwise op from one layout
       to another: the op runs in the source layout and its result is
-      converted once, so n conversions become one.
+      converted once, so n conversions become one;
+    - a conversion of a tile made only from ranges, splats, splat constants
+      and elementwise math on them (at most 16 ops; e.g. the column indices
+      a mask compares): those ops are made again in the target layout, next
+      to the originals, since every thread can compute its own elements.
+      Tiles made twice that way are merged (common subexpressions).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
