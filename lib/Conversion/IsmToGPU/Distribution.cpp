@@ -271,31 +271,21 @@ Value Distribution::getOwnerCondition(OpBuilder &b, Location loc, Value lane,
                                       Value warp) const {
   if (parent)
     return parent->getOwnerCondition(b, loc, lane, warp);
-  if (mma && column) {
-    // The first of the 4 lanes (and of the warps along N) that hold a row.
+  if (mma && (column || row)) {
+    // The first of the lanes (and of the warps) along the dimension whose
+    // size is 1 that hold the same elements: 4 lanes of a row of a
+    // one-column tile, 8 of a column pair of a one-row tile.
+    unsigned copies = column ? 1 : 0;
     Type t = lane.getType();
     Value zero = intConstant(b, loc, t, 0);
     Value owner = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        getLaneCoord(b, loc, lane, 1), zero);
-    if (mmaWarpsN() > 1)
+                                        getLaneCoord(b, loc, lane, copies),
+                                        zero);
+    if ((column ? mmaWarpsN() : mmaWarpsM()) > 1)
       owner = arith::AndIOp::create(
           b, loc, owner,
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                getWarpCoord(b, loc, warp, 1), zero));
-    return owner;
-  }
-  if (mma && row) {
-    // The first of the 8 lanes (and of the warps along M) that hold a
-    // column pair.
-    Type t = lane.getType();
-    Value zero = intConstant(b, loc, t, 0);
-    Value owner = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        getLaneCoord(b, loc, lane, 0), zero);
-    if (mmaWarpsM() > 1)
-      owner = arith::AndIOp::create(
-          b, loc, owner,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                getWarpCoord(b, loc, warp, 0), zero));
+                                getWarpCoord(b, loc, warp, copies), zero));
     return owner;
   }
   if (mma)
