@@ -665,15 +665,23 @@ LogicalResult mlir::ism::lowerPartitions(
       if (joined) {
         // Its slice is in the ring: first every consumer of the wgmma
         // partition must be done with it (their named barrier; each
-        // consumer warpgroup runs one such copy).
+        // consumer warpgroup runs one such copy). The consumer warpgroups
+        // reach it from different instructions (one branch each), so it is
+        // barrier.sync without .aligned: bar.sync (nvvm.barrier) requires
+        // every participating thread to execute the same instruction
+        // (compute-sanitizer's synccheck reports "divergent threads").
         PartitionAttr gemm = ws.getPartition(p.getAfter());
         OpBuilder rb(branches[i].thenBlock(), branches[i].thenBlock()->begin());
-        NVVM::BarrierOp::create(
+        LLVM::InlineAsmOp::create(
             rb, loc, TypeRange{},
-            arith::ConstantIntOp::create(rb, loc, gemm.getBarriers()[1], 32),
-            arith::ConstantIntOp::create(rb, loc, 32 * (gemm.getNumWarps() - 4),
-                                         32),
-            {}, Value{});
+            ValueRange{
+                arith::ConstantIntOp::create(rb, loc, gemm.getBarriers()[1],
+                                             32),
+                arith::ConstantIntOp::create(
+                    rb, loc, 32 * (gemm.getNumWarps() - 4), 32)},
+            "barrier.sync $0, $1;", "r,r", /*has_side_effects=*/true,
+            /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+            LLVM::AsmDialectAttr(), ArrayAttr());
       }
       // Its wgmma products, with the partition's warps.
       WalkResult products = branches[i].walk([&](DotOp dot) {
