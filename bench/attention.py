@@ -33,7 +33,8 @@ SHAPES = "4x32x4096x128,2x32x8192x128,1x32x16384x128,8x32x2048x64"
 
 def module_text(head_dim: int, block_m: int = 64, block_n: int = 64,
                 num_warps: int = 4, prefetch: bool = False,
-                stages: int = 0, split: bool = True) -> str:
+                stages: int = 0, split: bool = True,
+                pipelined: bool = False) -> str:
     """examples/attention.mlir with the head dim and blocks as parameters.
     ``prefetch`` loads the next K and V tiles one iteration ahead (the loop
     carries them), so that their latency overlaps the current block's
@@ -42,7 +43,13 @@ def module_text(head_dim: int, block_m: int = 64, block_n: int = 64,
     walks the key blocks that need no mask (all keys inside the sequence
     and, when causal, before the program's first query row) in a loop of
     their own, and only the rest (the diagonal and the sequence's end) in
-    a loop that masks; without it one loop masks every block."""
+    a loop that masks; without it one loop masks every block.
+    ``pipelined`` (with ``split``, without ``prefetch``) software-pipelines
+    the loops: block 0's scores and softmax come before them, and each
+    iteration issues the next block's S = Q K^T before the previous block's
+    O += P V, so that the softmax of S runs while P V is on the tensor
+    cores (the lowering waits for each product where it is first used);
+    the last P V comes after the loops."""
     d, bm, bn = head_dim, block_m, block_n
     stage_attr = f", num_stages = {stages} : i32" if stages else ""
     mem = "memref<?x?x?xbf16>"
@@ -138,6 +145,11 @@ def module_text(head_dim: int, block_m: int = 64, block_n: int = 64,
                  [f"%r0#{i}" for i in range(results)], True)
     else:
         loops = loop("r", "%c0", "%n_end", inits, True)
+    fin = ["%r#0", "%r#1", "%r#2"]
+    if pipelined:
+        if prefetch or not split:
+            raise ValueError("pipelined needs split and no prefetch")
+        loops, fin = _pipelined_loops(d, bm, bn, mem, kv)
     return f"""
 ism.kernel @attention(%Q: {mem}, %K: {mem}, %V: {mem}, %O: {mem},
                       %LSE: memref<?x?xf32>, %scale: f32, %causal: i32)
@@ -180,16 +192,16 @@ ism.kernel @attention(%Q: {mem}, %K: {mem}, %V: {mem}, %O: {mem},
   %Ss = ism.splat %Si : i32 -> tensor<{bm}x{bn}xi32>
   %causals = ism.splat %is_causal : i1 -> tensor<{bm}x{bn}xi1>
   %all = arith.constant dense<true> : tensor<{bm}x{bn}xi1>{first}{loops}
-  %l2 = ism.expand_dims %r#1 axis = 1 : tensor<{bm}xf32> -> tensor<{bm}x1xf32>
+  %l2 = ism.expand_dims {fin[1]} axis = 1 : tensor<{bm}xf32> -> tensor<{bm}x1xf32>
   %lb = ism.broadcast %l2 : tensor<{bm}x1xf32> -> tensor<{bm}x{d}xf32>
-  %o = arith.divf %r#2, %lb : tensor<{bm}x{d}xf32>
+  %o = arith.divf {fin[2]}, %lb : tensor<{bm}x{d}xf32>
   %o16 = arith.truncf %o : tensor<{bm}x{d}xf32> to tensor<{bm}x{d}xbf16>
   %o3 = ism.reshape %o16 : tensor<{bm}x{d}xbf16> -> tensor<1x{bm}x{d}xbf16>
   ism.store %o3, %O[%bh, %m0, %c0] : tensor<1x{bm}x{d}xbf16> -> {mem}
   // LSE = m + ln(l), m in base 2: m * ln(2) + ln(l).
   %ln2 = arith.constant dense<0.69314718055994530942> : tensor<{bm}xf32>
-  %m_nat = arith.mulf %r#0, %ln2 : tensor<{bm}xf32>
-  %log_l = math.log %r#1 : tensor<{bm}xf32>
+  %m_nat = arith.mulf {fin[0]}, %ln2 : tensor<{bm}xf32>
+  %log_l = math.log {fin[1]} : tensor<{bm}xf32>
   %lse1 = arith.addf %m_nat, %log_l : tensor<{bm}xf32>
   %lse = ism.reshape %lse1 : tensor<{bm}xf32> -> tensor<1x{bm}xf32>
   ism.store %lse, %LSE[%bh, %m0] : tensor<1x{bm}xf32> -> memref<?x?xf32>
@@ -209,6 +221,121 @@ func.func @main(%Q: {mem}, %K: {mem}, %V: {mem}, %O: {mem},
   return
 }}
 """
+
+
+def _pipelined_loops(d, bm, bn, mem, kv):
+    """module_text's loops, software-pipelined (see ``pipelined``): the
+    text from block 0 to the last P V, and the names of the final row
+    maximum, row sum and accumulator."""
+    S = f"tensor<{bm}x{bn}xf32>"
+    row = f"tensor<{bm}xf32>"
+
+    def scores(p, n, masked):
+        """S of the block at `n` (its K loaded and transposed), the mask's
+        text (empty when not masked) and the name of the scores to use."""
+        text = f"""
+    %{p}k3 = ism.load %K[%bh, {n}, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
+    %{p}k = ism.reshape %{p}k3 : tensor<1x{bn}x{d}xbf16> -> {kv}
+    %{p}kt = ism.trans %{p}k order = [1, 0] : {kv} -> tensor<{d}x{bn}xbf16>
+    %{p}qk = ism.dot %q, %{p}kt, %zero_s
+        : tensor<{bm}x{d}xbf16> * tensor<{d}x{bn}xbf16> -> {S}"""
+        if not masked:
+            return text, "", f"%{p}qk"
+        return text, f"""
+    %{p}ni = arith.index_cast {n} : index to i32
+    %{p}ns = ism.splat %{p}ni : i32 -> tensor<{bn}xi32>
+    %{p}cols1 = arith.addi %iota_n, %{p}ns : tensor<{bn}xi32>
+    %{p}cols2 = ism.expand_dims %{p}cols1 axis = 0 : tensor<{bn}xi32> -> tensor<1x{bn}xi32>
+    %{p}cols = ism.broadcast %{p}cols2 : tensor<1x{bn}xi32> -> tensor<{bm}x{bn}xi32>
+    %{p}in_seq = arith.cmpi slt, %{p}cols, %Ss : tensor<{bm}x{bn}xi32>
+    %{p}past = arith.cmpi sgt, %{p}cols, %rows : tensor<{bm}x{bn}xi32>
+    %{p}hidden = arith.andi %{p}past, %causals : tensor<{bm}x{bn}xi1>
+    %{p}visible = arith.xori %{p}hidden, %all : tensor<{bm}x{bn}xi1>
+    %{p}keep = arith.andi %{p}in_seq, %{p}visible : tensor<{bm}x{bn}xi1>
+    %{p}s = arith.select %{p}keep, %{p}qk, %ninf_s
+        : tensor<{bm}x{bn}xi1>, {S}""", f"%{p}s"
+
+    def softmax(p, s, m):
+        """The row maximum %{p}m_new (from `m`), %{p}p = exp2(s c - m_new)
+        and its row sum %{p}rowsum."""
+        return f"""
+    %{p}rowmax = ism.reduce {s} axis = 1 : {S} -> {row} {{
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }}
+    %{p}rowmax2 = arith.mulf %{p}rowmax, %scales1 : {row}
+    %{p}m_new = arith.maximumf {m}, %{p}rowmax2 : {row}
+    %{p}neg_m = arith.negf %{p}m_new : {row}
+    %{p}neg_m2 = ism.expand_dims %{p}neg_m axis = 1 : {row} -> tensor<{bm}x1xf32>
+    %{p}neg_mb = ism.broadcast %{p}neg_m2 : tensor<{bm}x1xf32> -> {S}
+    %{p}shifted = math.fma {s}, %scales, %{p}neg_mb : {S}
+    %{p}p = math.exp2 %{p}shifted : {S}
+    %{p}rowsum = ism.reduce %{p}p axis = 1 : {S} -> {row} {{
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }}"""
+
+    def pv(p, n, p16, acc):
+        """%{p}acc_pv = acc + P V, V the block at `n`."""
+        return f"""
+    %{p}v3 = ism.load %V[%bh, {n}, %c0] : {mem} -> tensor<1x{bn}x{d}xbf16>
+    %{p}v = ism.reshape %{p}v3 : tensor<1x{bn}x{d}xbf16> -> {kv}
+    %{p}acc_pv = ism.dot {p16}, %{p}v, {acc}
+        : tensor<{bm}x{bn}xbf16> * {kv} -> tensor<{bm}x{d}xf32>"""
+
+    types = (f"{row}, {row}, tensor<{bm}x{d}xf32>, "
+             f"tensor<{bm}x{bn}xbf16>")
+
+    def loop(name, lo, hi, inits, masked):
+        text, mask, s = scores("", "%n", masked)
+        return f"""
+  %{name}:4 = scf.for %n = {lo} to {hi} step %bn
+      iter_args(%m = {inits[0]}, %l = {inits[1]}, %acc = {inits[2]},
+                %p_prev = {inits[3]}) -> ({types}) {{
+    // This block's S first, then the previous block's P V: the softmax
+    // below runs while P V is on the tensor cores.{text}
+    %n_prev = arith.subi %n, %bn : index{pv("", "%n_prev", "%p_prev", "%acc")}{mask}
+{softmax("", s, "%m")}
+    %m_diff = arith.subf %m, %m_new : {row}
+    %alpha = math.exp2 %m_diff : {row}
+    %l_scaled = arith.mulf %l, %alpha : {row}
+    %l_new = arith.addf %l_scaled, %rowsum : {row}
+    %alpha2 = ism.expand_dims %alpha axis = 1 : {row} -> tensor<{bm}x1xf32>
+    %alphab = ism.broadcast %alpha2 : tensor<{bm}x1xf32> -> tensor<{bm}x{d}xf32>
+    %acc_scaled = arith.mulf %acc_pv, %alphab : tensor<{bm}x{d}xf32>
+    // P in bf16 only now, after P V is done with the previous one (the
+    // loop carries both in the same registers).
+    %p16 = arith.truncf %p : {S} to tensor<{bm}x{bn}xbf16>
+    scf.yield %m_new, %l_new, %acc_scaled, %p16 : {types}
+  }}"""
+
+    first, mask0, s0 = scores("b0_", "%c0", True)
+    first += mask0
+    text = f"""
+  %s_blocks = arith.divui %S, %bn : index
+  %s_full = arith.muli %s_blocks, %bn : index
+  %m_blocks = arith.divui %m0, %bn : index
+  %m_full = arith.muli %m_blocks, %bn : index
+  %c_full = arith.minui %m_full, %s_full : index
+  %n_full = arith.select %is_causal, %c_full, %s_full : index
+  %n_rest = arith.maxui %n_full, %n_end : index
+  // Block 0 (masked: it may be the diagonal or the sequence's end).""" + \
+        first.replace("\n    ", "\n  ") + \
+        softmax("b0_", s0, "%ninf").replace("\n    ", "\n  ") + f"""
+  %b0_p16 = arith.truncf %b0_p : {S} to tensor<{bm}x{bn}xbf16>
+  %lo_masked = arith.maxui %n_full, %bn : index""" + \
+        loop("r0", "%bn", "%n_full",
+             ["%b0_m_new", "%b0_rowsum", "%zero_acc", "%b0_p16"], False) + \
+        loop("r", "%lo_masked", "%n_rest",
+             ["%r0#0", "%r0#1", "%r0#2", "%r0#3"], True) + f"""
+  // The last block's P V.
+  %blocks = arith.ceildivui %n_rest, %bn : index
+  %last_block = arith.subi %blocks, %c1 : index
+  %n_last = arith.muli %last_block, %bn : index""" + \
+        pv("fin_", "%n_last", "%r#3", "%r#2").replace("\n    ", "\n  ")
+    return text, ["%r#0", "%r#1", "%fin_acc_pv"]
 
 
 DECODE_SEQS = "4096,16384,32768,65536,131072"

@@ -32,8 +32,15 @@
 //     (attention's P) stays in registers: two adjacent n8 blocks of the
 //     accumulator are an m64k16 A fragment (the identity the mma.sync
 //     lowering uses), which wgmma takes from registers.
-//   - The instructions of one product are one wgmma group, waited for at
-//     once (wait_group 0) with the accumulator passing through the wait.
+//   - The instructions of one product are one wgmma group, waited for with
+//     the accumulator passing through the wait. The wait goes where the
+//     result is first used, in the product's block (deferredWait), with
+//     wait_group N, N the wgmma products issued in between: groups complete
+//     in order, so a product issued before another can be waited for while
+//     the other still runs (attention with the next block's S issued before
+//     this block's P V: the softmax of S runs under P V). A product that
+//     writes its operands to scratch, or whose result is used elsewhere,
+//     waits at once (wait_group 0).
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,6 +110,63 @@ Value wgmmaRegisterA(OpBuilder &b, Location loc, Value acc, ArrayRef<Value> a,
              LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
              ArrayAttr())
       .getResult(0);
+}
+
+/// Whether `dot` is a product this pattern lowers (one wgmma group).
+static bool isWgmmaProduct(DotOp dot) {
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(dot.getType().getEncoding());
+  return mma && mma.getVersion() == 3 &&
+         !dot->getParentOp()->hasAttr(kPipelineAttrName);
+}
+
+/// Where the wait of product `op` can go: before the first op of its block
+/// that uses the result (itself or inside its regions), with the number of
+/// wgmma products issued in between (each commits a group). None when a
+/// use lies outside the block, or an op in between holds products of its
+/// own (a loop or a branch), or nothing uses the result.
+static std::optional<std::pair<Operation *, int64_t>> deferredWait(DotOp op) {
+  Block *block = op->getBlock();
+  // The result and its conversions between #ism.mma layouts that differ
+  // only in the instruction's N (the same registers: they lower to nothing,
+  // e.g. P V's accumulator, made with m64n128, carried in S's m64n64
+  // layout): the first other use needs the wait.
+  SmallVector<Value> results{op.getResult()};
+  auto sameRegisters = [](ConvertLayoutOp convert) {
+    auto from =
+        dyn_cast<MmaEncodingAttr>(convert.getSrc().getType().getEncoding());
+    auto to = dyn_cast<MmaEncodingAttr>(convert.getType().getEncoding());
+    return from && to && from.getVersion() == to.getVersion() &&
+           from.getWarpsPerCTA() == to.getWarpsPerCTA();
+  };
+  int64_t pending = 0;
+  for (Operation *it = op->getNextNode(); it; it = it->getNextNode()) {
+    bool uses = false, products = false;
+    it->walk([&](Operation *inner) {
+      for (Value v : results)
+        uses |= llvm::is_contained(inner->getOperands(), v);
+      products |= inner != it && isa<DotOp>(inner);
+    });
+    auto convert = dyn_cast<ConvertLayoutOp>(it);
+    if (uses && convert && sameRegisters(convert)) {
+      results.push_back(convert.getResult());
+      continue;
+    }
+    if (uses) {
+      for (Value v : results)
+        for (Operation *user : v.getUsers())
+          if (!block->findAncestorOpInBlock(*user))
+            return std::nullopt;
+      return std::make_pair(it, pending);
+    }
+    if (products)
+      return std::nullopt;
+    if (auto dot = dyn_cast<DotOp>(it)) {
+      if (!isWgmmaProduct(dot))
+        return std::nullopt;
+      ++pending;
+    }
+  }
+  return std::nullopt;
 }
 
 /// A product outside a pipelined K loop on wgmma (see the file comment).
@@ -213,7 +277,15 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
     // m16n8 block (r, j) of the warp's stripe: c0, c1 (row, columns 2t,
     // 2t + 1), c2, c3 (row + 8). k-step kk takes blocks 2 kk (a0..a3) and
     // 2 kk + 1 (a4..a7), packed in pairs.
-    auto fragment = [&](int64_t kk, int64_t r) {
+    // The fragments are packed where A is made (the start of the loop body
+    // for a carried P), not here: ptxas serializes every wgmma when
+    // instructions defining a wgmma's input registers come between another
+    // wgmma and its wait (C7513), as they would when the previous product
+    // is still running (deferredWait).
+    SmallVector<SmallVector<Value>> fragments;
+    if (aInRegisters) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfterValue(adaptor.getA());
       auto pack = [&](int64_t reg) -> Value {
         Value pair =
             buildVector(rewriter, loc, inType,
@@ -222,8 +294,14 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
         return LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(),
                                        pair);
       };
-      int64_t lo = 4 * (2 * kk + (blockK / 8) * r), hi = lo + 4;
-      return SmallVector<Value>{pack(lo), pack(lo + 2), pack(hi), pack(hi + 2)};
+      for (int64_t kk = 0; kk < blockK / 16; ++kk)
+        for (int64_t r = 0; r < reps; ++r) {
+          int64_t lo = 4 * (2 * kk + (blockK / 8) * r), hi = lo + 4;
+          fragments.push_back({pack(lo), pack(lo + 2), pack(hi), pack(hi + 2)});
+        }
+    }
+    auto fragment = [&](int64_t kk, int64_t r) {
+      return fragments[kk * reps + r];
     };
     for (int64_t kk = 0; kk < blockK / 16; ++kk) {
       // K-major tiles: 64-column boxes of [rows, 64], 32 bytes per k-step
@@ -258,8 +336,20 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    SmallVector<Value> done =
-        waitForWgmma(rewriter, loc, wgmmaRegisters(rewriter, loc, structs), 0);
+    SmallVector<Value> registers = wgmmaRegisters(rewriter, loc, structs);
+    std::optional<std::pair<Operation *, int64_t>> later;
+    if (!region)
+      later = deferredWait(op);
+    if (later) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(later->first);
+      SmallVector<Value> done =
+          waitForWgmma(rewriter, loc, registers, later->second);
+      rewriter.replaceOp(
+          op, buildVector(rewriter, loc, rewriter.getF32Type(), done));
+      return success();
+    }
+    SmallVector<Value> done = waitForWgmma(rewriter, loc, registers, 0);
     if (region && context.needsTrailingBarrier(*region))
       context.barrier(rewriter, loc);
     rewriter.replaceOp(op,
