@@ -34,12 +34,13 @@
 // The row sums of exp(S) stay in registers (the m16n8 accumulator order).
 // CHECK-COUNT-4: gpu.shuffle  xor
 // O += P V: P is in S's accumulator layout with the same warps, so it stays
-// in registers (16 pairs packed into i32, four a k-step); V is in the ring,
-// read MN-major (imm-trans-b 1). No stores, no barrier.
+// in registers (16 pairs packed into i32, four a k-step, where P is made:
+// before the product's fence); V is in the ring, read MN-major
+// (imm-trans-b 1). No stores, no barrier.
+// CHECK-COUNT-16: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
 // CHECK-NOT: llvm.store
 // CHECK-NOT: nvvm.barrier0
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK-COUNT-4: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
 // CHECK: llvm.inline_asm has_side_effects "{\0A.reg .pred p;\0Asetp.ne.b32 p, $69, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0, $1,{{.*}}$31}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;\0A}"
 // CHECK-COUNT-3: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
@@ -117,5 +118,59 @@ ism.kernel @two_groups(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<?x
     scf.yield %l2, %acc2 : tensor<128xf32>, tensor<128x128xf32>
   }
   ism.store %r#1, %O[%c0, %c0] : tensor<128x128xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+// The next block's S issued before the previous block's P V (attention
+// software-pipelined, bench/attention.py module_text(pipelined=True)):
+// each product waits where its result is first used, S with wait_group 1
+// (P V, issued after it, still runs: groups complete in order) before the
+// row sums, P V with wait_group 0 before the rescale. P's fragments are
+// packed at the top of the body (where the loop carries P), not between
+// the two products.
+// CHECK-LABEL: gpu.func @next_s_first
+// CHECK: scf.for
+// CHECK-COUNT-16: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}}<m = 64, n = 64, k = 16>
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: wgmma.wait_group
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: wgmma.wait_group
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 1;"
+// CHECK: gpu.shuffle  xor
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
+// CHECK: arith.mulf
+// CHECK: scf.yield
+ism.kernel @next_s_first(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %S = memref.dim %K, %c0 : memref<?x?xbf16>
+  %q = ism.load %Q[%c0, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %zl = arith.constant dense<0.0> : tensor<64xf32>
+  %p0 = arith.constant dense<1.0> : tensor<64x64xbf16>
+  %r:3 = scf.for %n = %c64 to %S step %c64 iter_args(%l = %zl, %acc = %zero, %p = %p0) -> (tensor<64xf32>, tensor<64x64xf32>, tensor<64x64xbf16>) {
+    %k = ism.load %K[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = ism.dot %q, %kt, %zero : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    %np = arith.subi %n, %c64 : index
+    %v = ism.load %V[%np, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %pv = ism.dot %p, %v, %acc : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    %e = math.exp %s : tensor<64x64xf32>
+    %sum = ism.reduce %e axis = 1 : tensor<64x64xf32> -> tensor<64xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %l2 = arith.addf %l, %sum : tensor<64xf32>
+    %half = arith.constant dense<0.5> : tensor<64x64xf32>
+    %acc2 = arith.mulf %pv, %half : tensor<64x64xf32>
+    %p2 = arith.truncf %e : tensor<64x64xf32> to tensor<64x64xbf16>
+    scf.yield %l2, %acc2, %p2 : tensor<64xf32>, tensor<64x64xf32>, tensor<64x64xbf16>
+  }
+  ism.store %r#1, %O[%c0, %c0] : tensor<64x64xf32> -> memref<?x?xf32>
   ism.return
 }
