@@ -224,9 +224,9 @@ func.func @main(%Q: {mem}, %K: {mem}, %V: {mem}, %O: {mem},
 
 
 def _pipelined_loops(d, bm, bn, mem, kv):
-    """module_text's loops, software-pipelined (see ``pipelined``): the
-    text from block 0 to the last P V, and the names of the final row
-    maximum, row sum and accumulator."""
+    """module_text's loops, software-pipelined (see ``pipelined``): their
+    text and the names of the final row maximum, row sum and
+    accumulator."""
     S = f"tensor<{bm}x{bn}xf32>"
     row = f"tensor<{bm}xf32>"
 
@@ -311,8 +311,11 @@ def _pipelined_loops(d, bm, bn, mem, kv):
     scf.yield %m_new, %l_new, %acc_scaled, %p16 : {types}
   }}"""
 
-    first, mask0, s0 = scores("b0_", "%c0", True)
-    first += mask0
+    # No product outside the loops (they would write their operands to
+    # shared memory beside the ring): the first iteration's P V adds a
+    # zero P times the block before 0 (zero-filled), and one more
+    # iteration past the last block, all masked (m and l unchanged,
+    # alpha = 1), adds the last block's P V.
     text = f"""
   %s_blocks = arith.divui %S, %bn : index
   %s_full = arith.muli %s_blocks, %bn : index
@@ -321,21 +324,15 @@ def _pipelined_loops(d, bm, bn, mem, kv):
   %c_full = arith.minui %m_full, %s_full : index
   %n_full = arith.select %is_causal, %c_full, %s_full : index
   %n_rest = arith.maxui %n_full, %n_end : index
-  // Block 0 (masked: it may be the diagonal or the sequence's end).""" + \
-        first.replace("\n    ", "\n  ") + \
-        softmax("b0_", s0, "%ninf").replace("\n    ", "\n  ") + f"""
-  %b0_p16 = arith.truncf %b0_p : {S} to tensor<{bm}x{bn}xbf16>
-  %lo_masked = arith.maxui %n_full, %bn : index""" + \
-        loop("r0", "%bn", "%n_full",
-             ["%b0_m_new", "%b0_rowsum", "%zero_acc", "%b0_p16"], False) + \
-        loop("r", "%lo_masked", "%n_rest",
-             ["%r0#0", "%r0#1", "%r0#2", "%r0#3"], True) + f"""
-  // The last block's P V.
   %blocks = arith.ceildivui %n_rest, %bn : index
-  %last_block = arith.subi %blocks, %c1 : index
-  %n_last = arith.muli %last_block, %bn : index""" + \
-        pv("fin_", "%n_last", "%r#3", "%r#2").replace("\n    ", "\n  ")
-    return text, ["%r#0", "%r#1", "%fin_acc_pv"]
+  %blocks1 = arith.addi %blocks, %c1 : index
+  %n_stop = arith.muli %blocks1, %bn : index
+  %zero_p = arith.constant dense<0.0> : tensor<{bm}x{bn}xbf16>""" + \
+        loop("r0", "%c0", "%n_full",
+             ["%ninf", "%zero_l", "%zero_acc", "%zero_p"], False) + \
+        loop("r", "%n_full", "%n_stop",
+             ["%r0#0", "%r0#1", "%r0#2", "%r0#3"], True)
+    return text, ["%r#0", "%r#1", "%r#2"]
 
 
 DECODE_SEQS = "4096,16384,32768,65536,131072"

@@ -96,7 +96,7 @@ for step in "${@:-gpu check bench}"; do
         # each pipelined module at 1000 and 4097 tokens, causal and not,
         # then ism-run --bench (median of 50) at B*H x S = 128 x 4096
         # (head dim 128) and 256 x 2048 (64), two rounds.
-        cfgs="128,128,128,8,0 128,128,64,8,0 128,128,64,8,1 64,64,64,4,0 64,64,64,4,1 64,128,64,8,0 64,128,64,8,1 64,128,128,8,0 64,128,128,8,1"
+        cfgs="${PIPE_CFGS:-128,128,128,8,0 128,128,128,8,1 128,128,64,8,0 128,128,64,8,1 64,64,64,4,0 64,64,64,4,1 64,128,128,8,0 64,128,128,8,1}"
         for c in $cfgs; do
           IFS=, read -r d bm bn w p <<< "$c"
           python3 -c "import sys; sys.path.insert(0, 'bench'); from attention import module_text; print(module_text($d, $bm, $bn, $w, False, 2, pipelined=bool($p)))" > /tmp/att-$c.mlir

@@ -1,4 +1,4 @@
-// bench/attention.py module_text(128, 128, 64, 8, stages=2, pipelined=True):
+// bench/attention.py module_text(128, 128, 128, 8, stages=2, pipelined=True):
 // the next block's S issued before the previous block's P V, each product
 // waited for where it is first used (wgmma.wait_group 1, then 0). ptxas
 // must not serialize the wgmma (C7513: an instruction writing a pending
@@ -13,7 +13,7 @@ ism.kernel @attention(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref
   %c1 = arith.constant 1 : index
   %c0i = arith.constant 0 : i32
   %bm = arith.constant 128 : index
-  %bn = arith.constant 64 : index
+  %bn = arith.constant 128 : index
   %m0 = arith.muli %pm, %bm : index
   %S = memref.dim %K, %c1 : memref<?x?x?xbf16>
   %is_causal = arith.cmpi ne, %causal, %c0i : i32
@@ -25,26 +25,26 @@ ism.kernel @attention(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref
   %ninf = arith.constant dense<0xFF800000> : tensor<128xf32>
   %zero_l = arith.constant dense<0.0> : tensor<128xf32>
   %zero_acc = arith.constant dense<0.0> : tensor<128x128xf32>
-  %zero_s = arith.constant dense<0.0> : tensor<128x64xf32>
-  %ninf_s = arith.constant dense<0xFF800000> : tensor<128x64xf32>
+  %zero_s = arith.constant dense<0.0> : tensor<128x128xf32>
+  %ninf_s = arith.constant dense<0xFF800000> : tensor<128x128xf32>
   // Scores in base 2: exp(x) = exp2(x * log2(e)), folded into the scale
   // (positive, so the row maximum of the scaled scores is the scaled
   // maximum, and each p = exp2(qk * scale2 - m) is one FMA and one ex2).
   %log2e = arith.constant 1.44269504088896340736 : f32
   %scale2 = arith.mulf %scale, %log2e : f32
-  %scales = ism.splat %scale2 : f32 -> tensor<128x64xf32>
+  %scales = ism.splat %scale2 : f32 -> tensor<128x128xf32>
   %scales1 = ism.splat %scale2 : f32 -> tensor<128xf32>
   %iota_m = ism.range 0 to 128 : tensor<128xi32>
-  %iota_n = ism.range 0 to 64 : tensor<64xi32>
+  %iota_n = ism.range 0 to 128 : tensor<128xi32>
   %m0i = arith.index_cast %m0 : index to i32
   %m0s = ism.splat %m0i : i32 -> tensor<128xi32>
   %rows1 = arith.addi %iota_m, %m0s : tensor<128xi32>
   %rows2 = ism.expand_dims %rows1 axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
-  %rows = ism.broadcast %rows2 : tensor<128x1xi32> -> tensor<128x64xi32>
+  %rows = ism.broadcast %rows2 : tensor<128x1xi32> -> tensor<128x128xi32>
   %Si = arith.index_cast %S : index to i32
-  %Ss = ism.splat %Si : i32 -> tensor<128x64xi32>
-  %causals = ism.splat %is_causal : i1 -> tensor<128x64xi1>
-  %all = arith.constant dense<true> : tensor<128x64xi1>
+  %Ss = ism.splat %Si : i32 -> tensor<128x128xi32>
+  %causals = ism.splat %is_causal : i1 -> tensor<128x128xi1>
+  %all = arith.constant dense<true> : tensor<128x128xi1>
   %s_blocks = arith.divui %S, %bn : index
   %s_full = arith.muli %s_blocks, %bn : index
   %m_blocks = arith.divui %m0, %bn : index
@@ -52,156 +52,115 @@ ism.kernel @attention(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref
   %c_full = arith.minui %m_full, %s_full : index
   %n_full = arith.select %is_causal, %c_full, %s_full : index
   %n_rest = arith.maxui %n_full, %n_end : index
-  // Block 0 (masked: it may be the diagonal or the sequence's end).
-  %b0_k3 = ism.load %K[%bh, %c0, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
-  %b0_k = ism.reshape %b0_k3 : tensor<1x64x128xbf16> -> tensor<64x128xbf16>
-  %b0_kt = ism.trans %b0_k order = [1, 0] : tensor<64x128xbf16> -> tensor<128x64xbf16>
-  %b0_qk = ism.dot %q, %b0_kt, %zero_s
-      : tensor<128x128xbf16> * tensor<128x64xbf16> -> tensor<128x64xf32>
-  %b0_ni = arith.index_cast %c0 : index to i32
-  %b0_ns = ism.splat %b0_ni : i32 -> tensor<64xi32>
-  %b0_cols1 = arith.addi %iota_n, %b0_ns : tensor<64xi32>
-  %b0_cols2 = ism.expand_dims %b0_cols1 axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
-  %b0_cols = ism.broadcast %b0_cols2 : tensor<1x64xi32> -> tensor<128x64xi32>
-  %b0_in_seq = arith.cmpi slt, %b0_cols, %Ss : tensor<128x64xi32>
-  %b0_past = arith.cmpi sgt, %b0_cols, %rows : tensor<128x64xi32>
-  %b0_hidden = arith.andi %b0_past, %causals : tensor<128x64xi1>
-  %b0_visible = arith.xori %b0_hidden, %all : tensor<128x64xi1>
-  %b0_keep = arith.andi %b0_in_seq, %b0_visible : tensor<128x64xi1>
-  %b0_s = arith.select %b0_keep, %b0_qk, %ninf_s
-      : tensor<128x64xi1>, tensor<128x64xf32>
-  %b0_rowmax = ism.reduce %b0_s axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
-  ^bb0(%a: f32, %b: f32):
-    %x = arith.maximumf %a, %b : f32
-    ism.yield %x : f32
-  }
-  %b0_rowmax2 = arith.mulf %b0_rowmax, %scales1 : tensor<128xf32>
-  %b0_m_new = arith.maximumf %ninf, %b0_rowmax2 : tensor<128xf32>
-  %b0_neg_m = arith.negf %b0_m_new : tensor<128xf32>
-  %b0_neg_m2 = ism.expand_dims %b0_neg_m axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-  %b0_neg_mb = ism.broadcast %b0_neg_m2 : tensor<128x1xf32> -> tensor<128x64xf32>
-  %b0_shifted = math.fma %b0_s, %scales, %b0_neg_mb : tensor<128x64xf32>
-  %b0_p = math.exp2 %b0_shifted : tensor<128x64xf32>
-  %b0_rowsum = ism.reduce %b0_p axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
-  ^bb0(%a: f32, %b: f32):
-    %x = arith.addf %a, %b : f32
-    ism.yield %x : f32
-  }
-  %b0_p16 = arith.truncf %b0_p : tensor<128x64xf32> to tensor<128x64xbf16>
-  %lo_masked = arith.maxui %n_full, %bn : index
-  %r0:4 = scf.for %n = %bn to %n_full step %bn
-      iter_args(%m = %b0_m_new, %l = %b0_rowsum, %acc = %zero_acc,
-                %p_prev = %b0_p16) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128x64xbf16>) {
-    // This block's S first, then the previous block's P V: the softmax
-    // below runs while P V is on the tensor cores.
-    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
-    %k = ism.reshape %k3 : tensor<1x64x128xbf16> -> tensor<64x128xbf16>
-    %kt = ism.trans %k order = [1, 0] : tensor<64x128xbf16> -> tensor<128x64xbf16>
-    %qk = ism.dot %q, %kt, %zero_s
-        : tensor<128x128xbf16> * tensor<128x64xbf16> -> tensor<128x64xf32>
-    %n_prev = arith.subi %n, %bn : index
-    %v3 = ism.load %V[%bh, %n_prev, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
-    %v = ism.reshape %v3 : tensor<1x64x128xbf16> -> tensor<64x128xbf16>
-    %acc_pv = ism.dot %p_prev, %v, %acc
-        : tensor<128x64xbf16> * tensor<64x128xbf16> -> tensor<128x128xf32>
-
-    %rowmax = ism.reduce %qk axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
-    ^bb0(%a: f32, %b: f32):
-      %x = arith.maximumf %a, %b : f32
-      ism.yield %x : f32
-    }
-    %rowmax2 = arith.mulf %rowmax, %scales1 : tensor<128xf32>
-    %m_new = arith.maximumf %m, %rowmax2 : tensor<128xf32>
-    %neg_m = arith.negf %m_new : tensor<128xf32>
-    %neg_m2 = ism.expand_dims %neg_m axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-    %neg_mb = ism.broadcast %neg_m2 : tensor<128x1xf32> -> tensor<128x64xf32>
-    %shifted = math.fma %qk, %scales, %neg_mb : tensor<128x64xf32>
-    %p = math.exp2 %shifted : tensor<128x64xf32>
-    %rowsum = ism.reduce %p axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
-    ^bb0(%a: f32, %b: f32):
-      %x = arith.addf %a, %b : f32
-      ism.yield %x : f32
-    }
-    %m_diff = arith.subf %m, %m_new : tensor<128xf32>
-    %alpha = math.exp2 %m_diff : tensor<128xf32>
-    %l_scaled = arith.mulf %l, %alpha : tensor<128xf32>
-    %l_new = arith.addf %l_scaled, %rowsum : tensor<128xf32>
-    %alpha2 = ism.expand_dims %alpha axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-    %alphab = ism.broadcast %alpha2 : tensor<128x1xf32> -> tensor<128x128xf32>
-    %acc_scaled = arith.mulf %acc_pv, %alphab : tensor<128x128xf32>
-    // P in bf16 only now, after P V is done with the previous one (the
-    // loop carries both in the same registers).
-    %p16 = arith.truncf %p : tensor<128x64xf32> to tensor<128x64xbf16>
-    scf.yield %m_new, %l_new, %acc_scaled, %p16 : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128x64xbf16>
-  }
-  %r:4 = scf.for %n = %lo_masked to %n_rest step %bn
-      iter_args(%m = %r0#0, %l = %r0#1, %acc = %r0#2,
-                %p_prev = %r0#3) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128x64xbf16>) {
-    // This block's S first, then the previous block's P V: the softmax
-    // below runs while P V is on the tensor cores.
-    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
-    %k = ism.reshape %k3 : tensor<1x64x128xbf16> -> tensor<64x128xbf16>
-    %kt = ism.trans %k order = [1, 0] : tensor<64x128xbf16> -> tensor<128x64xbf16>
-    %qk = ism.dot %q, %kt, %zero_s
-        : tensor<128x128xbf16> * tensor<128x64xbf16> -> tensor<128x64xf32>
-    %n_prev = arith.subi %n, %bn : index
-    %v3 = ism.load %V[%bh, %n_prev, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
-    %v = ism.reshape %v3 : tensor<1x64x128xbf16> -> tensor<64x128xbf16>
-    %acc_pv = ism.dot %p_prev, %v, %acc
-        : tensor<128x64xbf16> * tensor<64x128xbf16> -> tensor<128x128xf32>
-    %ni = arith.index_cast %n : index to i32
-    %ns = ism.splat %ni : i32 -> tensor<64xi32>
-    %cols1 = arith.addi %iota_n, %ns : tensor<64xi32>
-    %cols2 = ism.expand_dims %cols1 axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
-    %cols = ism.broadcast %cols2 : tensor<1x64xi32> -> tensor<128x64xi32>
-    %in_seq = arith.cmpi slt, %cols, %Ss : tensor<128x64xi32>
-    %past = arith.cmpi sgt, %cols, %rows : tensor<128x64xi32>
-    %hidden = arith.andi %past, %causals : tensor<128x64xi1>
-    %visible = arith.xori %hidden, %all : tensor<128x64xi1>
-    %keep = arith.andi %in_seq, %visible : tensor<128x64xi1>
-    %s = arith.select %keep, %qk, %ninf_s
-        : tensor<128x64xi1>, tensor<128x64xf32>
-
-    %rowmax = ism.reduce %s axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
-    ^bb0(%a: f32, %b: f32):
-      %x = arith.maximumf %a, %b : f32
-      ism.yield %x : f32
-    }
-    %rowmax2 = arith.mulf %rowmax, %scales1 : tensor<128xf32>
-    %m_new = arith.maximumf %m, %rowmax2 : tensor<128xf32>
-    %neg_m = arith.negf %m_new : tensor<128xf32>
-    %neg_m2 = ism.expand_dims %neg_m axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-    %neg_mb = ism.broadcast %neg_m2 : tensor<128x1xf32> -> tensor<128x64xf32>
-    %shifted = math.fma %s, %scales, %neg_mb : tensor<128x64xf32>
-    %p = math.exp2 %shifted : tensor<128x64xf32>
-    %rowsum = ism.reduce %p axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
-    ^bb0(%a: f32, %b: f32):
-      %x = arith.addf %a, %b : f32
-      ism.yield %x : f32
-    }
-    %m_diff = arith.subf %m, %m_new : tensor<128xf32>
-    %alpha = math.exp2 %m_diff : tensor<128xf32>
-    %l_scaled = arith.mulf %l, %alpha : tensor<128xf32>
-    %l_new = arith.addf %l_scaled, %rowsum : tensor<128xf32>
-    %alpha2 = ism.expand_dims %alpha axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
-    %alphab = ism.broadcast %alpha2 : tensor<128x1xf32> -> tensor<128x128xf32>
-    %acc_scaled = arith.mulf %acc_pv, %alphab : tensor<128x128xf32>
-    // P in bf16 only now, after P V is done with the previous one (the
-    // loop carries both in the same registers).
-    %p16 = arith.truncf %p : tensor<128x64xf32> to tensor<128x64xbf16>
-    scf.yield %m_new, %l_new, %acc_scaled, %p16 : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128x64xbf16>
-  }
-  // The last block's P V.
   %blocks = arith.ceildivui %n_rest, %bn : index
-  %last_block = arith.subi %blocks, %c1 : index
-  %n_last = arith.muli %last_block, %bn : index
-  %fin_v3 = ism.load %V[%bh, %n_last, %c0] : memref<?x?x?xbf16> -> tensor<1x64x128xbf16>
-  %fin_v = ism.reshape %fin_v3 : tensor<1x64x128xbf16> -> tensor<64x128xbf16>
-  %fin_acc_pv = ism.dot %r#3, %fin_v, %r#2
-      : tensor<128x64xbf16> * tensor<64x128xbf16> -> tensor<128x128xf32>
+  %blocks1 = arith.addi %blocks, %c1 : index
+  %n_stop = arith.muli %blocks1, %bn : index
+  %zero_p = arith.constant dense<0.0> : tensor<128x128xbf16>
+  %r0:4 = scf.for %n = %c0 to %n_full step %bn
+      iter_args(%m = %ninf, %l = %zero_l, %acc = %zero_acc,
+                %p_prev = %zero_p) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128x128xbf16>) {
+    // This block's S first, then the previous block's P V: the softmax
+    // below runs while P V is on the tensor cores.
+    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x128x128xbf16>
+    %k = ism.reshape %k3 : tensor<1x128x128xbf16> -> tensor<128x128xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<128x128xbf16> -> tensor<128x128xbf16>
+    %qk = ism.dot %q, %kt, %zero_s
+        : tensor<128x128xbf16> * tensor<128x128xbf16> -> tensor<128x128xf32>
+    %n_prev = arith.subi %n, %bn : index
+    %v3 = ism.load %V[%bh, %n_prev, %c0] : memref<?x?x?xbf16> -> tensor<1x128x128xbf16>
+    %v = ism.reshape %v3 : tensor<1x128x128xbf16> -> tensor<128x128xbf16>
+    %acc_pv = ism.dot %p_prev, %v, %acc
+        : tensor<128x128xbf16> * tensor<128x128xbf16> -> tensor<128x128xf32>
+
+    %rowmax = ism.reduce %qk axis = 1 : tensor<128x128xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %rowmax2 = arith.mulf %rowmax, %scales1 : tensor<128xf32>
+    %m_new = arith.maximumf %m, %rowmax2 : tensor<128xf32>
+    %neg_m = arith.negf %m_new : tensor<128xf32>
+    %neg_m2 = ism.expand_dims %neg_m axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %neg_mb = ism.broadcast %neg_m2 : tensor<128x1xf32> -> tensor<128x128xf32>
+    %shifted = math.fma %qk, %scales, %neg_mb : tensor<128x128xf32>
+    %p = math.exp2 %shifted : tensor<128x128xf32>
+    %rowsum = ism.reduce %p axis = 1 : tensor<128x128xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %m_diff = arith.subf %m, %m_new : tensor<128xf32>
+    %alpha = math.exp2 %m_diff : tensor<128xf32>
+    %l_scaled = arith.mulf %l, %alpha : tensor<128xf32>
+    %l_new = arith.addf %l_scaled, %rowsum : tensor<128xf32>
+    %alpha2 = ism.expand_dims %alpha axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %alphab = ism.broadcast %alpha2 : tensor<128x1xf32> -> tensor<128x128xf32>
+    %acc_scaled = arith.mulf %acc_pv, %alphab : tensor<128x128xf32>
+    // P in bf16 only now, after P V is done with the previous one (the
+    // loop carries both in the same registers).
+    %p16 = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
+    scf.yield %m_new, %l_new, %acc_scaled, %p16 : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128x128xbf16>
+  }
+  %r:4 = scf.for %n = %n_full to %n_stop step %bn
+      iter_args(%m = %r0#0, %l = %r0#1, %acc = %r0#2,
+                %p_prev = %r0#3) -> (tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128x128xbf16>) {
+    // This block's S first, then the previous block's P V: the softmax
+    // below runs while P V is on the tensor cores.
+    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x128x128xbf16>
+    %k = ism.reshape %k3 : tensor<1x128x128xbf16> -> tensor<128x128xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<128x128xbf16> -> tensor<128x128xbf16>
+    %qk = ism.dot %q, %kt, %zero_s
+        : tensor<128x128xbf16> * tensor<128x128xbf16> -> tensor<128x128xf32>
+    %n_prev = arith.subi %n, %bn : index
+    %v3 = ism.load %V[%bh, %n_prev, %c0] : memref<?x?x?xbf16> -> tensor<1x128x128xbf16>
+    %v = ism.reshape %v3 : tensor<1x128x128xbf16> -> tensor<128x128xbf16>
+    %acc_pv = ism.dot %p_prev, %v, %acc
+        : tensor<128x128xbf16> * tensor<128x128xbf16> -> tensor<128x128xf32>
+    %ni = arith.index_cast %n : index to i32
+    %ns = ism.splat %ni : i32 -> tensor<128xi32>
+    %cols1 = arith.addi %iota_n, %ns : tensor<128xi32>
+    %cols2 = ism.expand_dims %cols1 axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+    %cols = ism.broadcast %cols2 : tensor<1x128xi32> -> tensor<128x128xi32>
+    %in_seq = arith.cmpi slt, %cols, %Ss : tensor<128x128xi32>
+    %past = arith.cmpi sgt, %cols, %rows : tensor<128x128xi32>
+    %hidden = arith.andi %past, %causals : tensor<128x128xi1>
+    %visible = arith.xori %hidden, %all : tensor<128x128xi1>
+    %keep = arith.andi %in_seq, %visible : tensor<128x128xi1>
+    %s = arith.select %keep, %qk, %ninf_s
+        : tensor<128x128xi1>, tensor<128x128xf32>
+
+    %rowmax = ism.reduce %s axis = 1 : tensor<128x128xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %rowmax2 = arith.mulf %rowmax, %scales1 : tensor<128xf32>
+    %m_new = arith.maximumf %m, %rowmax2 : tensor<128xf32>
+    %neg_m = arith.negf %m_new : tensor<128xf32>
+    %neg_m2 = ism.expand_dims %neg_m axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %neg_mb = ism.broadcast %neg_m2 : tensor<128x1xf32> -> tensor<128x128xf32>
+    %shifted = math.fma %s, %scales, %neg_mb : tensor<128x128xf32>
+    %p = math.exp2 %shifted : tensor<128x128xf32>
+    %rowsum = ism.reduce %p axis = 1 : tensor<128x128xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %m_diff = arith.subf %m, %m_new : tensor<128xf32>
+    %alpha = math.exp2 %m_diff : tensor<128xf32>
+    %l_scaled = arith.mulf %l, %alpha : tensor<128xf32>
+    %l_new = arith.addf %l_scaled, %rowsum : tensor<128xf32>
+    %alpha2 = ism.expand_dims %alpha axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %alphab = ism.broadcast %alpha2 : tensor<128x1xf32> -> tensor<128x128xf32>
+    %acc_scaled = arith.mulf %acc_pv, %alphab : tensor<128x128xf32>
+    // P in bf16 only now, after P V is done with the previous one (the
+    // loop carries both in the same registers).
+    %p16 = arith.truncf %p : tensor<128x128xf32> to tensor<128x128xbf16>
+    scf.yield %m_new, %l_new, %acc_scaled, %p16 : tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128x128xbf16>
+  }
   %l2 = ism.expand_dims %r#1 axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
   %lb = ism.broadcast %l2 : tensor<128x1xf32> -> tensor<128x128xf32>
-  %o = arith.divf %fin_acc_pv, %lb : tensor<128x128xf32>
+  %o = arith.divf %r#2, %lb : tensor<128x128xf32>
   %o16 = arith.truncf %o : tensor<128x128xf32> to tensor<128x128xbf16>
   %o3 = ism.reshape %o16 : tensor<128x128xbf16> -> tensor<1x128x128xbf16>
   ism.store %o3, %O[%bh, %m0, %c0] : tensor<1x128x128xbf16> -> memref<?x?x?xbf16>
