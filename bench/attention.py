@@ -31,6 +31,19 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 SHAPES = "4x32x4096x128,2x32x8192x128,1x32x16384x128,8x32x2048x64"
 
 
+# Where the loops over key blocks split: blocks below n_full need no mask
+# (every key inside the sequence and, when causal, before the program's
+# first query row); n_rest is where the masked blocks end.
+BLOCK_BOUNDS = """
+  %s_blocks = arith.divui %S, %bn : index
+  %s_full = arith.muli %s_blocks, %bn : index
+  %m_blocks = arith.divui %m0, %bn : index
+  %m_full = arith.muli %m_blocks, %bn : index
+  %c_full = arith.minui %m_full, %s_full : index
+  %n_full = arith.select %is_causal, %c_full, %s_full : index
+  %n_rest = arith.maxui %n_full, %n_end : index"""
+
+
 def module_text(head_dim: int, block_m: int = 64, block_n: int = 64,
                 num_warps: int = 4, prefetch: bool = False,
                 stages: int = 0, split: bool = True,
@@ -132,14 +145,7 @@ def module_text(head_dim: int, block_m: int = 64, block_n: int = 64,
     if split:
         # Blocks below n_full need no mask: every key is inside the
         # sequence and, when causal, before the program's first query row.
-        loops = f"""
-  %s_blocks = arith.divui %S, %bn : index
-  %s_full = arith.muli %s_blocks, %bn : index
-  %m_blocks = arith.divui %m0, %bn : index
-  %m_full = arith.muli %m_blocks, %bn : index
-  %c_full = arith.minui %m_full, %s_full : index
-  %n_full = arith.select %is_causal, %c_full, %s_full : index
-  %n_rest = arith.maxui %n_full, %n_end : index""" + \
+        loops = BLOCK_BOUNDS + \
             loop("r0", "%c0", "%n_full", inits, False) + \
             loop("r", "%n_full", "%n_rest",
                  [f"%r0#{i}" for i in range(results)], True)
@@ -316,14 +322,7 @@ def _pipelined_loops(d, bm, bn, mem, kv):
     # zero P times the block before 0 (zero-filled), and one more
     # iteration past the last block, all masked (m and l unchanged,
     # alpha = 1), adds the last block's P V.
-    text = f"""
-  %s_blocks = arith.divui %S, %bn : index
-  %s_full = arith.muli %s_blocks, %bn : index
-  %m_blocks = arith.divui %m0, %bn : index
-  %m_full = arith.muli %m_blocks, %bn : index
-  %c_full = arith.minui %m_full, %s_full : index
-  %n_full = arith.select %is_causal, %c_full, %s_full : index
-  %n_rest = arith.maxui %n_full, %n_end : index
+    text = BLOCK_BOUNDS + f"""
   %blocks = arith.ceildivui %n_rest, %bn : index
   %blocks1 = arith.addi %blocks, %c1 : index
   %n_stop = arith.muli %blocks1, %bn : index
