@@ -149,7 +149,10 @@ bool writesMemory(scf::ForOp loop) {
   return result.wasInterrupted();
 }
 
-LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context) {
+/// Gives `loop`'s product operands a ring; `sharedRing`: other loops of the
+/// kernel may take rings too, at the same place in shared memory.
+LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context,
+                          bool sharedRing) {
   if (context.ringStages == 1 || writesMemory(loop))
     return success();
   SmallVector<Candidate> candidates;
@@ -338,7 +341,7 @@ LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context) {
   // Where the loop can run again (inside another loop), or another loop's
   // ring shares its bytes, the next prologue must not overwrite stages
   // that slower warps still read.
-  if (!isa<gpu::GPUFuncOp>(loop->getParentOp()) || context.sharedRings)
+  if (!isa<gpu::GPUFuncOp>(loop->getParentOp()) || sharedRing)
     context.barrier(after, loc);
   return success();
 }
@@ -352,9 +355,8 @@ LogicalResult mlir::ism::prepareAsyncOperands(Operation *root,
     if (!loop->hasAttr(kPipelineAttrName))
       loops.push_back(loop);
   });
-  context.sharedRings = loops.size() > 1;
   for (scf::ForOp loop : loops)
-    if (failed(prepareLoop(loop, context)))
+    if (failed(prepareLoop(loop, context, loops.size() > 1)))
       return failure();
   return success();
 }

@@ -238,14 +238,11 @@ public:
   /// A 1-D view of `numElements` elements of `elementType` for the ring of
   /// one loop's product operands (AsyncOperands.cpp). The rings of all
   /// loops start at the same place (region 4): loops run one after the
-  /// other, and each ring loop ends with a barrier when it shares the bytes
-  /// (see sharedRings).
+  /// other, and each ring loop ends with a barrier when the kernel has
+  /// several (the next one's prologue writes stages that slower warps may
+  /// still read).
   Value getRingScratch(OpBuilder &b, Location loc, Type elementType,
                        int64_t numElements);
-  /// Whether more than one loop may take a ring (set by
-  /// prepareAsyncOperands): each must then end with a barrier, since the
-  /// next one's prologue writes stages that slower warps may still read.
-  bool sharedRings = false;
 
   /// The shared-memory address (i64, shared window) where a loop-invariant
   /// A operand of a product was written, by tile (before conversion): the
