@@ -716,23 +716,25 @@ void mlir::ism::copyTileByElements(OpBuilder &b, Location loc,
       });
 }
 
+bool mlir::ism::isProduct(DotOp op, unsigned version) {
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(op.getType().getEncoding());
+  return mma && mma.getVersion() == version &&
+         !op->getParentOp()->hasAttr(kPipelineAttrName);
+}
+
 MmaEncodingAttr mlir::ism::matchProduct(DotOp op,
                                         ConversionPatternRewriter &rewriter,
                                         unsigned version) {
-  auto mma = dyn_cast_or_null<MmaEncodingAttr>(op.getType().getEncoding());
-  if (!mma || mma.getVersion() != version) {
-    (void)rewriter.notifyMatchFailure(op, "not a product of this instruction");
-    return {};
-  }
-  if (op->getParentOp()->hasAttr(kPipelineAttrName)) {
-    (void)rewriter.notifyMatchFailure(op, "lowered with its K loop");
+  if (!isProduct(op, version)) {
+    (void)rewriter.notifyMatchFailure(
+        op, "not a product of this instruction, or lowered with its K loop");
     return {};
   }
   for (Type type : {Type(op.getA().getType()), Type(op.getB().getType()),
                     Type(op.getC().getType())})
     if (failed(checkDistributable(rewriter, op, type)))
       return {};
-  return mma;
+  return cast<MmaEncodingAttr>(op.getType().getEncoding());
 }
 
 void mlir::ism::copyTile(OpBuilder &b, Location loc, const OperandTile &t,

@@ -112,13 +112,6 @@ Value wgmmaRegisterA(OpBuilder &b, Location loc, Value acc, ArrayRef<Value> a,
       .getResult(0);
 }
 
-/// Whether `dot` is a product this pattern lowers (one wgmma group).
-static bool isWgmmaProduct(DotOp dot) {
-  auto mma = dyn_cast_or_null<MmaEncodingAttr>(dot.getType().getEncoding());
-  return mma && mma.getVersion() == 3 &&
-         !dot->getParentOp()->hasAttr(kPipelineAttrName);
-}
-
 /// Where the wait of product `op` can go: before the first op of its block
 /// that uses the result (itself or inside its regions), with the number of
 /// wgmma products issued in between (each commits a group). None when a
@@ -161,7 +154,8 @@ static std::optional<std::pair<Operation *, int64_t>> deferredWait(DotOp op) {
     if (products)
       return std::nullopt;
     if (auto dot = dyn_cast<DotOp>(it)) {
-      if (!isWgmmaProduct(dot))
+      // A wgmma product commits one group (this pattern lowers it).
+      if (!isProduct(dot, 3))
         return std::nullopt;
       ++pending;
     }
@@ -337,19 +331,16 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
     SmallVector<Value> registers = wgmmaRegisters(rewriter, loc, structs);
+    // Waited for here, or (writing no scratch) where the result is first
+    // used.
     std::optional<std::pair<Operation *, int64_t>> later;
     if (!region)
       later = deferredWait(op);
-    if (later) {
-      OpBuilder::InsertionGuard guard(rewriter);
+    OpBuilder::InsertionGuard guard(rewriter);
+    if (later)
       rewriter.setInsertionPoint(later->first);
-      SmallVector<Value> done =
-          waitForWgmma(rewriter, loc, registers, later->second);
-      rewriter.replaceOp(
-          op, buildVector(rewriter, loc, rewriter.getF32Type(), done));
-      return success();
-    }
-    SmallVector<Value> done = waitForWgmma(rewriter, loc, registers, 0);
+    SmallVector<Value> done =
+        waitForWgmma(rewriter, loc, registers, later ? later->second : 0);
     if (region && context.needsTrailingBarrier(*region))
       context.barrier(rewriter, loc);
     rewriter.replaceOp(op,

@@ -185,6 +185,10 @@ void copyTile(OpBuilder &b, Location loc, const OperandTile &t,
               const GlobalMatrix &g, Value o0, Value o1, Value ring,
               Value tileBase, Value tid, int64_t threads);
 
+/// Whether `op` is a tensor-core product outside a pipelined K loop with
+/// an #ism.mma layout of `version` (2: mma.sync, 3: wgmma).
+bool isProduct(DotOp op, unsigned version);
+
 /// The #ism.mma layout of `op`, a tensor-core product outside a pipelined K
 /// loop, when it has `version` and its tiles can be distributed; a null
 /// layout (the match failure noted) otherwise.
