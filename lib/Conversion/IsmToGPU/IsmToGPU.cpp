@@ -290,6 +290,9 @@ struct ConvertIsmToGPUPass
       return !getElementTypeOrSelf(op->getResult(0).getType()).isF32() &&
              converter.isLegal(op);
     });
+    // fma always becomes llvm.intr.fma (FmaLowering), scalars too: left to
+    // the NVVM lowering it would be a libdevice call.
+    target.addIllegalOp<math::FmaOp>();
     target.markUnknownOpDynamicallyLegal(typesLegal);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);

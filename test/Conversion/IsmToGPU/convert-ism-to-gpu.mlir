@@ -375,3 +375,25 @@ ism.kernel @no_occupancy(%x: memref<?xf32>) {
   ism.store %t, %x[%c0] : tensor<512xf32> -> memref<?xf32>
   ism.return
 }
+
+// -----
+
+// math.fma on tiles (attention's exp2(qk * c - m) in one instruction) and on
+// scalars becomes llvm.intr.fma (PTX fma.rn), not a libdevice call.
+// CHECK-LABEL: gpu.func @fma
+// CHECK-NOT: __nv_fmaf
+// CHECK: llvm.intr.fma({{.*}}) : (vector<{{[0-9]+}}xf32>, vector<{{[0-9]+}}xf32>, vector<{{[0-9]+}}xf32>) -> vector<{{[0-9]+}}xf32>
+// CHECK: llvm.intr.fma({{.*}}) : (f32, f32, f32) -> f32
+// CHECK-NOT: math.fma
+// CHECK: gpu.return
+ism.kernel @fma(%x: memref<?xf32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %t = ism.load %x[%c0] : memref<?xf32> -> tensor<256xf32>
+  %c = ism.splat %s : f32 -> tensor<256xf32>
+  %f = math.fma %t, %c, %t : tensor<256xf32>
+  %g = math.fma %s, %s, %s : f32
+  %gs = ism.splat %g : f32 -> tensor<256xf32>
+  %r = arith.addf %f, %gs : tensor<256xf32>
+  ism.store %r, %x[%c0] : tensor<256xf32> -> memref<?xf32>
+  ism.return
+}
