@@ -475,7 +475,10 @@ llvm::Expected<uint64_t> GPULauncher::getTensorMap(
     return 0;
   auto memref = dyn_cast<MemRefType>(types[operand.arg]);
   cuda::Driver &driver = context.getDriver();
-  if (!memref || memref.getRank() != 2 || !driver.cuTensorMapEncodeTiled)
+  // A tile of the last two dimensions (the box takes one index of each
+  // leading one); TMA describes at most five.
+  if (!memref || memref.getRank() < 2 || memref.getRank() > 5 ||
+      !driver.cuTensorMapEncodeTiled)
     return 0;
   Type element = memref.getElementType();
   int dtype = element.isBF16()  ? cuda::kTensorMapBFloat16
@@ -486,16 +489,30 @@ llvm::Expected<uint64_t> GPULauncher::getTensorMap(
     return 0;
   const DeviceArg &buffer = *found;
   uint64_t elementBytes = memref.getElementTypeBitWidth() / 8;
-  uint64_t rows = buffer.shape[0], cols = buffer.shape[1];
-  uint64_t rowBytes = cols * elementBytes;
-  // TMA needs a 16-byte aligned base and row stride.
-  if (dtype < 0 || rows == 0 || cols == 0 || buffer.ptr % 16 != 0 ||
-      rowBytes % 16 != 0 || rows >= (uint64_t(1) << 32) ||
-      cols >= (uint64_t(1) << 32))
+  unsigned rank = memref.getRank();
+  if (buffer.shape.size() != rank)
     return 0;
-  std::vector<uint64_t> key = {
-      buffer.ptr,      rows,           cols, uint64_t(dtype),
-      operand.boxRows, operand.boxCols};
+  // Sizes and byte strides innermost first (the buffer is row-major).
+  uint64_t dims[5], strides[4];
+  uint64_t stride = elementBytes;
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t size = buffer.shape[rank - 1 - d];
+    if (size <= 0 || uint64_t(size) >= (uint64_t(1) << 32))
+      return 0;
+    dims[d] = size;
+    if (d > 0)
+      strides[d - 1] = stride;
+    stride *= size;
+  }
+  // TMA needs a 16-byte aligned base and strides (below 2^40 bytes).
+  for (unsigned d = 0; d + 1 < rank; ++d)
+    if (strides[d] % 16 != 0 || strides[d] >= (uint64_t(1) << 40))
+      return 0;
+  if (dtype < 0 || buffer.ptr % 16 != 0)
+    return 0;
+  std::vector<uint64_t> key = {buffer.ptr, uint64_t(dtype), operand.boxRows,
+                               operand.boxCols};
+  key.insert(key.end(), dims, dims + rank);
   constexpr size_t kMapBytes = 128;
   if (!tensorMapSlab.get()) {
     llvm::Expected<cuda::DeviceBuffer> slab =
@@ -515,10 +532,8 @@ llvm::Expected<uint64_t> GPULauncher::getTensorMap(
   if (it != tensorMaps.end() && it->second.stream == onStream)
     return tensorMapSlab.get() + it->second.index * kMapBytes;
   alignas(64) unsigned char map[kMapBytes] = {};
-  uint64_t dims[2] = {cols, rows};
-  uint64_t strides[1] = {rowBytes};
-  uint32_t box[2] = {operand.boxCols, operand.boxRows};
-  uint32_t elementStrides[2] = {1, 1};
+  uint32_t box[5] = {operand.boxCols, operand.boxRows, 1, 1, 1};
+  uint32_t elementStrides[5] = {1, 1, 1, 1, 1};
   // A box's rows are swizzled by their own width (the lowering lays the
   // tiles out that way): 128 bytes, or 64 for a 32-column 16-bit B tile.
   uint64_t boxRowBytes = uint64_t(operand.boxCols) * elementBytes;
@@ -530,13 +545,13 @@ llvm::Expected<uint64_t> GPULauncher::getTensorMap(
             .str());
   int swizzle = boxRowBytes == 128 ? cuda::kTensorMapSwizzle128B
                                    : cuda::kTensorMapSwizzle64B;
-  if (llvm::Error error =
-          driver.check(driver.cuTensorMapEncodeTiled(
-                           map, dtype, 2, reinterpret_cast<void *>(buffer.ptr),
-                           dims, strides, box, elementStrides, /*interleave=*/0,
-                           swizzle, cuda::kTensorMapL2Promotion256B,
-                           /*oobFill=*/0),
-                       "cuTensorMapEncodeTiled"))
+  if (llvm::Error error = driver.check(
+          driver.cuTensorMapEncodeTiled(
+              map, dtype, rank, reinterpret_cast<void *>(buffer.ptr), dims,
+              strides, box, elementStrides, /*interleave=*/0, swizzle,
+              cuda::kTensorMapL2Promotion256B,
+              /*oobFill=*/0),
+          "cuTensorMapEncodeTiled"))
     return std::move(error);
   // A descriptor first used on another stream is copied again on this one
   // (the same bytes), so that the copy is ordered before this launch.

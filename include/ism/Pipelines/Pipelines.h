@@ -76,8 +76,10 @@ struct CompiledKernel {
   unsigned numThreads = 0;
   /// Dynamic shared memory the kernel needs, in bytes.
   unsigned sharedMemoryBytes = 0;
-  /// A tile the kernel loads with TMA: the kernel argument (a 2-D memref;
-  /// -1 when it is not an argument) and the box (rows x columns). The
+  /// A tile the kernel loads with TMA: the kernel argument (a row-major
+  /// memref of rank 2 to 5; -1 when it is not an argument) and the box
+  /// (rows x columns of the last two dimensions, one index of each leading
+  /// one). The
   /// launcher appends one i64 parameter per operand: the device address of
   /// the operand's CUtensorMap, or 0 when none can describe it (the kernel
   /// then copies that operand without TMA).

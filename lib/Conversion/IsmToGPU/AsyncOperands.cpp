@@ -149,18 +149,30 @@ bool writesMemory(scf::ForOp loop) {
   return result.wasInterrupted();
 }
 
-/// Gives `loop`'s product operands a ring; `sharedRing`: other loops of the
-/// kernel may take rings too, at the same place in shared memory.
-LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context,
-                          bool sharedRing) {
+/// One loop's ring: the operands it holds and the scalar code of their
+/// offsets.
+struct LoopRing {
+  scf::ForOp loop;
+  SmallVector<Candidate> usable;
+  /// The loop body's ops that compute the offsets, in order.
+  SmallVector<Operation *> inner;
+  int64_t stageBytes = 0, stages = 0;
+  /// Whether every product reading the ring is a wgmma.
+  bool wgmmaOnly = true;
+};
+
+/// The ring `loop`'s product operands can have (nullopt: none), or an error
+/// (a num_stages the ring cannot have).
+FailureOr<std::optional<LoopRing>> analyzeLoop(scf::ForOp loop,
+                                               LoweringContext &context) {
   if (context.ringStages == 1 || writesMemory(loop))
-    return success();
+    return std::optional<LoopRing>();
   SmallVector<Candidate> candidates;
   for (auto dot : loop.getBody()->getOps<DotOp>())
     if (std::optional<Candidate> c = matchOperand(dot, loop))
       candidates.push_back(*c);
   if (candidates.empty())
-    return success();
+    return std::optional<LoopRing>();
 
   // The offsets of later iterations: the loop body's scalar code that
   // computes them, from the induction variable and values from outside.
@@ -171,7 +183,8 @@ LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context,
     return op->getBlock() == loop.getBody();
   };
   llvm::SetVector<Operation *> slice;
-  SmallVector<Candidate> usable;
+  LoopRing ring;
+  ring.loop = loop;
   for (Candidate &c : candidates) {
     llvm::SetVector<Operation *> mine;
     bool ok = true;
@@ -197,40 +210,114 @@ LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context,
     if (!ok)
       continue;
     slice.insert(mine.begin(), mine.end());
-    usable.push_back(c);
+    ring.usable.push_back(c);
   }
-  if (usable.empty())
-    return success();
-  int64_t stageBytes = 0;
-  for (Candidate &c : usable) {
-    c.offset = stageBytes;
-    stageBytes += (c.rows * c.cols * 2 + 1023) / 1024 * 1024;
+  if (ring.usable.empty())
+    return std::optional<LoopRing>();
+  for (Candidate &c : ring.usable) {
+    c.offset = ring.stageBytes;
+    ring.stageBytes += (c.rows * c.cols * 2 + 1023) / 1024 * 1024;
   }
   int64_t stages = context.ringStages;
   if (stages) {
-    if (stages * stageBytes > kRingLimitBytes)
+    if (stages * ring.stageBytes > kRingLimitBytes)
       return loop.emitOpError("num_stages = ")
              << stages << ": the ring of the products' operands in this loop "
-             << "needs " << stages * stageBytes / 1024 << " KiB of shared "
-             << "memory (" << stageBytes / 1024 << " KiB a stage), more than "
-             << kRingLimitBytes / 1024 << " KiB; use fewer stages or smaller "
-             << "tiles (num_stages = 1 loads them in the loop)";
+             << "needs " << stages * ring.stageBytes / 1024
+             << " KiB of shared memory (" << ring.stageBytes / 1024
+             << " KiB a stage), more than " << kRingLimitBytes / 1024
+             << " KiB; use fewer stages or smaller tiles (num_stages = 1 "
+             << "loads them in the loop)";
   } else {
     stages = kRingStages;
-    while (stages > 2 && stages * stageBytes > kRingBudgetBytes)
+    while (stages > 2 && stages * ring.stageBytes > kRingBudgetBytes)
       --stages;
-    if (stages * stageBytes > kRingBudgetBytes)
-      return success();
+    if (stages * ring.stageBytes > kRingBudgetBytes)
+      return std::optional<LoopRing>();
   }
-  SmallVector<Operation *> inner;
+  ring.stages = stages;
   for (Operation &op : *loop.getBody())
     if (slice.contains(&op))
-      inner.push_back(&op);
-  bool wgmma = llvm::any_of(usable, [](Candidate c) {
+      ring.inner.push_back(&op);
+  ring.wgmmaOnly = llvm::all_of(ring.usable, [](Candidate c) {
     return cast<MmaEncodingAttr>(c.dot.getType().getEncoding()).getVersion() ==
            3;
   });
+  return std::optional<LoopRing>(std::move(ring));
+}
 
+/// One tile of an iteration to copy into its stage.
+struct TileCopy {
+  OperandTile tile;
+  GlobalMatrix g;
+  Value o0, o1;
+  /// Bytes (i32) from the ring's start.
+  Value tileBase;
+};
+
+/// Clones the offset code of `r`'s body for the iteration with induction
+/// value `k` and returns where each of its tiles goes in stage `stage`
+/// (index).
+SmallVector<TileCopy> iterationTiles(OpBuilder &b, Location loc, LoopRing &r,
+                                     Value k, Value stage) {
+  IRMapping map;
+  map.map(r.loop.getInductionVar(), k);
+  for (Operation *op : r.inner)
+    b.clone(*op, map);
+  Ints i(i32s(b, loc));
+  Value stageBase = i.mul(
+      arith::IndexCastOp::create(b, loc, b.getI32Type(), stage), r.stageBytes);
+  SmallVector<TileCopy> tiles;
+  for (Candidate &c : r.usable) {
+    SmallVector<Value> offsets;
+    for (Value v : c.load.getOffsets())
+      offsets.push_back(map.lookupOrDefault(v));
+    unsigned rank = offsets.size();
+    tiles.push_back({OperandTile{c.rows, c.cols, 2, 0},
+                     GlobalMatrix(b, loc, c.load.getBase(),
+                                  ArrayRef<Value>(offsets).drop_back(2)),
+                     offsets[rank - 2], offsets[rank - 1],
+                     i.add(stageBase, c.offset)});
+  }
+  return tiles;
+}
+
+/// The products of `r`'s loop read their B operands from the stage at
+/// `readBase` (i64) instead of loading them.
+void readFromRing(LoopRing &r, Value readBase, LoweringContext &context) {
+  Location loc = r.loop.getLoc();
+  {
+    OpBuilder b = OpBuilder::atBlockBegin(r.loop.getBody());
+    b.setInsertionPointAfterValue(readBase);
+    for (Candidate &c : r.usable) {
+      LoweringContext::RingOperand operand;
+      operand.address =
+          arith::AddIOp::create(b, loc, readBase, i64Const(b, loc, c.offset));
+      operand.rows = c.rows;
+      operand.cols = c.cols;
+      operand.transposed = c.transposed;
+      context.ringOperands[c.dot.getOperation()] = operand;
+    }
+  }
+  for (Candidate &c : r.usable) {
+    OpBuilder db(c.dot);
+    auto bType = c.dot.getB().getType();
+    Value unused = arith::ConstantOp::create(
+        db, loc, bType,
+        DenseElementsAttr::get(bType, db.getZeroAttr(bType.getElementType())));
+    c.dot.getBMutable().set(unused);
+    for (Operation *op : c.chain)
+      op->erase();
+    c.load->erase();
+  }
+}
+
+/// Gives `r`'s loop its ring, filled by every thread with cp.async (see the
+/// file comment); `sharedRing`: other loops of the kernel have rings too,
+/// at the same place in shared memory.
+void fillByAllThreads(LoopRing &r, LoweringContext &context, bool sharedRing) {
+  scf::ForOp loop = r.loop;
+  int64_t stages = r.stages, stageBytes = r.stageBytes;
   Location loc = loop.getLoc();
   MLIRContext *ctx = loop.getContext();
   OpBuilder b(loop);
@@ -249,26 +336,9 @@ LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context,
     Value runs =
         arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::slt, k, ub);
     scf::IfOp::create(ob, loc, runs, [&](OpBuilder &tb, Location tl) {
-      IRMapping map;
-      map.map(loop.getInductionVar(), k);
-      for (Operation *op : inner)
-        tb.clone(*op, map);
-      Ints i(i32s(tb, tl));
-      Value stageBase =
-          i.mul(arith::IndexCastOp::create(tb, tl, tb.getI32Type(), stage),
-                stageBytes);
-      for (Candidate c : usable) {
-        SmallVector<Value> offsets;
-        for (Value v : c.load.getOffsets())
-          offsets.push_back(map.lookupOrDefault(v));
-        unsigned rank = offsets.size();
-        GlobalMatrix g(tb, tl, c.load.getBase(),
-                       ArrayRef<Value>(offsets).drop_back(2));
-        OperandTile tile{c.rows, c.cols, 2, 0};
-        Value o0 = offsets[rank - 2], o1 = offsets[rank - 1];
-        Value tileBase = i.add(stageBase, c.offset);
-        copyTile(tb, tl, tile, g, o0, o1, ring, tileBase, tid, threads);
-      }
+      for (const TileCopy &t : iterationTiles(tb, tl, r, k, stage))
+        copyTile(tb, tl, t.tile, t.g, t.o0, t.o1, ring, t.tileBase, tid,
+                 threads);
       scf::YieldOp::create(tb, tl);
     });
     NVVM::CpAsyncCommitGroupOp::create(ob, loc);
@@ -291,7 +361,10 @@ LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context,
   Value stagesV = indexConstant(lb2, loc, stages);
   Value readStage = arith::RemUIOp::create(lb2, loc, it, stagesV);
   NVVM::CpAsyncWaitGroupOp::create(lb2, loc, stages - 2);
-  if (wgmma)
+  if (r.wgmmaOnly || llvm::any_of(r.usable, [](Candidate c) {
+        return cast<MmaEncodingAttr>(c.dot.getType().getEncoding())
+                   .getVersion() == 3;
+      }))
     NVVM::FenceProxyOp::create(
         lb2, loc, NVVM::ProxyKind::async_shared,
         NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
@@ -311,39 +384,391 @@ LogicalResult prepareLoop(scf::ForOp loop, LoweringContext &context,
           lb2, loc,
           arith::IndexCastOp::create(lb2, loc, lb2.getI64Type(), readStage),
           i64Const(lb2, loc, stageBytes)));
-
-  // The products read the stage; their B operand is no longer loaded.
-  for (Candidate c : usable) {
-    LoweringContext::RingOperand operand;
-    operand.address =
-        arith::AddIOp::create(lb2, loc, readBase, i64Const(lb2, loc, c.offset));
-    operand.rows = c.rows;
-    operand.cols = c.cols;
-    operand.transposed = c.transposed;
-    context.ringOperands[c.dot.getOperation()] = operand;
-  }
-  // (After the builder at the body's start is done: it inserts before what
-  // may be one of these loads.)
-  for (Candidate c : usable) {
-    OpBuilder db(c.dot);
-    auto bType = c.dot.getB().getType();
-    Value unused = arith::ConstantOp::create(
-        db, loc, bType,
-        DenseElementsAttr::get(bType, db.getZeroAttr(bType.getElementType())));
-    c.dot.getBMutable().set(unused);
-    for (Operation *op : c.chain)
-      op->erase();
-    c.load->erase();
-  }
+  readFromRing(r, readBase, context);
 
   OpBuilder after(loop->getBlock(), std::next(loop->getIterator()));
   NVVM::CpAsyncWaitGroupOp::create(after, loc, 0);
   // Where the loop can run again (inside another loop), or another loop's
   // ring shares its bytes, the next prologue must not overwrite stages
   // that slower warps still read.
-  if (!isa<gpu::GPUFuncOp>(loop->getParentOp()) || sharedRing)
+  if (!runsOncePerKernel(loop->getBlock()) || sharedRing)
     context.barrier(after, loc);
-  return success();
+}
+
+/// The producer warpgroup of the rings: its threads, and the registers each
+/// keeps (setmaxnreg; its element-by-element fallback spills at 24 with two
+/// 128x128 tiles). The kernel's own threads get what is left, at most
+/// kMaxConsumerRegisters (the GEMM's split).
+constexpr int64_t kProducerThreads = 128;
+constexpr unsigned kProducerRegisters = 40;
+constexpr unsigned kMaxConsumerRegisters = 232;
+/// Columns of a TMA box: 128-byte rows of 16-bit elements.
+constexpr int64_t kTmaBoxCols = 64;
+
+/// Whether the rings of `root`'s loops can be filled by a producer
+/// warpgroup of their own: `root` is a kernel that owns its CTA, every ring
+/// loop is at its top level and read only by wgmma, the rings have the same
+/// stages, and the loops' bounds and the outside values their offsets use
+/// come from scalar code at the top level (collected in `hoist`).
+bool canSpecialize(Operation *root, MutableArrayRef<LoopRing> rings,
+                   const LoweringContext &context,
+                   llvm::SetVector<Operation *> &hoist) {
+  auto func = dyn_cast<gpu::GPUFuncOp>(root);
+  const PartitionInfo &partition = context.getPartition();
+  if (!func || rings.empty() ||
+      !context.ringProducer.value_or(context.getNumWarps() >= 8) ||
+      context.pipeline || context.producerWarps || partition.warpBase ||
+      partition.barrierId || partition.groups != 1 ||
+      partition.sharedMemoryBase || !func.getBody().hasOneBlock() ||
+      func->hasAttr("nvvm.minctasm") || func->hasAttr("nvvm.maxnreg") ||
+      context.getNumThreads() + kProducerThreads > 1024)
+    return false;
+  Block *entry = &func.getBody().front();
+  for (LoopRing &r : rings)
+    if (!r.wgmmaOnly || r.loop->getBlock() != entry ||
+        r.stages != rings.front().stages ||
+        r.stageBytes != rings.front().stageBytes)
+      return false;
+  BackwardSliceOptions options;
+  options.omitBlockArguments = true;
+  options.inclusive = true;
+  options.filter = [&](Operation *op) { return op->getBlock() == entry; };
+  bool ok = true;
+  auto add = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (def && def->getBlock() == entry)
+      ok &= succeeded(getBackwardSlice(def, &hoist, options));
+  };
+  for (LoopRing &r : rings) {
+    add(r.loop.getLowerBound());
+    add(r.loop.getUpperBound());
+    add(r.loop.getStep());
+    for (Operation *op : r.inner)
+      for (Value v : op->getOperands())
+        add(v);
+    for (Candidate &c : r.usable) {
+      add(c.load.getBase());
+      for (Value v : c.load.getOffsets())
+        add(v);
+    }
+  }
+  return ok && llvm::all_of(hoist, isReplicableScalar);
+}
+
+/// Splits the kernel: a producer warpgroup after its warps copies every
+/// ring loop's tiles into the stages, S - 1 ahead at most, and the kernel's
+/// warps run the program (see the file comment).
+void specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
+                const llvm::SetVector<Operation *> &hoist,
+                LoweringContext &context) {
+  Block *entry = &func.getBody().front();
+  Location loc = func.getLoc();
+  MLIRContext *ctx = func.getContext();
+  // The scalar code both sides need goes first.
+  Operation *anchor = nullptr;
+  for (Operation &op : *entry)
+    if (!hoist.contains(&op)) {
+      anchor = &op;
+      break;
+    }
+  for (Operation *op : llvm::to_vector(llvm::make_pointer_range(*entry)))
+    if (hoist.contains(op))
+      op->moveBefore(anchor);
+
+  OpBuilder b(anchor);
+  int64_t stages = rings.front().stages, stageBytes = rings.front().stageBytes;
+  int64_t barriersAt = stages * stageBytes;
+  Value scratch = context.getRingScratch(b, loc, b.getI8Type(),
+                                         barriersAt + 16 * stages + 1023);
+  Value ringBase = alignedSharedAddress(b, loc, scratch);
+  Value ring = sharedPointer(b, loc, ringBase);
+  // Stage s's `full` mbarrier (its tiles have landed) and `empty` one
+  // (every warp is done reading it).
+  auto barrier = [&](OpBuilder &ob, Value stage, bool full) {
+    Value at = arith::AddIOp::create(
+        ob, loc, i64Const(ob, loc, barriersAt + (full ? 0 : 8 * stages)),
+        arith::MulIOp::create(
+            ob, loc,
+            arith::IndexCastOp::create(ob, loc, ob.getI64Type(), stage),
+            i64Const(ob, loc, 8)));
+    return sharedPointer(ob, loc, arith::AddIOp::create(ob, loc, ringBase, at));
+  };
+  auto phaseOf = [&](OpBuilder &ob, Value count) {
+    Value round =
+        arith::DivUIOp::create(ob, loc, count, indexConstant(ob, loc, stages));
+    return arith::AndIOp::create(
+        ob, loc, arith::IndexCastOp::create(ob, loc, ob.getI32Type(), round),
+        i32Const(ob, loc, 1));
+  };
+  auto stageOf = [&](OpBuilder &ob, Value count) {
+    return arith::RemUIOp::create(ob, loc, count,
+                                  indexConstant(ob, loc, stages));
+  };
+  int64_t consumerThreads = context.getNumThreads();
+  unsigned numWarps = context.getNumWarps();
+
+  // TMA: a hidden parameter per ring tile, the address of its memref's
+  // descriptor (box: one row of each leading dimension, the tile's rows,
+  // 64 columns of 128 bytes, swizzled as the stage lays them out) or 0
+  // when the runtime could not make one. Without all of them the
+  // warpgroup copies with cp.async.
+  SmallVector<Value> descriptors;
+  bool tma = true;
+  for (LoopRing &r : rings)
+    for (Candidate &c : r.usable) {
+      auto arg = dyn_cast<BlockArgument>(c.load.getBase());
+      auto memref = cast<MemRefType>(c.load.getBase().getType());
+      tma &= arg && arg.getOwner() == entry && memref.getRank() <= 5 &&
+             memref.getLayout().isIdentity() && c.cols % kTmaBoxCols == 0 &&
+             c.rows <= 256;
+    }
+  Value useTMA;
+  if (tma) {
+    SmallVector<Attribute> operands;
+    if (auto earlier = func->getAttrOfType<ArrayAttr>("ism.tma"))
+      operands.append(earlier.begin(), earlier.end());
+    for (LoopRing &r : rings)
+      for (Candidate &c : r.usable) {
+        operands.push_back(b.getDenseI64ArrayAttr(
+            {int64_t(cast<BlockArgument>(c.load.getBase()).getArgNumber()),
+             c.rows, kTmaBoxCols}));
+        unsigned n = func.getNumArguments();
+        (void)func.insertArgument(n, b.getI64Type(), DictionaryAttr(), loc);
+        descriptors.push_back(func.getArgument(n));
+      }
+    func->setAttr("ism.tma", b.getArrayAttr(operands));
+    Value null = i64Const(b, loc, 0);
+    for (Value d : descriptors) {
+      Value ok =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, d, null);
+      useTMA = useTMA ? arith::AndIOp::create(b, loc, useTMA, ok) : ok;
+    }
+  } else {
+    useTMA = arith::ConstantIntOp::create(b, loc, 0, 1);
+  }
+  // TMA: one thread's arrival (and the bytes); cp.async: the warpgroup's.
+  Value fullCount = arith::SelectOp::create(b, loc, useTMA, i32Const(b, loc, 1),
+                                            i32Const(b, loc, kProducerThreads));
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                        indexConstant(b, loc, 0));
+  scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location tl) {
+    for (int64_t s = 0; s < stages; ++s) {
+      Value stage = indexConstant(tb, tl, s);
+      NVVM::MBarrierInitOp::create(tb, tl, barrier(tb, stage, true), fullCount,
+                                   Value());
+      NVVM::MBarrierInitOp::create(tb, tl, barrier(tb, stage, false),
+                                   i32Const(tb, tl, numWarps), Value());
+    }
+    scf::YieldOp::create(tb, tl);
+  });
+  NVVM::Barrier0Op::create(b, loc);
+  Value isLaneZero = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, loc, tid, indexConstant(b, loc, 32)),
+      indexConstant(b, loc, 0));
+  Value isProducer =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
+                            indexConstant(b, loc, consumerThreads));
+  auto split = scf::IfOp::create(b, loc, isProducer, /*withElse=*/true);
+  split->setAttr(kRingSplitAttrName, b.getUnitAttr());
+  Block *consumer = split.elseBlock();
+  for (Operation *op : llvm::to_vector(llvm::make_pointer_range(
+           llvm::make_range(std::next(split->getIterator()),
+                            entry->getTerminator()->getIterator()))))
+    op->moveBefore(consumer->getTerminator());
+
+  // The producer: every ring loop's iterations, counted on over the loops
+  // (stage = count % S, its use count / S).
+  OpBuilder pb(split.thenBlock()->getTerminator());
+  NVVM::SetMaxRegisterOp::create(pb, loc, kProducerRegisters,
+                                 NVVM::SetMaxRegisterAction::decrease);
+  Value ptid = arith::SubIOp::create(pb, loc, tid,
+                                     indexConstant(pb, loc, consumerThreads));
+  auto fill = [&](OpBuilder &pb, bool withTMA) {
+    Value count = indexConstant(pb, loc, 0);
+    for (LoopRing &r : rings) {
+      auto loop = scf::ForOp::create(
+          pb, loc, r.loop.getLowerBound(), r.loop.getUpperBound(),
+          r.loop.getStep(), ValueRange{count},
+          [&](OpBuilder &lb, Location ll, Value k, ValueRange args) {
+            Value c = args[0];
+            Value stage = stageOf(lb, c);
+            Value free = arith::XOrIOp::create(lb, ll, phaseOf(lb, c),
+                                               i32Const(lb, ll, 1));
+            waitParity(lb, ll, barrier(lb, stage, false), free);
+            SmallVector<TileCopy> tiles = iterationTiles(lb, ll, r, k, stage);
+            Value full = barrier(lb, stage, true);
+            if (withTMA) {
+              // The whole stage lands on `full`; each tile is a box per 64
+              // columns, at its leading offsets.
+              int64_t bytes = 0;
+              for (TileCopy &t : tiles)
+                bytes += t.tile.bytes();
+              NVVM::MBarrierArriveExpectTxOp::create(
+                  lb, ll, Type(), full, i32Const(lb, ll, bytes),
+                  NVVM::MemScopeKind::CTA, false, Value());
+              auto ptrType = LLVM::LLVMPointerType::get(ctx);
+              unsigned n = 0;
+              for (LoopRing &q : rings) {
+                if (&q != &r) {
+                  n += q.usable.size();
+                  continue;
+                }
+                break;
+              }
+              for (TileCopy &t : tiles) {
+                Value desc =
+                    LLVM::IntToPtrOp::create(lb, ll, ptrType, descriptors[n++]);
+                Ints i(i32s(lb, ll));
+                for (int64_t box = 0; box < t.tile.cols / kTmaBoxCols; ++box) {
+                  // Coordinates innermost first: column, row, then the
+                  // leading dimensions.
+                  SmallVector<Value> coords = {
+                      i.add(arith::IndexCastOp::create(lb, ll, lb.getI32Type(),
+                                                       t.o1),
+                            box * kTmaBoxCols),
+                      arith::IndexCastOp::create(lb, ll, lb.getI32Type(),
+                                                 t.o0)};
+                  for (Value lead : llvm::reverse(t.g.leading))
+                    coords.push_back(arith::IndexCastOp::create(
+                        lb, ll, lb.getI32Type(), lead));
+                  Value dst = arith::AddIOp::create(
+                      lb, ll, ringBase,
+                      arith::ExtUIOp::create(
+                          lb, ll, lb.getI64Type(),
+                          i.add(t.tileBase, box * t.tile.boxBytes())));
+                  Value clusterDst = LLVM::AddrSpaceCastOp::create(
+                      lb, ll, LLVM::LLVMPointerType::get(ctx, 7),
+                      sharedPointer(lb, ll, dst));
+                  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                      lb, ll, clusterDst, desc, coords, full, ValueRange{},
+                      Value(), Value(), NVVM::TMALoadMode::TILE, false,
+                      NVVM::CTAGroupKindAttr(), Value());
+                }
+              }
+              scf::YieldOp::create(lb, ll,
+                                   ValueRange{arith::AddIOp::create(
+                                       lb, ll, c, indexConstant(lb, ll, 1))});
+              return;
+            }
+            // Without TMA: element by element (a loop: cp.async's unrolled
+            // 16-byte chunks of two 128x128 tiles would not fit the
+            // producer's registers), then the proxy fence for wgmma, and
+            // each thread's arrival.
+            for (TileCopy &t : tiles)
+              copyTileByElements(lb, ll, t.tile, t.g, t.o0, t.o1, ring,
+                                 t.tileBase, ptid, kProducerThreads);
+            NVVM::FenceProxyOp::create(
+                lb, ll, NVVM::ProxyKind::async_shared,
+                NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+            NVVM::MBarrierArriveOp::create(lb, ll, Type(), full, Value(),
+                                           NVVM::MemScopeKind::CTA, false);
+            scf::YieldOp::create(lb, ll,
+                                 ValueRange{arith::AddIOp::create(
+                                     lb, ll, c, indexConstant(lb, ll, 1))});
+          });
+      count = loop.getResult(0);
+    }
+  };
+  // TMA: the warpgroup's first thread issues every copy.
+  auto mode = scf::IfOp::create(pb, loc, useTMA, /*withElse=*/true);
+  {
+    OpBuilder tb(mode.thenBlock()->getTerminator());
+    Value first = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::eq, ptid,
+                                        indexConstant(tb, loc, 0));
+    auto one = scf::IfOp::create(tb, loc, first, /*withElse=*/false);
+    OpBuilder ob(one.thenBlock()->getTerminator());
+    fill(ob, true);
+  }
+  {
+    OpBuilder eb(mode.elseBlock()->getTerminator());
+    fill(eb, false);
+  }
+
+  // The kernel's warps: at the top of each iteration they free the stage
+  // the previous one read (its products have completed: each waits in its
+  // own iteration), wait for their own, and read it.
+  OpBuilder cb(consumer, consumer->begin());
+  Value count;
+  unsigned consumerRegisters = std::min<unsigned>(
+      kMaxConsumerRegisters, (65536 - kProducerRegisters * kProducerThreads) /
+                                 consumerThreads / 8 * 8);
+  NVVM::SetMaxRegisterOp::create(cb, loc, consumerRegisters,
+                                 NVVM::SetMaxRegisterAction::increase);
+  count = indexConstant(cb, loc, 0);
+  for (LoopRing &r : rings) {
+    scf::ForOp loop = r.loop;
+    OpBuilder ob(loop);
+    Ints x(indices(ob, loc));
+    Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+          step = loop.getStep();
+    Value span = x.sub(ub, lb);
+    Value trips = x.select(
+        x.cmp(arith::CmpIPredicate::sgt, span, x.c(0)),
+        arith::CeilDivSIOp::create(ob, loc, span, step).getResult(), x.c(0));
+    Value base = count;
+    count = x.add(base, trips);
+
+    OpBuilder ib(loop.getBody(), loop.getBody()->begin());
+    Ints y(indices(ib, loc));
+    Value it = arith::DivUIOp::create(ib, loc,
+                                      y.sub(loop.getInductionVar(), lb), step);
+    Value c = y.add(base, it);
+    Value release = arith::AndIOp::create(
+        ib, loc, y.cmp(arith::CmpIPredicate::ne, it, y.c(0)), isLaneZero);
+    scf::IfOp::create(ib, loc, release, [&](OpBuilder &tb, Location tl) {
+      Value last = arith::SubIOp::create(tb, tl, c, indexConstant(tb, tl, 1));
+      NVVM::MBarrierArriveOp::create(tb, tl, Type(),
+                                     barrier(tb, stageOf(tb, last), false),
+                                     Value(), NVVM::MemScopeKind::CTA, false);
+      scf::YieldOp::create(tb, tl);
+    });
+    Value stage = stageOf(ib, c);
+    waitParity(ib, loc, barrier(ib, stage, true), phaseOf(ib, c));
+    // cp.async and st.shared wrote the stage through the generic proxy;
+    // wgmma reads it through the async one.
+    NVVM::FenceProxyOp::create(
+        ib, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    Value readBase = arith::AddIOp::create(
+        ib, loc, ringBase,
+        arith::MulIOp::create(
+            ib, loc,
+            arith::IndexCastOp::create(ib, loc, ib.getI64Type(), stage),
+            i64Const(ib, loc, stageBytes)));
+    readFromRing(r, readBase, context);
+
+    // After the loop: free the stage its last iteration read.
+    OpBuilder after(loop->getBlock(), std::next(loop->getIterator()));
+    Ints z(indices(after, loc));
+    Value ran = arith::AndIOp::create(
+        after, loc, z.cmp(arith::CmpIPredicate::sgt, trips, z.c(0)),
+        isLaneZero);
+    scf::IfOp::create(after, loc, ran, [&](OpBuilder &tb, Location tl) {
+      Value last =
+          arith::SubIOp::create(tb, tl, count, indexConstant(tb, tl, 1));
+      NVVM::MBarrierArriveOp::create(tb, tl, Type(),
+                                     barrier(tb, stageOf(tb, last), false),
+                                     Value(), NVVM::MemScopeKind::CTA, false);
+      scf::YieldOp::create(tb, tl);
+    });
+  }
+
+  // The kernel's warps synchronise among themselves (named barrier 1), and
+  // the CTA has the producer's 128 threads more; setmaxnreg needs the count
+  // at entry fixed.
+  context.producerWarps = kProducerThreads / 32;
+  PartitionInfo consumers = context.getPartition();
+  consumers.barrierId = 1;
+  context.setPartition(consumers);
+  unsigned threads = consumerThreads + kProducerThreads;
+  OpBuilder fb(func);
+  func->setAttr(kNumThreadsAttrName, fb.getI32IntegerAttr(threads));
+  func.setKnownBlockSizeAttr(fb.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  func->setAttr("nvvm.maxnreg",
+                fb.getI32IntegerAttr(std::min<unsigned>(
+                    consumerRegisters, 65536 / threads / 8 * 8)));
 }
 
 } // namespace
@@ -355,8 +780,20 @@ LogicalResult mlir::ism::prepareAsyncOperands(Operation *root,
     if (!loop->hasAttr(kPipelineAttrName))
       loops.push_back(loop);
   });
-  for (scf::ForOp loop : loops)
-    if (failed(prepareLoop(loop, context, loops.size() > 1)))
+  SmallVector<LoopRing> rings;
+  for (scf::ForOp loop : loops) {
+    FailureOr<std::optional<LoopRing>> ring = analyzeLoop(loop, context);
+    if (failed(ring))
       return failure();
+    if (*ring)
+      rings.push_back(std::move(**ring));
+  }
+  llvm::SetVector<Operation *> hoist;
+  if (canSpecialize(root, rings, context, hoist)) {
+    specialize(cast<gpu::GPUFuncOp>(root), rings, hoist, context);
+    return success();
+  }
+  for (LoopRing &r : rings)
+    fillByAllThreads(r, context, loops.size() > 1);
   return success();
 }

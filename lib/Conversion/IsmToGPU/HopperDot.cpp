@@ -215,7 +215,7 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
       // Where the definition can run again (a loop over programs or
       // blocks), every warp must be done with the previous A first.
       Block *defBlock = rewriter.getInsertionBlock();
-      if (!isa<gpu::GPUFuncOp>(defBlock->getParentOp()))
+      if (!runsOncePerKernel(defBlock))
         context.barrier(rewriter, loc);
       Value scratch =
           context.getOwnScratch(rewriter, loc, i8, tileA.bytes() + 1023);

@@ -60,9 +60,6 @@ namespace {
 /// group's turn.
 constexpr llvm::StringLiteral kTurnAttrName = "ism.turn";
 
-/// mbarrier try_wait suspend-time hint, in nanoseconds.
-constexpr int64_t kWaitTicks = 0x989680;
-
 Value toI32(OpBuilder &b, Location loc, Value index) {
   return arith::IndexCastOp::create(b, loc, b.getI32Type(), index);
 }
@@ -114,11 +111,6 @@ std::pair<Value, Value> stageAndPhase(OpBuilder &b, Location loc,
   Value phase =
       arith::AndIOp::create(b, loc, toI32(b, loc, round), i32Const(b, loc, 1));
   return {stage, phase};
-}
-
-void waitParity(OpBuilder &b, Location loc, Value barrier, Value phase) {
-  NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, phase,
-                                        i32Const(b, loc, kWaitTicks));
 }
 
 /// K steps by which the first CTA of a cluster_k pair leads the second:

@@ -250,6 +250,8 @@ struct ConvertIsmToGPUPass
                << "products' operands in their loop, more copies them ahead)";
       context.ringStages = stages.getInt();
     }
+    if (auto producer = kernel->getAttrOfType<BoolAttr>("ring_producer"))
+      context.ringProducer = producer.getValue();
     if (failed(prepareWarpSpecializedKernel(func, persistent, context)))
       return failure();
     int64_t ringEnd = 0;
@@ -347,6 +349,11 @@ struct ConvertIsmToGPUPass
             b, loc, total,
             arith::ConstantIndexOp::create(b, loc, ctas.getInt()));
       grid = {total, one, one};
+    } else if (auto tma = func->getAttrOfType<ArrayAttr>("ism.tma")) {
+      // A kernel whose rings a producer warpgroup fills: no TMA
+      // descriptors here (it then copies with cp.async).
+      Value none = arith::ConstantIntOp::create(b, loc, 0, 64);
+      args.append(tma.size(), none);
     }
     // A cluster kernel's grid is a whole number of clusters.
     if (auto cluster = func->getAttrOfType<DenseI32ArrayAttr>(

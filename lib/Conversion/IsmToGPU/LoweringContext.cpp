@@ -74,7 +74,7 @@ static constexpr llvm::StringLiteral kScratchOffsetAttr = "ism.scratch_offset";
 static constexpr llvm::StringLiteral kScratchGroupAttr = "ism.scratch_group";
 
 unsigned LoweringContext::beginScratch(Operation *op, bool alwaysBarrier) {
-  if (alwaysBarrier || !isa<gpu::GPUFuncOp>(op->getParentOp()))
+  if (alwaysBarrier || !runsOncePerKernel(op->getBlock()))
     return 2;
   unsigned region = parity;
   parity ^= 1;

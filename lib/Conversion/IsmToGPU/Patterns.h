@@ -74,6 +74,16 @@ Value i64Const(OpBuilder &b, Location loc, int64_t value);
 /// A shared-memory pointer (!llvm.ptr<3>) from a shared-window address
 /// (i64).
 Value sharedPointer(OpBuilder &b, Location loc, Value address);
+/// Waits until the phase of the mbarrier at `barrier` (a shared pointer)
+/// with parity `phase` (i32) has completed.
+void waitParity(OpBuilder &b, Location loc, Value barrier, Value phase);
+/// Marks the scf.if that splits a kernel into the producer warpgroup of
+/// its operand rings (then) and the kernel's own warps (else;
+/// AsyncOperands.cpp).
+inline constexpr llvm::StringLiteral kRingSplitAttrName = "ism.ring_split";
+/// Whether the ops of `block` run once per kernel: the kernel's body, or
+/// its own warps' side of a ring producer split.
+bool runsOncePerKernel(Block *block);
 /// Element `reg` of a per-thread tile vector.
 Value extractReg(OpBuilder &b, Location loc, Value vector, int64_t reg);
 /// A per-thread tile vector from its elements.

@@ -5,6 +5,7 @@
 #include "ism/Dialect/Ism/IR/IsmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -30,6 +31,24 @@ Value mlir::ism::i64Const(OpBuilder &b, Location loc, int64_t value) {
 Value mlir::ism::sharedPointer(OpBuilder &b, Location loc, Value address) {
   return LLVM::IntToPtrOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
+}
+
+void mlir::ism::waitParity(OpBuilder &b, Location loc, Value barrier,
+                           Value phase) {
+  // The try_wait suspend-time hint, in nanoseconds.
+  constexpr int64_t kWaitTicks = 0x989680;
+  NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, phase,
+                                        i32Const(b, loc, kWaitTicks));
+}
+
+bool mlir::ism::runsOncePerKernel(Block *block) {
+  Operation *parent = block->getParentOp();
+  if (isa<gpu::GPUFuncOp>(parent))
+    return true;
+  auto split = dyn_cast<scf::IfOp>(parent);
+  return split && split->hasAttr(kRingSplitAttrName) &&
+         block == split.elseBlock() &&
+         isa<gpu::GPUFuncOp>(split->getParentOp());
 }
 
 Value mlir::ism::extractReg(OpBuilder &b, Location loc, Value vector,

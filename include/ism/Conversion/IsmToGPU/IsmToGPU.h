@@ -279,6 +279,10 @@ public:
   /// Stages of those rings: the kernel's num_stages (1: no ring), 0 to
   /// choose (3 where they fit).
   unsigned ringStages = 0;
+  /// Whether wgmma rings at the kernel's top level are filled by a
+  /// producer warpgroup of their own (the kernel's ring_producer; unset:
+  /// when the kernel has two warpgroups or more; AsyncOperands.cpp).
+  std::optional<bool> ringProducer;
 
   /// The wgmma pipeline of the kernel's K loop, when it has one.
   std::optional<WgmmaPipeline> pipeline;
