@@ -3,7 +3,9 @@
 # test/Runner/Inputs/sanitize-cases.txt with `ism-run --check` under
 # compute-sanitizer, once per tool.
 #   scripts/gpu-sanitize.sh ISM_RUN TOOLS [LOG_DIR]
-# ISM_SANITIZE_JOBS (default 4) runs run side by side on the GPU.
+# ISM_SANITIZE_JOBS (default 4) runs run side by side on the GPU;
+# ISM_SANITIZE_FILTER (an extended regular expression) keeps the cases
+# whose names match it.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -78,6 +80,10 @@ n=0
 while IFS='|' read -r name args; do
   name=$(echo "$name" | sed 's/ *$//')
   case $name in ''|'#'*) continue ;; esac
+  if [ -n "${ISM_SANITIZE_FILTER:-}" ] &&
+     ! echo "$name" | grep -Eq -- "$ISM_SANITIZE_FILTER"; then
+    continue
+  fi
   args=$(echo "$args" | sed "s#%ex#$root/examples#g; s#%pin#$root/test/Pipelines/Inputs#g; s#%in#$root/test/Runner/Inputs#g; s#%t#$scratch#g")
   control=0
   case $name in expect-error:*) control=1 ;; run:*) control=2 ;; esac

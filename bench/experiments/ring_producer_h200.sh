@@ -3,8 +3,10 @@
 # ring_producer, the default on two warpgroups) against every thread
 # filling it with cp.async behind a CTA barrier (ring_producer = false), on
 # the H200, with the runner package in dist/:
-#   OUT=/tmp/out bash bench/experiments/ring_producer_h200.sh [gpu|check|bench]...
-# gpu: the package's GPU lit subset; check: ism-run --check of each
+#   OUT=/tmp/out bash bench/experiments/ring_producer_h200.sh [gpu|check|san|bench]...
+# gpu: the package's GPU lit subset; san: the attention cases of
+# test/Runner/Inputs/sanitize-cases.txt under compute-sanitizer (memcheck,
+# racecheck, synccheck); check: ism-run --check of each
 # producer module at 1000 and 4097 tokens, causal and not (3 heads);
 # bench: ism-run --bench (median of 50, L2 flushed) of both variants at
 # B*H x S = 128 x 4096 (head dim 128) and 256 x 2048 (64), causal and not,
@@ -32,6 +34,11 @@ for step in "${@:-gpu check bench}"; do
         /tmp/r/ism-runner/scripts/gpu-tests.sh > "$OUT/gpu-tests.log" 2>&1
         echo "gpu-tests rc=$?"
         grep -E "^(FAIL|  Passed|  Failed|  Unsupported)" "$OUT/gpu-tests.log" ;;
+      san)
+        ISM_SANITIZE_JOBS=8 ISM_SANITIZE_FILTER=attention \
+          bash scripts/gpu-sanitize.sh "$run" memcheck,racecheck,synccheck \
+          "$OUT/san" > "$OUT/san.log" 2>&1
+        echo "sanitize rc=$?"; tail -n +2 "$OUT/san.log" | grep -E "compute-sanitizer:|FAIL|^[a-z]+check +[a-z]" ;;
       check)
         for c in $cfgs; do
           IFS=, read -r d bm bn w st <<< "$c"
@@ -67,7 +74,7 @@ for step in "${@:-gpu check bench}"; do
             done
           done
         done ;;
-      *) echo "unknown step '$s' (gpu, check or bench)" >&2; exit 2 ;;
+      *) echo "unknown step '$s' (gpu, check, san or bench)" >&2; exit 2 ;;
     esac
   done
 done

@@ -33,6 +33,38 @@
 // loaded in the loop as written); by default 3 where the stages fit 160 KiB,
 // else 2.
 //
+// A producer warpgroup (ring_producer; by default on kernels of two
+// warpgroups or more, whose CTA is alone on its SM anyway). When every ring
+// loop is at the kernel's top level and read only by wgmma, and the rings
+// have the same stages, the CTA gets 128 threads more that fill the rings,
+// and the kernel's warps no longer copy or meet at a CTA barrier:
+//
+//   entry:            the scalar code of the loops' bounds and of the
+//                     values their offsets use moves to the top; thread 0
+//                     makes each stage's `full` mbarrier (1 arrival with
+//                     TMA, else 128) and `empty` one (1 a warp); bar.sync 0;
+//                     then the split (scf.if, ism.ring_split).
+//   producer:         setmaxnreg 40; the loops again, counting iterations
+//                     c over all of them (stage c % S, use c / S): wait for
+//                     `empty` of the stage's previous use, then thread 0 has
+//                     TMA load each tile (a box per 64 columns, 128-byte
+//                     swizzle, at (column, row, leading indices): zeros
+//                     past the memref's edges, as ism.load pads) with the
+//                     stage's bytes expected on `full`. Without descriptors
+//                     (the runtime passes 0 when TMA cannot describe a
+//                     memref) all 128 threads copy element by element,
+//                     fence.proxy.async, and arrive.
+//   the kernel's warps: setmaxnreg 232 (or what the producer leaves); at
+//                     the top of iteration c, lane 0 of each warp arrives on
+//                     `empty` of stage c - 1 (its products completed in
+//                     their iteration), then every thread waits on `full` of
+//                     stage c and fences; after a loop, the last stage is
+//                     freed. Their barriers are the named barrier 1.
+//
+// The kernel gets one i64 parameter per ring tile, its TMA descriptor
+// (ism.tma: argument, box rows, box columns; the memref must be row-major,
+// of rank 5 at most, with a multiple of 64 columns in the tile).
+//
 // A tile qualifies when the loop body loads it without a mask or padding
 // from a memref defined outside the loop, its offsets come from the
 // induction variable and values defined outside the loop through scalar

@@ -223,6 +223,13 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
       storeOperandTile(rewriter, loc, context, tileA, adaptor.getA(),
                        Distribution(aType), sharedPointer(rewriter, loc, aBase),
                        Ints(i32s(rewriter, loc)).c(0));
+      // Every warp's generic-proxy writes visible to every warpgroup's
+      // wgmma (a ring filled by a producer warpgroup leaves no barrier in
+      // the loop that would order them).
+      NVVM::FenceProxyOp::create(
+          rewriter, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      context.barrier(rewriter, loc);
       context.ownOperands[op.getA()] = aBase;
     }
     // What this product writes to shared memory itself: B unless a ring

@@ -32,6 +32,13 @@ ism.kernel @too_many_warps() attributes {num_warps = 64 : i32} {
 
 // -----
 
+// expected-error @+1 {{ring_producer must be true or false, got 1 : i32}}
+ism.kernel @bad_ring_producer() attributes {num_warps = 8 : i32, ring_producer = 1 : i32} {
+  ism.return
+}
+
+// -----
+
 // expected-error @+1 {{min_ctas_per_sm must be from 1 to 32 (an SM holds at most 32 CTAs), got 0}}
 ism.kernel @no_ctas() attributes {num_warps = 4 : i32, min_ctas_per_sm = 0 : i32} {
   ism.return

@@ -1,0 +1,175 @@
+// RUN: ism-opt %s --split-input-file --ism-assign-layouts --ism-accelerate-dot=chip=sm_90a --ism-pipeline --ism-remove-layout-conversions --convert-ism-to-gpu | FileCheck %s
+
+// The ring of the products' B operands filled by a producer warpgroup of
+// its own (AsyncOperands.cpp, ring_producer). The kernel gets one i64
+// parameter per ring tile (its TMA descriptor, ism.tma: argument, box rows
+// and columns) and 128 threads more; thread 0 makes each stage's `full`
+// mbarrier (one arrival with TMA, else 128) and `empty` one (one arrival a
+// warp), then the CTA synchronises once and splits. The producer (after
+// the kernel's warps) drops to 40 registers and, per iteration, waits for
+// its stage to be free, then has TMA load each tile, a box per 64 columns
+// at (column, row, leading index), or copies them element by element
+// without descriptors. The kernel's warps take 232 registers; each
+// iteration frees the stage the previous one read, waits for its own (no
+// CTA barrier in the loop), and after the loop frees the last one.
+// CHECK-LABEL: gpu.func @forced
+// CHECK-SAME: %arg4: i64, %arg5: i64
+// CHECK-SAME: ism.num_threads = 256
+// CHECK-SAME: ism.tma = [array<i64: 1, 64, 64>, array<i64: 2, 64, 64>]
+// CHECK-SAME: known_block_size = array<i32: 256, 1, 1>
+// CHECK-SAME: nvvm.maxnreg = 232
+// CHECK: %[[TMA:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK: %[[COUNT:.*]] = arith.select %[[TMA]], %{{.*}}, %{{.*}} : i32
+// CHECK-COUNT-3: nvvm.mbarrier.init %{{.*}}, %[[COUNT]]
+// CHECK: nvvm.barrier0
+// CHECK: scf.if
+// CHECK: nvvm.setmaxregister  decrease 40
+// CHECK: scf.if %[[TMA]]
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32
+// CHECK-COUNT-2: nvvm.cp.async.bulk.tensor.shared.cluster.global {{.*}} box[
+// CHECK: } else {
+// CHECK: scf.for
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.fence.proxy
+// CHECK-NEXT: nvvm.mbarrier.arrive
+// CHECK: } else {
+// CHECK: nvvm.setmaxregister  increase 232
+// CHECK: scf.for
+// CHECK-NOT: nvvm.barrier
+// CHECK: nvvm.mbarrier.arrive
+// CHECK-NOT: nvvm.barrier
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NEXT: nvvm.fence.proxy
+// CHECK-NOT: nvvm.barrier
+// CHECK: nvvm.wgmma.mma_async
+// CHECK-NOT: nvvm.barrier
+// CHECK: scf.yield
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: } {ism.ring_split}
+ism.kernel @forced(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 4 : i32, ring_producer = true} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %bh = ism.program_id y : index
+  %S = memref.dim %K, %c1 : memref<?x?x?xbf16>
+  %q3 = ism.load %Q[%bh, %c0, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+  %q = ism.reshape %q3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %r = scf.for %n = %c0 to %S step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32>) {
+    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %k = ism.reshape %k3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = ism.dot %q, %kt, %zero : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    %p = math.exp %s : tensor<64x64xf32>
+    %mx = ism.reduce %p axis = 1 : tensor<64x64xf32> -> tensor<64xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %mx2 = ism.expand_dims %mx axis = 1 : tensor<64xf32> -> tensor<64x1xf32>
+    %mxb = ism.broadcast %mx2 : tensor<64x1xf32> -> tensor<64x64xf32>
+    %pn = arith.divf %p, %mxb : tensor<64x64xf32>
+    %p16 = arith.truncf %pn : tensor<64x64xf32> to tensor<64x64xbf16>
+    %v3 = ism.load %V[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %v = ism.reshape %v3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %acc2 = ism.dot %p16, %v, %acc : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %acc2 : tensor<64x64xf32>
+  }
+  ism.store %r, %O[%c0, %c0] : tensor<64x64xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+
+// -----
+
+// Two warpgroups take the producer by default; their barriers are the
+// named barrier 1 over their 256 threads.
+// CHECK-LABEL: gpu.func @two_groups
+// CHECK-SAME: ism.num_threads = 384
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
+// CHECK-SAME: nvvm.maxnreg = 168
+// CHECK: nvvm.setmaxregister  decrease 40
+// CHECK: nvvm.setmaxregister  increase 232
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
+// CHECK: } {ism.ring_split}
+ism.kernel @two_groups(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %bh = ism.program_id y : index
+  %S = memref.dim %K, %c1 : memref<?x?x?xbf16>
+  %q3 = ism.load %Q[%bh, %c0, %c0] : memref<?x?x?xbf16> -> tensor<1x128x64xbf16>
+  %q = ism.reshape %q3 : tensor<1x128x64xbf16> -> tensor<128x64xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32>
+  %r = scf.for %n = %c0 to %S step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32>) {
+    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %k = ism.reshape %k3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = ism.dot %q, %kt, %zero : tensor<128x64xbf16> * tensor<64x64xbf16> -> tensor<128x64xf32>
+    %p = math.exp %s : tensor<128x64xf32>
+    %mx = ism.reduce %p axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %mx2 = ism.expand_dims %mx axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %mxb = ism.broadcast %mx2 : tensor<128x1xf32> -> tensor<128x64xf32>
+    %pn = arith.divf %p, %mxb : tensor<128x64xf32>
+    %p16 = arith.truncf %pn : tensor<128x64xf32> to tensor<128x64xbf16>
+    %v3 = ism.load %V[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %v = ism.reshape %v3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %acc2 = ism.dot %p16, %v, %acc : tensor<128x64xbf16> * tensor<64x64xbf16> -> tensor<128x64xf32>
+    scf.yield %acc2 : tensor<128x64xf32>
+  }
+  ism.store %r, %O[%c0, %c0] : tensor<128x64xf32> -> memref<?x?xf32>
+  ism.return
+}
+
+
+// -----
+
+// ring_producer = false: every thread copies with cp.async, a CTA barrier
+// each iteration.
+// CHECK-LABEL: gpu.func @opted_out
+// CHECK-NOT: ism.tma
+// CHECK-SAME: ism.num_threads = 256
+// CHECK: scf.for
+// CHECK: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: nvvm.fence.proxy
+// CHECK-NEXT: nvvm.barrier0
+// CHECK-NOT: ism.ring_split
+ism.kernel @opted_out(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 8 : i32, ring_producer = false} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %bh = ism.program_id y : index
+  %S = memref.dim %K, %c1 : memref<?x?x?xbf16>
+  %q3 = ism.load %Q[%bh, %c0, %c0] : memref<?x?x?xbf16> -> tensor<1x128x64xbf16>
+  %q = ism.reshape %q3 : tensor<1x128x64xbf16> -> tensor<128x64xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32>
+  %r = scf.for %n = %c0 to %S step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32>) {
+    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %k = ism.reshape %k3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = ism.dot %q, %kt, %zero : tensor<128x64xbf16> * tensor<64x64xbf16> -> tensor<128x64xf32>
+    %p = math.exp %s : tensor<128x64xf32>
+    %mx = ism.reduce %p axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %mx2 = ism.expand_dims %mx axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %mxb = ism.broadcast %mx2 : tensor<128x1xf32> -> tensor<128x64xf32>
+    %pn = arith.divf %p, %mxb : tensor<128x64xf32>
+    %p16 = arith.truncf %pn : tensor<128x64xf32> to tensor<128x64xbf16>
+    %v3 = ism.load %V[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %v = ism.reshape %v3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %acc2 = ism.dot %p16, %v, %acc : tensor<128x64xbf16> * tensor<64x64xbf16> -> tensor<128x64xf32>
+    scf.yield %acc2 : tensor<128x64xf32>
+  }
+  ism.store %r, %O[%c0, %c0] : tensor<128x64xf32> -> memref<?x?xf32>
+  ism.return
+}
+
