@@ -88,6 +88,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
 using namespace mlir::ism;
@@ -314,22 +315,25 @@ SmallVector<TileCopy> iterationTiles(OpBuilder &b, Location loc, LoopRing &r,
   return tiles;
 }
 
-/// The products of `r`'s loop read their B operands from the stage at
-/// `readBase` (i64) instead of loading them.
-void readFromRing(LoopRing &r, Value readBase, LoweringContext &context) {
+/// The products of `r`'s loop read their B operands from stage `stage`
+/// (index) of the ring at `ringBase` (i64) instead of loading them; the
+/// addresses are computed at `b`'s insertion point in the loop body.
+void readFromRing(OpBuilder &b, LoopRing &r, Value ringBase, Value stage,
+                  LoweringContext &context) {
   Location loc = r.loop.getLoc();
-  {
-    OpBuilder b = OpBuilder::atBlockBegin(r.loop.getBody());
-    b.setInsertionPointAfterValue(readBase);
-    for (Candidate &c : r.usable) {
-      LoweringContext::RingOperand operand;
-      operand.address =
-          arith::AddIOp::create(b, loc, readBase, i64Const(b, loc, c.offset));
-      operand.rows = c.rows;
-      operand.cols = c.cols;
-      operand.transposed = c.transposed;
-      context.ringOperands[c.dot.getOperation()] = operand;
-    }
+  Value readBase = arith::AddIOp::create(
+      b, loc, ringBase,
+      arith::MulIOp::create(
+          b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), stage),
+          i64Const(b, loc, r.stageBytes)));
+  for (Candidate &c : r.usable) {
+    LoweringContext::RingOperand operand;
+    operand.address =
+        arith::AddIOp::create(b, loc, readBase, i64Const(b, loc, c.offset));
+    operand.rows = c.rows;
+    operand.cols = c.cols;
+    operand.transposed = c.transposed;
+    context.ringOperands[c.dot.getOperation()] = operand;
   }
   for (Candidate &c : r.usable) {
     OpBuilder db(c.dot);
@@ -351,7 +355,6 @@ void fillByAllThreads(LoopRing &r, LoweringContext &context, bool sharedRing) {
   scf::ForOp loop = r.loop;
   int64_t stages = r.stages, stageBytes = r.stageBytes;
   Location loc = loop.getLoc();
-  MLIRContext *ctx = loop.getContext();
   OpBuilder b(loop);
   Value scratch =
       context.getRingScratch(b, loc, b.getI8Type(), stages * stageBytes + 1023);
@@ -393,13 +396,11 @@ void fillByAllThreads(LoopRing &r, LoweringContext &context, bool sharedRing) {
   Value stagesV = indexConstant(lb2, loc, stages);
   Value readStage = arith::RemUIOp::create(lb2, loc, it, stagesV);
   NVVM::CpAsyncWaitGroupOp::create(lb2, loc, stages - 2);
-  if (r.wgmmaOnly || llvm::any_of(r.usable, [](Candidate c) {
+  if (llvm::any_of(r.usable, [](Candidate c) {
         return cast<MmaEncodingAttr>(c.dot.getType().getEncoding())
                    .getVersion() == 3;
       }))
-    NVVM::FenceProxyOp::create(
-        lb2, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    fenceAsyncProxy(lb2, loc);
   context.barrier(lb2, loc);
   Value ahead = arith::AddIOp::create(
       lb2, loc, iv,
@@ -410,13 +411,7 @@ void fillByAllThreads(LoopRing &r, LoweringContext &context, bool sharedRing) {
       arith::AddIOp::create(lb2, loc, it, indexConstant(lb2, loc, stages - 1)),
       stagesV);
   issue(lb2, ahead, writeStage);
-  Value readBase = arith::AddIOp::create(
-      lb2, loc, ringBase,
-      arith::MulIOp::create(
-          lb2, loc,
-          arith::IndexCastOp::create(lb2, loc, lb2.getI64Type(), readStage),
-          i64Const(lb2, loc, stageBytes)));
-  readFromRing(r, readBase, context);
+  readFromRing(lb2, r, ringBase, readStage, context);
 
   OpBuilder after(loop->getBlock(), std::next(loop->getIterator()));
   NVVM::CpAsyncWaitGroupOp::create(after, loc, 0);
@@ -490,9 +485,9 @@ bool canSpecialize(Operation *root, MutableArrayRef<LoopRing> rings,
 /// Splits the kernel: a producer warpgroup after its warps copies every
 /// ring loop's tiles into the stages, S - 1 ahead at most, and the kernel's
 /// warps run the program (see the file comment).
-void specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
-                const llvm::SetVector<Operation *> &hoist,
-                LoweringContext &context) {
+LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
+                         const llvm::SetVector<Operation *> &hoist,
+                         LoweringContext &context) {
   Block *entry = &func.getBody().front();
   Location loc = func.getLoc();
   MLIRContext *ctx = func.getContext();
@@ -517,24 +512,14 @@ void specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
   // Stage s's `full` mbarrier (its tiles have landed) and `empty` one
   // (every warp is done reading it).
   auto barrier = [&](OpBuilder &ob, Value stage, bool full) {
-    Value at = arith::AddIOp::create(
-        ob, loc, i64Const(ob, loc, barriersAt + (full ? 0 : 8 * stages)),
-        arith::MulIOp::create(
-            ob, loc,
-            arith::IndexCastOp::create(ob, loc, ob.getI64Type(), stage),
-            i64Const(ob, loc, 8)));
-    return sharedPointer(ob, loc, arith::AddIOp::create(ob, loc, ringBase, at));
-  };
-  auto phaseOf = [&](OpBuilder &ob, Value count) {
-    Value round =
-        arith::DivUIOp::create(ob, loc, count, indexConstant(ob, loc, stages));
-    return arith::AndIOp::create(
-        ob, loc, arith::IndexCastOp::create(ob, loc, ob.getI32Type(), round),
-        i32Const(ob, loc, 1));
+    return stageBarrier(ob, loc, ringBase, barriersAt + (full ? 0 : 8 * stages),
+                        stage);
   };
   auto stageOf = [&](OpBuilder &ob, Value count) {
-    return arith::RemUIOp::create(ob, loc, count,
-                                  indexConstant(ob, loc, stages));
+    return ringStage(ob, loc, stages, count);
+  };
+  auto phaseOf = [&](OpBuilder &ob, Value count) {
+    return ringPhase(ob, loc, stages, count);
   };
   int64_t consumerThreads = context.getNumThreads();
   unsigned numWarps = context.getNumWarps();
@@ -543,8 +528,8 @@ void specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
   // descriptor (box: one row of each leading dimension, the tile's rows,
   // 64 columns of 128 bytes, swizzled as the stage lays them out) or 0
   // when the runtime could not make one. Without all of them the
-  // warpgroup copies with cp.async.
-  SmallVector<Value> descriptors;
+  // warpgroup copies element by element.
+  llvm::MapVector<Operation *, Value> descriptors; // by product, in order
   bool tma = true;
   for (LoopRing &r : rings)
     for (Candidate &c : r.usable) {
@@ -565,12 +550,14 @@ void specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
             {int64_t(cast<BlockArgument>(c.load.getBase()).getArgNumber()),
              c.rows, kTmaBoxCols}));
         unsigned n = func.getNumArguments();
-        (void)func.insertArgument(n, b.getI64Type(), DictionaryAttr(), loc);
-        descriptors.push_back(func.getArgument(n));
+        if (failed(
+                func.insertArgument(n, b.getI64Type(), DictionaryAttr(), loc)))
+          return func.emitOpError("cannot add the kernel's hidden parameters");
+        descriptors[c.dot] = func.getArgument(n);
       }
     func->setAttr("ism.tma", b.getArrayAttr(operands));
     Value null = i64Const(b, loc, 0);
-    for (Value d : descriptors) {
+    for (Value d : llvm::make_second_range(descriptors)) {
       Value ok =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, d, null);
       useTMA = useTMA ? arith::AndIOp::create(b, loc, useTMA, ok) : ok;
@@ -578,7 +565,7 @@ void specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
   } else {
     useTMA = arith::ConstantIntOp::create(b, loc, 0, 1);
   }
-  // TMA: one thread's arrival (and the bytes); cp.async: the warpgroup's.
+  // TMA: one thread's arrival (and the bytes); else the warpgroup's.
   Value fullCount = arith::SelectOp::create(b, loc, useTMA, i32Const(b, loc, 1),
                                             i32Const(b, loc, kProducerThreads));
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -641,17 +628,9 @@ void specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
                   lb, ll, Type(), full, i32Const(lb, ll, bytes),
                   NVVM::MemScopeKind::CTA, false, Value());
               auto ptrType = LLVM::LLVMPointerType::get(ctx);
-              unsigned n = 0;
-              for (LoopRing &q : rings) {
-                if (&q != &r) {
-                  n += q.usable.size();
-                  continue;
-                }
-                break;
-              }
-              for (TileCopy &t : tiles) {
-                Value desc =
-                    LLVM::IntToPtrOp::create(lb, ll, ptrType, descriptors[n++]);
+              for (auto [t, c] : llvm::zip_equal(tiles, r.usable)) {
+                Value desc = LLVM::IntToPtrOp::create(
+                    lb, ll, ptrType, descriptors.lookup(c.dot));
                 Ints i(i32s(lb, ll));
                 for (int64_t box = 0; box < t.tile.cols / kTmaBoxCols; ++box) {
                   // Coordinates innermost first: column, row, then the
@@ -679,23 +658,18 @@ void specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
                       NVVM::CTAGroupKindAttr(), Value());
                 }
               }
-              scf::YieldOp::create(lb, ll,
-                                   ValueRange{arith::AddIOp::create(
-                                       lb, ll, c, indexConstant(lb, ll, 1))});
-              return;
+            } else {
+              // Without TMA: element by element (a loop: cp.async's
+              // unrolled 16-byte chunks of two 128x128 tiles would not fit
+              // the producer's registers), then the proxy fence for wgmma,
+              // and each thread's arrival.
+              for (TileCopy &t : tiles)
+                copyTileByElements(lb, ll, t.tile, t.g, t.o0, t.o1, ring,
+                                   t.tileBase, ptid, kProducerThreads);
+              fenceAsyncProxy(lb, ll);
+              NVVM::MBarrierArriveOp::create(lb, ll, Type(), full, Value(),
+                                             NVVM::MemScopeKind::CTA, false);
             }
-            // Without TMA: element by element (a loop: cp.async's unrolled
-            // 16-byte chunks of two 128x128 tiles would not fit the
-            // producer's registers), then the proxy fence for wgmma, and
-            // each thread's arrival.
-            for (TileCopy &t : tiles)
-              copyTileByElements(lb, ll, t.tile, t.g, t.o0, t.o1, ring,
-                                 t.tileBase, ptid, kProducerThreads);
-            NVVM::FenceProxyOp::create(
-                lb, ll, NVVM::ProxyKind::async_shared,
-                NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-            NVVM::MBarrierArriveOp::create(lb, ll, Type(), full, Value(),
-                                           NVVM::MemScopeKind::CTA, false);
             scf::YieldOp::create(lb, ll,
                                  ValueRange{arith::AddIOp::create(
                                      lb, ll, c, indexConstant(lb, ll, 1))});
@@ -722,13 +696,25 @@ void specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
   // the previous one read (its products have completed: each waits in its
   // own iteration), wait for their own, and read it.
   OpBuilder cb(consumer, consumer->begin());
-  Value count;
+  // Lane 0 of each warp, where `when` holds, frees the stage of use
+  // `next` - 1.
+  auto freeStage = [&](OpBuilder &ob, Value when, Value next) {
+    Value cond = arith::AndIOp::create(ob, loc, when, isLaneZero);
+    scf::IfOp::create(ob, loc, cond, [&](OpBuilder &tb, Location tl) {
+      Value last =
+          arith::SubIOp::create(tb, tl, next, indexConstant(tb, tl, 1));
+      NVVM::MBarrierArriveOp::create(tb, tl, Type(),
+                                     barrier(tb, stageOf(tb, last), false),
+                                     Value(), NVVM::MemScopeKind::CTA, false);
+      scf::YieldOp::create(tb, tl);
+    });
+  };
   unsigned consumerRegisters = std::min<unsigned>(
       kMaxConsumerRegisters, (65536 - kProducerRegisters * kProducerThreads) /
                                  consumerThreads / 8 * 8);
   NVVM::SetMaxRegisterOp::create(cb, loc, consumerRegisters,
                                  NVVM::SetMaxRegisterAction::increase);
-  count = indexConstant(cb, loc, 0);
+  Value count = indexConstant(cb, loc, 0);
   for (LoopRing &r : rings) {
     scf::ForOp loop = r.loop;
     OpBuilder ob(loop);
@@ -747,44 +733,18 @@ void specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
     Value it = arith::DivUIOp::create(ib, loc,
                                       y.sub(loop.getInductionVar(), lb), step);
     Value c = y.add(base, it);
-    Value release = arith::AndIOp::create(
-        ib, loc, y.cmp(arith::CmpIPredicate::ne, it, y.c(0)), isLaneZero);
-    scf::IfOp::create(ib, loc, release, [&](OpBuilder &tb, Location tl) {
-      Value last = arith::SubIOp::create(tb, tl, c, indexConstant(tb, tl, 1));
-      NVVM::MBarrierArriveOp::create(tb, tl, Type(),
-                                     barrier(tb, stageOf(tb, last), false),
-                                     Value(), NVVM::MemScopeKind::CTA, false);
-      scf::YieldOp::create(tb, tl);
-    });
+    freeStage(ib, y.cmp(arith::CmpIPredicate::ne, it, y.c(0)), c);
     Value stage = stageOf(ib, c);
     waitParity(ib, loc, barrier(ib, stage, true), phaseOf(ib, c));
     // cp.async and st.shared wrote the stage through the generic proxy;
     // wgmma reads it through the async one.
-    NVVM::FenceProxyOp::create(
-        ib, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-    Value readBase = arith::AddIOp::create(
-        ib, loc, ringBase,
-        arith::MulIOp::create(
-            ib, loc,
-            arith::IndexCastOp::create(ib, loc, ib.getI64Type(), stage),
-            i64Const(ib, loc, stageBytes)));
-    readFromRing(r, readBase, context);
+    fenceAsyncProxy(ib, loc);
+    readFromRing(ib, r, ringBase, stage, context);
 
     // After the loop: free the stage its last iteration read.
     OpBuilder after(loop->getBlock(), std::next(loop->getIterator()));
     Ints z(indices(after, loc));
-    Value ran = arith::AndIOp::create(
-        after, loc, z.cmp(arith::CmpIPredicate::sgt, trips, z.c(0)),
-        isLaneZero);
-    scf::IfOp::create(after, loc, ran, [&](OpBuilder &tb, Location tl) {
-      Value last =
-          arith::SubIOp::create(tb, tl, count, indexConstant(tb, tl, 1));
-      NVVM::MBarrierArriveOp::create(tb, tl, Type(),
-                                     barrier(tb, stageOf(tb, last), false),
-                                     Value(), NVVM::MemScopeKind::CTA, false);
-      scf::YieldOp::create(tb, tl);
-    });
+    freeStage(after, z.cmp(arith::CmpIPredicate::sgt, trips, z.c(0)), count);
   }
 
   // The kernel's warps synchronise among themselves (named barrier 1), and
@@ -801,6 +761,7 @@ void specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
   func->setAttr("nvvm.maxnreg",
                 fb.getI32IntegerAttr(std::min<unsigned>(
                     consumerRegisters, 65536 / threads / 8 * 8)));
+  return success();
 }
 
 } // namespace
@@ -822,8 +783,7 @@ LogicalResult mlir::ism::prepareAsyncOperands(Operation *root,
   }
   llvm::SetVector<Operation *> hoist;
   if (canSpecialize(root, rings, context, hoist)) {
-    specialize(cast<gpu::GPUFuncOp>(root), rings, hoist, context);
-    return success();
+    return specialize(cast<gpu::GPUFuncOp>(root), rings, hoist, context);
   }
   for (LoopRing &r : rings)
     fillByAllThreads(r, context, loops.size() > 1);

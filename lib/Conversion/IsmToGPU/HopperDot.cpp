@@ -186,7 +186,6 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
     int64_t blockN = bType.getDimSize(1);
     int64_t reps = blockM / (16 * numWarps);
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
 
     auto aMma = dyn_cast_or_null<MmaEncodingAttr>(aType.getEncoding());
     bool aInRegisters = aMma && aMma.getVersion() == 3 &&
@@ -226,9 +225,7 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
       // Every warp's generic-proxy writes visible to every warpgroup's
       // wgmma (a ring filled by a producer warpgroup leaves no barrier in
       // the loop that would order them).
-      NVVM::FenceProxyOp::create(
-          rewriter, loc, NVVM::ProxyKind::async_shared,
-          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      fenceAsyncProxy(rewriter, loc);
       context.barrier(rewriter, loc);
       context.ownOperands[op.getA()] = aBase;
     }
@@ -256,9 +253,7 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
         bBase = plus(rewriter, loc, base, offsetB);
       }
       // The generic-proxy writes must be visible to wgmma's async proxy.
-      NVVM::FenceProxyOp::create(
-          rewriter, loc, NVVM::ProxyKind::async_shared,
-          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      fenceAsyncProxy(rewriter, loc);
       context.barrier(rewriter, loc);
     }
 

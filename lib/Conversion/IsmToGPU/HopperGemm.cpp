@@ -84,33 +84,19 @@ Value stageOffset(OpBuilder &b, Location loc, const WgmmaPipeline &p,
 
 Value fullBarrier(OpBuilder &b, Location loc, const WgmmaPipeline &p,
                   Value base, Value stage) {
-  Value off = arith::AddIOp::create(
-      b, loc, i64Const(b, loc, p.stages * p.stageBytes()),
-      arith::MulIOp::create(
-          b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), stage),
-          i64Const(b, loc, 8)));
-  return sharedAt(b, loc, base, off);
+  return stageBarrier(b, loc, base, p.stages * p.stageBytes(), stage);
 }
 
 Value emptyBarrier(OpBuilder &b, Location loc, const WgmmaPipeline &p,
                    Value base, Value stage) {
-  Value off = arith::AddIOp::create(
-      b, loc, i64Const(b, loc, p.stages * p.stageBytes() + 8 * p.stages),
-      arith::MulIOp::create(
-          b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), stage),
-          i64Const(b, loc, 8)));
-  return sharedAt(b, loc, base, off);
+  return stageBarrier(b, loc, base, p.stages * p.stageBytes() + 8 * p.stages,
+                      stage);
 }
 
 /// The stage and phase parity (i32) of ring step `it` (index).
 std::pair<Value, Value> stageAndPhase(OpBuilder &b, Location loc,
                                       const WgmmaPipeline &p, Value it) {
-  Value stages = indexConstant(b, loc, p.stages);
-  Value stage = arith::RemUIOp::create(b, loc, it, stages);
-  Value round = arith::DivUIOp::create(b, loc, it, stages);
-  Value phase =
-      arith::AndIOp::create(b, loc, toI32(b, loc, round), i32Const(b, loc, 1));
-  return {stage, phase};
+  return {ringStage(b, loc, p.stages, it), ringPhase(b, loc, p.stages, it)};
 }
 
 /// K steps by which the first CTA of a cluster_k pair leads the second:
@@ -478,10 +464,7 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
     copyTile(dl.loadA, stageBase, oa, p.aMNMajor, p.blockM, p.aRowBytes());
     copyTile(dl.loadB, bBase, ob, !p.bKMajor, p.blockN, p.bRowBytes());
     // The generic-proxy writes must be visible to wgmma's async proxy.
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(b.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
+    fenceAsyncProxy(b, loc);
     NVVM::BarrierOp::create(b, loc, TypeRange{},
                             i32Const(b, loc, p.producerBarrier),
                             i32Const(b, loc, 128), {}, Value{});

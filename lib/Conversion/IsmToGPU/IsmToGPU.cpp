@@ -319,25 +319,27 @@ struct ConvertIsmToGPUPass
     Value blockX = arith::ConstantIndexOp::create(b, loc, threads.getInt());
     Value smemBytes = arith::ConstantIntOp::create(b, loc, smem.getInt(), 32);
     SmallVector<Value> args(launch.getArgs());
-    if (auto fused = func->getAttrOfType<DictionaryAttr>("ism.coschedule")) {
-      // A fused kernel's hidden parameters: no TMA descriptors and no work
-      // counters here (its partitions then copy their tiles themselves and
-      // stride over their programs); ism-run passes both.
-      Value none = arith::ConstantIntOp::create(b, loc, 0, 64);
-      if (auto tma = func->getAttrOfType<ArrayAttr>("ism.tma"))
-        args.append(tma.size(), none);
+    // The hidden parameters. First the TMA descriptors, none here (the
+    // kernel then copies those tiles itself; ism-run creates descriptors
+    // when it launches): a fused kernel's, a warp-specialized GEMM's, or
+    // those of rings a producer warpgroup fills.
+    auto fused = func->getAttrOfType<DictionaryAttr>("ism.coschedule");
+    bool persistent = !fused && func->hasAttr("ism.persistent");
+    auto tma = func->getAttrOfType<ArrayAttr>("ism.tma");
+    Value none;
+    if (fused || persistent || tma)
+      none = arith::ConstantIntOp::create(b, loc, 0, 64);
+    if (tma || persistent)
+      args.append(tma ? tma.size() : 2, none);
+    if (fused) {
+      // No work counters either (its partitions then stride over their
+      // programs); ism-run passes them.
       if (cast<IntegerAttr>(fused.get("work_counters")).getInt() > 0)
         args.push_back(none);
       if (func->hasAttr("ism.trace"))
         args.push_back(none);
-    } else if (func->hasAttr("ism.persistent")) {
-      // The hidden parameters of a warp-specialized kernel: no TMA
-      // descriptors here (the kernel then copies its tiles itself; ism-run
-      // creates descriptors when it launches), and the logical grid, run
-      // one program per CTA.
-      Value none = arith::ConstantIntOp::create(b, loc, 0, 64);
-      auto tma = func->getAttrOfType<ArrayAttr>("ism.tma");
-      args.append(tma ? tma.size() : 2, none);
+    } else if (persistent) {
+      // The logical grid, run one program per CTA.
       for (Value g : grid)
         args.push_back(arith::IndexCastOp::create(b, loc, b.getI32Type(), g));
       Value total = arith::MulIOp::create(
@@ -349,11 +351,6 @@ struct ConvertIsmToGPUPass
             b, loc, total,
             arith::ConstantIndexOp::create(b, loc, ctas.getInt()));
       grid = {total, one, one};
-    } else if (auto tma = func->getAttrOfType<ArrayAttr>("ism.tma")) {
-      // A kernel whose rings a producer warpgroup fills: no TMA
-      // descriptors here (it then copies with cp.async).
-      Value none = arith::ConstantIntOp::create(b, loc, 0, 64);
-      args.append(tma.size(), none);
     }
     // A cluster kernel's grid is a whole number of clusters.
     if (auto cluster = func->getAttrOfType<DenseI32ArrayAttr>(

@@ -728,9 +728,7 @@ static void storeTileByTMA(OpBuilder &b, Location loc, const Distribution &dist,
       }
     }
     // The writes reach TMA's (async) proxy before lane 0 issues the store.
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    fenceAsyncProxy(b, loc);
     syncWarp();
     SmallVector<int64_t> at = dist.getRegCoord(g);
     Value row = arith::AddIOp::create(

@@ -74,6 +74,18 @@ Value i64Const(OpBuilder &b, Location loc, int64_t value);
 /// A shared-memory pointer (!llvm.ptr<3>) from a shared-window address
 /// (i64).
 Value sharedPointer(OpBuilder &b, Location loc, Value address);
+/// fence.proxy.async.shared::cta: this thread's generic-proxy writes to
+/// shared memory (st.shared, completed cp.async) ordered before async-proxy
+/// reads (wgmma, TMA).
+void fenceAsyncProxy(OpBuilder &b, Location loc);
+/// The mbarrier (a shared pointer) of ring stage `stage` (index) in an
+/// array of 8-byte mbarriers `first` bytes from `base` (i64).
+Value stageBarrier(OpBuilder &b, Location loc, Value base, int64_t first,
+                   Value stage);
+/// The stage (index) and the phase parity (i32) of the `count`-th use
+/// (index) of a ring of `stages` stages.
+Value ringStage(OpBuilder &b, Location loc, int64_t stages, Value count);
+Value ringPhase(OpBuilder &b, Location loc, int64_t stages, Value count);
 /// Waits until the phase of the mbarrier at `barrier` (a shared pointer)
 /// with parity `phase` (i32) has completed.
 void waitParity(OpBuilder &b, Location loc, Value barrier, Value phase);

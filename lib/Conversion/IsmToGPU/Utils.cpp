@@ -33,6 +33,37 @@ Value mlir::ism::sharedPointer(OpBuilder &b, Location loc, Value address) {
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
 }
 
+void mlir::ism::fenceAsyncProxy(OpBuilder &b, Location loc) {
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+}
+
+Value mlir::ism::stageBarrier(OpBuilder &b, Location loc, Value base,
+                              int64_t first, Value stage) {
+  Value off = arith::AddIOp::create(
+      b, loc, i64Const(b, loc, first),
+      arith::MulIOp::create(
+          b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), stage),
+          i64Const(b, loc, 8)));
+  return sharedPointer(b, loc, arith::AddIOp::create(b, loc, base, off));
+}
+
+Value mlir::ism::ringStage(OpBuilder &b, Location loc, int64_t stages,
+                           Value count) {
+  return arith::RemUIOp::create(b, loc, count, indexConstant(b, loc, stages));
+}
+
+Value mlir::ism::ringPhase(OpBuilder &b, Location loc, int64_t stages,
+                           Value count) {
+  Value round =
+      arith::DivUIOp::create(b, loc, count, indexConstant(b, loc, stages));
+  return arith::AndIOp::create(
+      b, loc, arith::IndexCastOp::create(b, loc, b.getI32Type(), round),
+      i32Const(b, loc, 1));
+}
+
 void mlir::ism::waitParity(OpBuilder &b, Location loc, Value barrier,
                            Value phase) {
   // The try_wait suspend-time hint, in nanoseconds.
