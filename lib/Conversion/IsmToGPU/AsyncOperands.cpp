@@ -428,6 +428,11 @@ void fillByAllThreads(LoopRing &r, LoweringContext &context, bool sharedRing) {
 /// kMaxConsumerRegisters (the GEMM's split).
 constexpr int64_t kProducerThreads = 128;
 constexpr unsigned kProducerRegisters = 40;
+/// Marks the ring loops whose warpgroups take turns (takeTurns).
+constexpr llvm::StringLiteral kTurnsAttrName = "ism.turns";
+/// Named barrier of warpgroup g's turn: kTurnBarrier + g (1 is the kernel's
+/// warps' own).
+constexpr int32_t kTurnBarrier = 2;
 constexpr unsigned kMaxConsumerRegisters = 232;
 /// Columns of a TMA box: 128-byte rows of 16-bit elements.
 constexpr int64_t kTmaBoxCols = 64;
@@ -747,6 +752,17 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
     freeStage(after, z.cmp(arith::CmpIPredicate::sgt, trips, z.c(0)), count);
   }
 
+  // Two warpgroups or more take turns issuing an iteration's products,
+  // where the lowering lets them (takeTurns, after the conversion).
+  unsigned groups = consumerThreads % kProducerThreads
+                        ? 0
+                        : consumerThreads / kProducerThreads;
+  if (groups >= 2 && context.pingPong.value_or(true)) {
+    context.turnGroups = groups;
+    for (LoopRing &r : rings)
+      r.loop->setAttr(kTurnsAttrName, UnitAttr::get(ctx));
+  }
+
   // The kernel's warps synchronise among themselves (named barrier 1), and
   // the CTA has the producer's 128 threads more; setmaxnreg needs the count
   // at entry fixed.
@@ -787,5 +803,124 @@ LogicalResult mlir::ism::prepareAsyncOperands(Operation *root,
   }
   for (LoopRing &r : rings)
     fillByAllThreads(r, context, loops.size() > 1);
+  return success();
+}
+
+/// The ops of `loop`'s lowered body from its first wgmma.fence to its last
+/// commit, when every wgmma of the iteration is between them at the top
+/// level and nothing between them waits: for a wgmma group, a barrier or
+/// an mbarrier (a warpgroup holding its turn there could wait for the
+/// other, which waits for the turn).
+static std::optional<std::pair<Operation *, Operation *>>
+turnSpan(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  Operation *first = nullptr, *last = nullptr;
+  bool nested = false;
+  loop.getBody()->walk([&](Operation *op) {
+    if (!isa<NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp,
+             NVVM::WgmmaMmaAsyncOp>(op))
+      return;
+    nested |= op->getBlock() != body;
+    if (isa<NVVM::WgmmaFenceAlignedOp>(op) && !first)
+      first = op;
+    if (isa<NVVM::WgmmaGroupSyncAlignedOp>(op))
+      last = op;
+  });
+  if (nested || !first || !last || !first->isBeforeInBlock(last))
+    return std::nullopt;
+  bool waits = false;
+  for (Operation *it = first; it != last->getNextNode(); it = it->getNextNode())
+    it->walk([&](Operation *op) {
+      if (isa<NVVM::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierArriveOp,
+              NVVM::WgmmaWaitGroupSyncOp, gpu::BarrierOp>(op) ||
+          op->getName().getStringRef().starts_with("nvvm.mbarrier"))
+        waits = true;
+      if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op))
+        waits |= asmOp.getAsmString().contains("wait") ||
+                 asmOp.getAsmString().contains("bar");
+    });
+  if (waits)
+    return std::nullopt;
+  return std::make_pair(first, last);
+}
+
+// FA3's ping-pong: the kernel's warpgroups issue their iteration's wgmma
+// in turn (warpgroup g waits on named barrier kTurnBarrier + g before its
+// first wgmma.fence and, after its last commit, opens the turn of g + 1
+// mod G), so that one warpgroup's softmax runs while the other's products
+// have the tensor cores instead of all of them meeting at the tensor cores
+// at once. Only where the lowered iteration issues its products together,
+// waiting for none of them in between (attention with the next block's S
+// before this block's P V): a turn held across a wait would serialise the
+// warpgroups. Every warpgroup runs the same iterations (the loops' bounds
+// are scalars, uniform in the CTA), so the turns pair up: before the first
+// loop the last warpgroup opens warpgroup 0's first turn, and after the
+// last loop warpgroup 0 takes the turn the last one left open.
+LogicalResult mlir::ism::takeTurns(Operation *root, LoweringContext &context) {
+  unsigned groups = context.turnGroups;
+  if (!groups)
+    return success();
+  SmallVector<scf::ForOp> loops;
+  root->walk([&](scf::ForOp loop) {
+    if (loop->hasAttr(kTurnsAttrName))
+      loops.push_back(loop);
+  });
+  SmallVector<std::pair<Operation *, Operation *>> spans;
+  for (scf::ForOp loop : loops) {
+    loop->removeAttr(kTurnsAttrName);
+    if (std::optional<std::pair<Operation *, Operation *>> span =
+            turnSpan(loop);
+        span && loop->getBlock() == loops.front()->getBlock())
+      spans.push_back(*span);
+  }
+  if (loops.empty() || spans.size() != loops.size())
+    return success();
+  Location loc = loops.front().getLoc();
+  int32_t pair = 2 * kProducerThreads;
+  auto group = [&](OpBuilder &b) {
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    return arith::DivUIOp::create(b, loc, tid,
+                                  indexConstant(b, loc, kProducerThreads));
+  };
+  // Waits for warpgroup g's turn / opens the turn of g + 1.
+  auto wait = [&](OpBuilder &b, Value g) {
+    Value id = arith::AddIOp::create(
+        b, loc, i32Const(b, loc, kTurnBarrier),
+        arith::IndexCastOp::create(b, loc, b.getI32Type(), g));
+    NVVM::BarrierOp::create(b, loc, TypeRange{}, id, i32Const(b, loc, pair), {},
+                            Value{});
+  };
+  auto open = [&](OpBuilder &b, Value g) {
+    Value next = arith::RemUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, g, indexConstant(b, loc, 1)),
+        indexConstant(b, loc, groups));
+    Value id = arith::AddIOp::create(
+        b, loc, i32Const(b, loc, kTurnBarrier),
+        arith::IndexCastOp::create(b, loc, b.getI32Type(), next));
+    NVVM::BarrierArriveOp::create(b, loc, id, i32Const(b, loc, pair));
+  };
+  for (auto [first, last] : spans) {
+    OpBuilder b(first);
+    Value g = group(b);
+    wait(b, g);
+    b.setInsertionPointAfter(last);
+    open(b, g);
+  }
+  OpBuilder b(loops.front());
+  Value g = group(b);
+  Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, g,
+                                       indexConstant(b, loc, groups - 1));
+  scf::IfOp::create(b, loc, isLast, [&](OpBuilder &tb, Location tl) {
+    open(tb, g);
+    scf::YieldOp::create(tb, tl);
+  });
+  b.setInsertionPointAfter(loops.back());
+  g = group(b);
+  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, g,
+                                        indexConstant(b, loc, 0));
+  scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location tl) {
+    wait(tb, g);
+    scf::YieldOp::create(tb, tl);
+  });
   return success();
 }

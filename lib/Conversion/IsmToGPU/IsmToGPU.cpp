@@ -252,6 +252,8 @@ struct ConvertIsmToGPUPass
     }
     if (auto producer = kernel->getAttrOfType<BoolAttr>("ring_producer"))
       context.ringProducer = producer.getValue();
+    if (auto turns = kernel->getAttrOfType<BoolAttr>("ping_pong"))
+      context.pingPong = turns.getValue();
     if (failed(prepareWarpSpecializedKernel(func, persistent, context)))
       return failure();
     int64_t ringEnd = 0;
@@ -301,6 +303,8 @@ struct ConvertIsmToGPUPass
     if (failed(prepareAsyncOperands(root, context)))
       return failure();
     if (failed(applyPartialConversion(root, target, std::move(patterns))))
+      return failure();
+    if (failed(takeTurns(root, context)))
       return failure();
     context.finalizeScratch(root);
     return success();

@@ -39,6 +39,13 @@ ism.kernel @bad_ring_producer() attributes {num_warps = 8 : i32, ring_producer =
 
 // -----
 
+// expected-error @+1 {{ping_pong must be true or false, got "yes"}}
+ism.kernel @bad_ping_pong() attributes {num_warps = 8 : i32, ping_pong = "yes"} {
+  ism.return
+}
+
+// -----
+
 // expected-error @+1 {{min_ctas_per_sm must be from 1 to 32 (an SM holds at most 32 CTAs), got 0}}
 ism.kernel @no_ctas() attributes {num_warps = 4 : i32, min_ctas_per_sm = 0 : i32} {
   ism.return

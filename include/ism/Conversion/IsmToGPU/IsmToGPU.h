@@ -283,6 +283,13 @@ public:
   /// producer warpgroup of their own (the kernel's ring_producer; unset:
   /// when the kernel has two warpgroups or more; AsyncOperands.cpp).
   std::optional<bool> ringProducer;
+  /// Whether the warpgroups of a kernel whose rings a producer warpgroup
+  /// fills take turns issuing each iteration's products (the kernel's
+  /// ping_pong; unset: when they can; AsyncOperands.cpp).
+  std::optional<bool> pingPong;
+  /// Warpgroups taking those turns (0: none): the ring loops marked
+  /// ism.turns get their named barriers after the conversion (takeTurns).
+  unsigned turnGroups = 0;
 
   /// The wgmma pipeline of the kernel's K loop, when it has one.
   std::optional<WgmmaPipeline> pipeline;
@@ -343,6 +350,12 @@ LogicalResult lowerPartitions(
 /// product reads it there (context.ringOperands) instead of from registers.
 /// Runs before the tiles are lowered.
 LogicalResult prepareAsyncOperands(Operation *root, LoweringContext &context);
+
+/// After the tiles are lowered: the warpgroups of the loops that
+/// prepareAsyncOperands marked take turns issuing their iteration's wgmma
+/// (FA3's ping-pong), where the lowered iteration issues them together;
+/// else they are left as they are.
+LogicalResult takeTurns(Operation *root, LoweringContext &context);
 
 void populateIsmToGPUConversionPatterns(TileTypeConverter &typeConverter,
                                         LoweringContext &context,

@@ -195,9 +195,10 @@ LogicalResult KernelOp::verify() {
       (!partitioned && !llvm::isPowerOf2_32(numWarps)))
     return emitOpError("num_warps must be a power of two from 1 to 32, got ")
            << numWarps;
-  if (Attribute producer = (*this)->getAttr("ring_producer");
-      producer && !isa<BoolAttr>(producer))
-    return emitOpError("ring_producer must be true or false, got ") << producer;
+  for (StringRef flag : {"ring_producer", "ping_pong"})
+    if (Attribute value = (*this)->getAttr(flag);
+        value && !isa<BoolAttr>(value))
+      return emitOpError() << flag << " must be true or false, got " << value;
   if (std::optional<int32_t> minCtas = getMinCtasPerSm()) {
     // An SM holds at most 32 CTAs and 2048 threads (sm_80 and sm_90).
     if (*minCtas < 1 || *minCtas > 32)
