@@ -471,19 +471,26 @@ def main():
     # blocks per warpgroup (64 rows on 4 warps, 128 on 8), K and V copied
     # ahead into a ring of num_stages stages (64 rows on 8 warps: mma.sync;
     # prefetch: the loop carries the next K and V in registers instead).
-    configs = [ism.Config(bm=bm, bn=bn, warps=w, prefetch=p, stages=st)
-               for bm, bn, w, p, st in (
-                   (64, 64, 4, False, 1), (64, 64, 4, False, 2),
-                   (64, 64, 4, False, 3), (64, 128, 4, False, 2),
-                   (64, 64, 8, False, 3), (128, 64, 8, False, 2),
-                   (128, 64, 8, False, 3), (128, 128, 8, False, 2),
-                   (128, 64, 8, True, 1))]
+    # pipelined: the next block's S issued before this block's P V, where
+    # the two warpgroups of a 128-row block take turns at the tensor cores
+    # (ping_pong).
+    configs = [ism.Config(bm=bm, bn=bn, warps=w, prefetch=p, stages=st,
+                          pipelined=pl)
+               for bm, bn, w, p, st, pl in (
+                   (64, 64, 4, False, 1, False), (64, 64, 4, False, 2, False),
+                   (64, 64, 4, False, 3, False), (64, 128, 4, False, 2, False),
+                   (64, 64, 8, False, 3, False), (128, 64, 8, False, 2, False),
+                   (128, 64, 8, False, 3, False),
+                   (128, 128, 8, False, 2, False),
+                   (128, 64, 8, True, 1, False), (128, 64, 8, False, 2, True),
+                   (128, 128, 8, False, 2, True))]
 
     def tuned(d):
         @ism.autotune(configs=configs, key=lambda q, k, v, o, lse, scale,
                       causal: (tuple(q.shape), causal))
-        def attention(bm, bn, warps, prefetch, stages):
-            return module_text(d, bm, bn, warps, prefetch, stages)
+        def attention(bm, bn, warps, prefetch, stages, pipelined):
+            return module_text(d, bm, bn, warps, prefetch, stages,
+                               pipelined=pipelined)
         return attention
     kernels = {d: tuned(d) for d in sorted({s[3] for s in shapes})}
     backends = {"flash": SDPBackend.FLASH_ATTENTION,

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Attention kernel variants through ism-run, side by side in one run: each
-variant's module is bench/attention.py's module_text with the given head
-dim, blocks, warps, stages and loop order, plus kernel attributes; --check
-runs it against the float64 reference at sequence lengths that are not
-multiples of the block, --bench times every variant in interleaved rounds
-(ism-run --bench: median of --reps, L2 flushed) at B*H x S = 128 x 4096
-(head dim 128) or 256 x 2048 (64), causal and not.
+"""Attention kernel variants through ism-run, side by side in one run.
+
+Each variant's module is bench/attention.py's module_text with the given
+head dim, blocks, warps, stages and loop order, plus kernel attributes.
+Steps: check runs it against the float64 reference at sequence lengths
+that are not multiples of the block (1000, 4097), causal and not;
+sanitize runs compute-sanitizer's memcheck, racecheck and synccheck on one
+such check; bench times every variant in interleaved rounds (ism-run
+--bench: median of --reps, L2 flushed) at B*H x S = 128 x 4096 (head dim
+128) or 256 x 2048 (64), causal and not.
 
     python3 bench/experiments/attention_variants.py --ism-run BIN --out DIR \\
-        [--steps check,bench] [--rounds 2] \\
+        [--steps check,sanitize,bench] [--rounds 2] \\
         VARIANT...   (d,bm,bn,warps,stages,pipelined[,attr=value...])
 
 e.g. 128,128,128,8,2,1 128,128,128,8,2,1,ping_pong=false 128,128,128,8,2,0
@@ -16,6 +19,7 @@ e.g. 128,128,128,8,2,1 128,128,128,8,2,1,ping_pong=false 128,128,128,8,2,0
 import argparse
 import os
 import re
+import statistics
 import subprocess
 import sys
 
@@ -75,8 +79,32 @@ def main():
                     print(f"check {spec} S={s} causal={causal}: "
                           f"{'ok' if ok else 'FAILED rc=%d' % r.returncode}",
                           flush=True)
+    if "sanitize" in steps:
+        # compute-sanitizer's memcheck, racecheck and synccheck on each
+        # variant's --check at 1000 tokens (3 heads), causal.
+        for i, (spec, (path, d)) in enumerate(files.items()):
+            for tool in ("memcheck", "racecheck", "synccheck"):
+                r = subprocess.run(["compute-sanitizer", "--tool", tool,
+                                    "--error-exitcode", "3", a.ism_run, path,
+                                    "--check"] + args(3, 1000, d, 1),
+                                   capture_output=True, text=True)
+                log = os.path.join(a.out, f"sanitize{i}-{tool}.log")
+                with open(log, "w") as f:
+                    f.write(r.stdout + r.stderr)
+                summary = re.findall(r"ERROR SUMMARY: .*|RACECHECK SUMMARY: .*",
+                                     r.stdout + r.stderr)
+                ok = r.returncode == 0 and ": ok" in r.stdout
+                failed += not ok
+                print(f"{tool} {spec}: {'ok' if ok else 'FAILED rc=%d' % r.returncode}"
+                      f" {'; '.join(summary)}", flush=True)
     if "bench" in steps:
         times = {}
+        # A discarded first run: the GPU's clocks settle (the first second
+        # of a cold GPU runs faster than the rest).
+        path, d = next(iter(files.values()))
+        bh, s = (128, 4096) if d == 128 else (256, 2048)
+        subprocess.run([a.ism_run, path, "--bench", "--reps", str(4 * a.reps)]
+                       + args(bh, s, d, 0), capture_output=True)
         for rnd in range(a.rounds):
             for i, (spec, (path, d)) in enumerate(files.items()):
                 bh, s = (128, 4096) if d == 128 else (256, 2048)
@@ -96,12 +124,13 @@ def main():
                     ms = float(m.group(1))
                     tf = 4 * bh * s * s * d / (2 if causal else 1) / ms / 1e9
                     times.setdefault((spec, causal), []).append((ms, tf))
-        print(f"\n{'variant':<44} {'causal':>6} " +
-              " ".join(f"{'ms r%d' % r:>8} {'TF r%d' % r:>6}"
-                       for r in range(a.rounds)))
+        print(f"\n{'variant':<40} {'causal':>6} {'median ms':>9} "
+              f"{'TFLOP/s':>7}  TFLOP/s by round")
         for (spec, causal), runs in times.items():
-            print(f"{spec:<44} {causal:>6} " +
-                  " ".join(f"{ms:8.4f} {tf:6.0f}" for ms, tf in runs))
+            ms = statistics.median(m for m, _ in runs)
+            tf = statistics.median(t for _, t in runs)
+            print(f"{spec:<40} {causal:>6} {ms:9.4f} {tf:7.0f}  " +
+                  " ".join(f"{t:.0f}" for _, t in runs))
     return 1 if failed else 0
 
 

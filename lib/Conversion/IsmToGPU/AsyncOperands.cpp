@@ -855,7 +855,8 @@ turnSpan(scf::ForOp loop) {
 // warpgroups. Every warpgroup runs the same iterations (the loops' bounds
 // are scalars, uniform in the CTA), so the turns pair up: before the first
 // loop the last warpgroup opens warpgroup 0's first turn, and after the
-// last loop warpgroup 0 takes the turn the last one left open.
+// last iteration it opens none (a wait pairs with one arrival, and none is
+// left over at the end).
 LogicalResult mlir::ism::takeTurns(Operation *root, LoweringContext &context) {
   unsigned groups = context.turnGroups;
   if (!groups)
@@ -899,28 +900,46 @@ LogicalResult mlir::ism::takeTurns(Operation *root, LoweringContext &context) {
         arith::IndexCastOp::create(b, loc, b.getI32Type(), next));
     NVVM::BarrierArriveOp::create(b, loc, id, i32Const(b, loc, pair));
   };
-  for (auto [first, last] : spans) {
-    OpBuilder b(first);
-    Value g = group(b);
-    wait(b, g);
-    b.setInsertionPointAfter(last);
-    open(b, g);
-  }
+  // Iterations over all the loops: the last warpgroup's turn after the
+  // last one opens nothing (warpgroup 0 has no turn left to take).
   OpBuilder b(loops.front());
+  Ints x(indices(b, loc));
+  SmallVector<Value> bases;
+  Value total = x.c(0);
+  for (scf::ForOp loop : loops) {
+    Value span = x.sub(loop.getUpperBound(), loop.getLowerBound());
+    Value trips = x.select(
+        x.cmp(arith::CmpIPredicate::sgt, span, x.c(0)),
+        arith::CeilDivSIOp::create(b, loc, span, loop.getStep()).getResult(),
+        x.c(0));
+    bases.push_back(total);
+    total = x.add(total, trips);
+  }
   Value g = group(b);
-  Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, g,
-                                       indexConstant(b, loc, groups - 1));
+  Value isLast = x.cmp(arith::CmpIPredicate::eq, g, x.c(groups - 1));
+  // The last warpgroup opens warpgroup 0's first turn.
   scf::IfOp::create(b, loc, isLast, [&](OpBuilder &tb, Location tl) {
     open(tb, g);
     scf::YieldOp::create(tb, tl);
   });
-  b.setInsertionPointAfter(loops.back());
-  g = group(b);
-  Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, g,
-                                        indexConstant(b, loc, 0));
-  scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &tb, Location tl) {
-    wait(tb, g);
-    scf::YieldOp::create(tb, tl);
-  });
+  for (auto [loop, span, base] : llvm::zip_equal(loops, spans, bases)) {
+    auto [first, last] = span;
+    OpBuilder ib(first);
+    Value mine = group(ib);
+    wait(ib, mine);
+    ib.setInsertionPointAfter(last);
+    Ints y(indices(ib, loc));
+    Value c = y.add(base, arith::DivUIOp::create(ib, loc,
+                                                 y.sub(loop.getInductionVar(),
+                                                       loop.getLowerBound()),
+                                                 loop.getStep()));
+    Value more = y.cmp(arith::CmpIPredicate::ult, y.add(c, y.c(1)), total);
+    Value notLast = y.cmp(arith::CmpIPredicate::ne, mine, y.c(groups - 1));
+    scf::IfOp::create(ib, loc, arith::OrIOp::create(ib, loc, notLast, more),
+                      [&](OpBuilder &tb, Location tl) {
+                        open(tb, mine);
+                        scf::YieldOp::create(tb, tl);
+                      });
+  }
   return success();
 }

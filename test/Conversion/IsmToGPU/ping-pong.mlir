@@ -7,10 +7,12 @@
 // for neither before both are issued. Warpgroup g waits on named barrier
 // 2 + g before its first wgmma.fence and, after its last commit, opens the
 // turn of the other (barrier 2 + (g + 1) mod 2), 256 threads each. Before
-// the loop the last warpgroup opens warpgroup 0's first turn; after it
-// warpgroup 0 takes the turn left open.
+// the loop the last warpgroup opens warpgroup 0's first turn; in the last
+// iteration (of all the loops' iterations, counted from their bounds) it
+// opens none, so that every wait pairs with one arrival.
 // CHECK-LABEL: gpu.func @pipelined
-// CHECK: {ism.ring_split}
+// CHECK: nvvm.setmaxregister  increase
+// CHECK: arith.ceildivsi
 // CHECK: %[[G0:.*]] = arith.divui %{{.*}}, %c128
 // CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[G0]], %c1
 // CHECK: scf.if %[[LAST]] {
@@ -26,17 +28,19 @@
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NOT: llvm.inline_asm {{.*}}wgmma.wait_group
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: %[[MORE:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
+// CHECK: %[[NOTLAST:.*]] = arith.cmpi ne, %[[G]], %c1
+// CHECK: %[[OPEN:.*]] = arith.ori %[[NOTLAST]], %[[MORE]] : i1
+// CHECK: scf.if %[[OPEN]] {
 // CHECK: %[[NEXT:.*]] = arith.remui %{{.*}}, %c2
 // CHECK: %[[NI:.*]] = arith.index_cast %[[NEXT]] : index to i32
 // CHECK: %[[THEIRS:.*]] = arith.addi %c2_i32{{.*}}, %[[NI]]
-// CHECK-NEXT: nvvm.barrier.arrive id = %[[THEIRS]] number_of_threads = %c256_i32
+// CHECK: nvvm.barrier.arrive id = %[[THEIRS]] number_of_threads = %c256_i32
 // CHECK: wgmma.wait_group.sync.aligned 1
 // CHECK: wgmma.wait_group.sync.aligned 0
 // CHECK: scf.yield
-// CHECK: %[[G1:.*]] = arith.divui %{{.*}}, %c128
-// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[G1]], %c0
-// CHECK: scf.if %[[FIRST]] {
-// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
+// CHECK-NOT: nvvm.barrier id
+// CHECK: } {ism.ring_split}
 ism.kernel @pipelined(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 8 : i32} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -56,7 +60,15 @@ ism.kernel @pipelined(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref
     %v3 = ism.load %V[%bh, %n_prev, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
     %v = ism.reshape %v3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
     %acc2 = ism.dot %pp, %v, %acc : tensor<128x64xbf16> * tensor<64x64xbf16> -> tensor<128x64xf32>
-    %p = math.exp %s : tensor<128x64xf32>
+    %mx = ism.reduce %s axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %mx2 = ism.expand_dims %mx axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %mxb = ism.broadcast %mx2 : tensor<128x1xf32> -> tensor<128x64xf32>
+    %sh = arith.subf %s, %mxb : tensor<128x64xf32>
+    %p = math.exp %sh : tensor<128x64xf32>
     %p16 = arith.truncf %p : tensor<128x64xf32> to tensor<128x64xbf16>
     scf.yield %acc2, %p16 : tensor<128x64xf32>, tensor<128x64xbf16>
   }
@@ -69,9 +81,9 @@ ism.kernel @pipelined(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref
 
 // ping_pong = false: no turns.
 // CHECK-LABEL: gpu.func @opted_out
-// CHECK: {ism.ring_split}
+// CHECK: nvvm.setmaxregister  increase
 // CHECK-NOT: nvvm.barrier.arrive
-// CHECK: gpu.return
+// CHECK: } {ism.ring_split}
 ism.kernel @opted_out(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 8 : i32, ping_pong = false} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -91,7 +103,15 @@ ism.kernel @opted_out(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref
     %v3 = ism.load %V[%bh, %n_prev, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
     %v = ism.reshape %v3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
     %acc2 = ism.dot %pp, %v, %acc : tensor<128x64xbf16> * tensor<64x64xbf16> -> tensor<128x64xf32>
-    %p = math.exp %s : tensor<128x64xf32>
+    %mx = ism.reduce %s axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %mx2 = ism.expand_dims %mx axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %mxb = ism.broadcast %mx2 : tensor<128x1xf32> -> tensor<128x64xf32>
+    %sh = arith.subf %s, %mxb : tensor<128x64xf32>
+    %p = math.exp %sh : tensor<128x64xf32>
     %p16 = arith.truncf %p : tensor<128x64xf32> to tensor<128x64xbf16>
     scf.yield %acc2, %p16 : tensor<128x64xf32>, tensor<128x64xbf16>
   }
@@ -106,9 +126,9 @@ ism.kernel @opted_out(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref
 // second (P V uses the softmax of S): a turn held across that wait would
 // serialise the warpgroups, so they take none.
 // CHECK-LABEL: gpu.func @serial
-// CHECK: {ism.ring_split}
+// CHECK: nvvm.setmaxregister  increase
 // CHECK-NOT: nvvm.barrier.arrive
-// CHECK: gpu.return
+// CHECK: } {ism.ring_split}
 ism.kernel @serial(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 8 : i32, ping_pong = true} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -123,7 +143,15 @@ ism.kernel @serial(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x
     %k = ism.reshape %k3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
     %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
     %s = ism.dot %q, %kt, %zero : tensor<128x64xbf16> * tensor<64x64xbf16> -> tensor<128x64xf32>
-    %p = math.exp %s : tensor<128x64xf32>
+    %mx = ism.reduce %s axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %mx2 = ism.expand_dims %mx axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %mxb = ism.broadcast %mx2 : tensor<128x1xf32> -> tensor<128x64xf32>
+    %sh = arith.subf %s, %mxb : tensor<128x64xf32>
+    %p = math.exp %sh : tensor<128x64xf32>
     %p16 = arith.truncf %p : tensor<128x64xf32> to tensor<128x64xbf16>
     %v3 = ism.load %V[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
     %v = ism.reshape %v3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
