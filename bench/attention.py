@@ -12,6 +12,7 @@ median). TFLOP/s count 4 * batch * heads * seq^2 * head_dim, halved for
 causal.
 
     python3 bench/attention.py [--shapes 4x32x4096x128,...] [--reps 20]
+        [--rounds 3]
         [--out DIR]
     python3 bench/attention.py --decode [--decode-seqs 4096,...]
 
@@ -445,6 +446,10 @@ def main():
                    help="BATCHxHEADSxSEQxDIM, comma-separated")
     p.add_argument("--reps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=3,
+                   help="interleaved rounds: each times every "
+                        "implementation once (median of --reps); the table "
+                        "gives the median over rounds")
     p.add_argument("--check-seq", type=int, default=1000,
                    help="sequence length of the correctness checks")
     p.add_argument("--out", default=None)
@@ -558,18 +563,30 @@ def main():
             row = {"shape": f"{b}x{h}x{s}x{d}", "causal": int(causal)}
             best = kernels[d].tune(q, k, v, o, lse, scale, int(causal))
             row["ism config"] = str(best.best)
+            fns = {}
             for name, fn in impls(d, causal, scale).items():
                 try:
                     fn(q, k, v, o, lse)  # Triton's autotuning happens here
-                    ms = timer(lambda: fn(q, k, v, o, lse))
-                    row[name] = flops / ms / 1e9
+                    fns[name] = fn
                 except RuntimeError:
                     row[name] = None
+            # Interleaved rounds: the GPU's clocks drift over a run (power,
+            # temperature), by several percent at these loads; each round
+            # times every implementation once, in the same order.
+            rounds = {name: [] for name in fns}
+            for _ in range(a.rounds):
+                for name, fn in fns.items():
+                    ms = timer(lambda: fn(q, k, v, o, lse))
+                    rounds[name].append(flops / ms / 1e9)
+            for name, tf in rounds.items():
+                row[name] = statistics.median(tf)
+                row[name + " rounds"] = [round(t, 1) for t in tf]
             rows.append(row)
             print(row, flush=True)
 
     names = ["ism", "triton", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient"]
-    print(f"\n{dev}, bf16 forward TFLOP/s (median of {a.reps}, L2 flushed)")
+    print(f"\n{dev}, bf16 forward TFLOP/s (median over {a.rounds} "
+          f"interleaved rounds of the median of {a.reps}, L2 flushed)")
     print("| B x H x S x D | causal | " + " | ".join(names) +
           " | x Triton | x best SDPA | ism config |")
     print("|" + " --- |" * (len(names) + 5))

@@ -1,5 +1,6 @@
 """ism.autotune on the CPU (no GPU: candidates compile for chip=sm_90a and
-a stand-in timer ranks them): the choice, the on-disk cache (a second
+a stand-in timer ranks them): the choice (close candidates timed again in
+interleaved rounds), the on-disk cache (a second
 tuner -- a new process -- tunes nothing; another shape bucket tunes again),
 pruning (candidates that do not compile or do not fit the device), corrupt
 and stale cache entries, restoring in-place arguments, and argument
@@ -102,6 +103,40 @@ def test_tunes_once_then_reads_the_cache(cache):
     assert other.key != r.key
 
 
+class DriftingTimer:
+    """Each candidate's timings in turn (by BLOCK), as a GPU whose clocks
+    drift gives them."""
+
+    def __init__(self, ms):
+        self.ms, self.calls = {k: list(v) for k, v in ms.items()}, []
+
+    def __call__(self, program, args, config):
+        self.calls.append(config.kwargs["BLOCK"])
+        return self.ms[config.kwargs["BLOCK"]].pop(0)
+
+
+def test_close_candidates_are_timed_again_interleaved(cache):
+    # The first pass has BLOCK=1024 fastest by a fast moment (0.100) and
+    # 512 within 5% of it (0.104); 256 is far behind. Two interleaved
+    # rounds more of the two close ones: 1024 0.110, 0.111; 512 0.103,
+    # 0.104. Medians: 1024 0.110, 512 0.104 -> 512.
+    ms = {1024: [0.100, 0.110, 0.111], 512: [0.104, 0.103, 0.104],
+          256: [0.2]}
+    timer = DriftingTimer(ms)
+    r = tuner(cache, timer).tune(*arrays(5000))
+    assert r.best == ism.Config(BLOCK=512, warps=4)
+    assert timer.calls == [1024, 512, 256, 1024, 512, 1024, 512]
+    assert r.timings_ms == {ism.Config(BLOCK=1024, warps=4): 0.110,
+                            ism.Config(BLOCK=512, warps=4): 0.104,
+                            ism.Config(BLOCK=256, warps=2): 0.2}
+    # rounds=0 (or close=0): the first pass decides.
+    for kw in ({"rounds": 0}, {"close": 0.0}):
+        timer = DriftingTimer(ms)
+        r = tuner(False, timer, **kw).tune(*arrays(5000))
+        assert r.best == ism.Config(BLOCK=1024, warps=4)
+        assert timer.calls == [1024, 512, 256]
+
+
 def test_key_covers_dtypes_content_and_compiler(cache):
     t = tuner(cache, Timer())
     k32 = t.key(*arrays(100))
@@ -201,6 +236,10 @@ def test_bad_arguments():
             vector_add)
     with pytest.raises(ValueError, match="unknown keys"):
         ism.autotune(configs=CONFIGS, limits={"registers": 1})(vector_add)
+    with pytest.raises(ValueError, match="close must be >= 0"):
+        ism.autotune(configs=CONFIGS, close=-0.1)(vector_add)
+    with pytest.raises(ValueError, match="rounds >= 0"):
+        ism.autotune(configs=CONFIGS, rounds=-1)(vector_add)
     t = ism.autotune(configs=[ism.Config(BLOCK=1024, warps=4)],
                      chip="sm_90a")(lambda BLOCK, warps: 42)
     with pytest.raises(TypeError, match="must return an ism.Module or its "
@@ -219,7 +258,8 @@ def test_parallel_compiles_share_nothing(cache):
     timer = Timer({b: 1.0 / b for b in (128, 256, 512, 1024)})
     t = tuner(cache, timer, configs=configs, workers=4)
     r = t.tune(*arrays(50))
-    assert r.best.kwargs["BLOCK"] == 1024 and len(timer.calls) == 12
+    # 12 timings, then the three BLOCK=1024 candidates (tied) twice more.
+    assert r.best.kwargs["BLOCK"] == 1024 and len(timer.calls) == 12 + 2 * 3
     for c in configs:
         ptx = t.program(c).ptx
         assert ".entry vector_add" in ptx
