@@ -752,12 +752,14 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
     freeStage(after, z.cmp(arith::CmpIPredicate::sgt, trips, z.c(0)), count);
   }
 
-  // Two warpgroups or more take turns issuing an iteration's products,
-  // where the lowering lets them (takeTurns, after the conversion).
+  // With ping_pong, two warpgroups or more take turns issuing an
+  // iteration's products, where the lowering lets them (takeTurns, after
+  // the conversion). Off by default: measured slower than the pipelined
+  // loop without turns (docs/benchmarks.md).
   unsigned groups = consumerThreads % kProducerThreads
                         ? 0
                         : consumerThreads / kProducerThreads;
-  if (groups >= 2 && context.pingPong.value_or(true)) {
+  if (groups >= 2 && context.pingPong.value_or(false)) {
     context.turnGroups = groups;
     for (LoopRing &r : rings)
       r.loop->setAttr(kTurnsAttrName, UnitAttr::get(ctx));

@@ -1,8 +1,9 @@
 // RUN: ism-opt %s --split-input-file --ism-assign-layouts --ism-accelerate-dot=chip=sm_90a --ism-pipeline --ism-remove-layout-conversions --convert-ism-to-gpu | FileCheck %s
 
-// The two warpgroups of a kernel whose ring a producer warpgroup fills take
-// turns issuing their iteration's products (ping_pong, AsyncOperands.cpp:
-// takeTurns) when the lowered iteration issues them together: here the
+// With ping_pong = true, the two warpgroups of a kernel whose ring a
+// producer warpgroup fills take turns issuing their iteration's products
+// (AsyncOperands.cpp: takeTurns) when the lowered iteration issues them
+// together: here the
 // loop computes this block's S and then the previous block's P V, and waits
 // for neither before both are issued. Warpgroup g waits on named barrier
 // 2 + g before its first wgmma.fence and, after its last commit, opens the
@@ -41,7 +42,7 @@
 // CHECK: scf.yield
 // CHECK-NOT: nvvm.barrier id
 // CHECK: } {ism.ring_split}
-ism.kernel @pipelined(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 8 : i32} {
+ism.kernel @pipelined(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 8 : i32, ping_pong = true} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
@@ -79,12 +80,12 @@ ism.kernel @pipelined(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref
 
 // -----
 
-// ping_pong = false: no turns.
-// CHECK-LABEL: gpu.func @opted_out
+// Without ping_pong (the default): no turns.
+// CHECK-LABEL: gpu.func @by_default
 // CHECK: nvvm.setmaxregister  increase
 // CHECK-NOT: nvvm.barrier.arrive
 // CHECK: } {ism.ring_split}
-ism.kernel @opted_out(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 8 : i32, ping_pong = false} {
+ism.kernel @by_default(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 8 : i32} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index

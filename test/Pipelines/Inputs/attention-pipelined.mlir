@@ -2,8 +2,7 @@
 // the next block's S issued before the previous block's P V, each product
 // waited for where it is first used (wgmma.wait_group 1, then 0). ptxas
 // must not serialize the wgmma (C7513: an instruction writing a pending
-// wgmma's input registers, e.g. P packed between the two products). Its two
-// warpgroups take turns issuing each iteration's products (ping_pong).
+// wgmma's input registers, e.g. P packed between the two products).
 
 ism.kernel @attention(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?x?xbf16>,
                       %LSE: memref<?x?xf32>, %scale: f32, %causal: i32)

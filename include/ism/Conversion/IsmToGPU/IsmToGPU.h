@@ -285,7 +285,7 @@ public:
   std::optional<bool> ringProducer;
   /// Whether the warpgroups of a kernel whose rings a producer warpgroup
   /// fills take turns issuing each iteration's products (the kernel's
-  /// ping_pong; unset: when they can; AsyncOperands.cpp).
+  /// ping_pong; unset: no; AsyncOperands.cpp).
   std::optional<bool> pingPong;
   /// Warpgroups taking those turns (0: none): the ring loops marked
   /// ism.turns get their named barriers after the conversion (takeTurns).
