@@ -48,7 +48,7 @@ BLOCK_BOUNDS = """
 def module_text(head_dim: int, block_m: int = 64, block_n: int = 64,
                 num_warps: int = 4, prefetch: bool = False,
                 stages: int = 0, split: bool = True,
-                pipelined: bool = False) -> str:
+                pipelined: bool = False, ping_pong: bool = False) -> str:
     """examples/attention.mlir with the head dim and blocks as parameters.
     ``prefetch`` loads the next K and V tiles one iteration ahead (the loop
     carries them), so that their latency overlaps the current block's
@@ -63,9 +63,13 @@ def module_text(head_dim: int, block_m: int = 64, block_n: int = 64,
     iteration issues the next block's S = Q K^T before the previous block's
     O += P V, so that the softmax of S runs while P V is on the tensor
     cores (the lowering waits for each product where it is first used);
-    the last P V comes after the loops."""
+    the last P V comes after the loops. ``ping_pong`` (with ``pipelined``
+    and two warpgroups) has the warpgroups take turns issuing each
+    iteration's products (the kernel attribute, docs/gemm.md)."""
     d, bm, bn = head_dim, block_m, block_n
     stage_attr = f", num_stages = {stages} : i32" if stages else ""
+    if ping_pong:
+        stage_attr += ", ping_pong = true"
     mem = "memref<?x?x?xbf16>"
     kv = f"tensor<{bn}x{d}xbf16>"
     load = lambda t, n, name: f"""
@@ -476,26 +480,31 @@ def main():
     # blocks per warpgroup (64 rows on 4 warps, 128 on 8), K and V copied
     # ahead into a ring of num_stages stages (64 rows on 8 warps: mma.sync;
     # prefetch: the loop carries the next K and V in registers instead).
-    # pipelined: the next block's S issued before this block's P V, where
-    # the two warpgroups of a 128-row block take turns at the tensor cores
-    # (ping_pong).
+    # pipelined: the next block's S issued before this block's P V;
+    # ping_pong: with the two warpgroups of a 128-row block taking turns at
+    # the tensor cores.
     configs = [ism.Config(bm=bm, bn=bn, warps=w, prefetch=p, stages=st,
-                          pipelined=pl)
-               for bm, bn, w, p, st, pl in (
-                   (64, 64, 4, False, 1, False), (64, 64, 4, False, 2, False),
-                   (64, 64, 4, False, 3, False), (64, 128, 4, False, 2, False),
-                   (64, 64, 8, False, 3, False), (128, 64, 8, False, 2, False),
-                   (128, 64, 8, False, 3, False),
-                   (128, 128, 8, False, 2, False),
-                   (128, 64, 8, True, 1, False), (128, 64, 8, False, 2, True),
-                   (128, 128, 8, False, 2, True))]
+                          pipelined=pl, ping_pong=pp)
+               for bm, bn, w, p, st, pl, pp in (
+                   (64, 64, 4, False, 1, False, False),
+                   (64, 64, 4, False, 2, False, False),
+                   (64, 64, 4, False, 3, False, False),
+                   (64, 128, 4, False, 2, False, False),
+                   (64, 64, 8, False, 3, False, False),
+                   (128, 64, 8, False, 2, False, False),
+                   (128, 64, 8, False, 3, False, False),
+                   (128, 128, 8, False, 2, False, False),
+                   (128, 64, 8, True, 1, False, False),
+                   (128, 64, 8, False, 2, True, False),
+                   (128, 128, 8, False, 2, True, False),
+                   (128, 128, 8, False, 2, True, True))]
 
     def tuned(d):
         @ism.autotune(configs=configs, key=lambda q, k, v, o, lse, scale,
                       causal: (tuple(q.shape), causal))
-        def attention(bm, bn, warps, prefetch, stages, pipelined):
+        def attention(bm, bn, warps, prefetch, stages, pipelined, ping_pong):
             return module_text(d, bm, bn, warps, prefetch, stages,
-                               pipelined=pipelined)
+                               pipelined=pipelined, ping_pong=ping_pong)
         return attention
     kernels = {d: tuned(d) for d in sorted({s[3] for s in shapes})}
     backends = {"flash": SDPBackend.FLASH_ATTENTION,
