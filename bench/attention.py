@@ -48,7 +48,8 @@ BLOCK_BOUNDS = """
 def module_text(head_dim: int, block_m: int = 64, block_n: int = 64,
                 num_warps: int = 4, prefetch: bool = False,
                 stages: int = 0, split: bool = True,
-                pipelined: bool = False, ping_pong: bool = False) -> str:
+                pipelined: bool = False, ping_pong: bool = False,
+                wide_p: bool = False) -> str:
     """examples/attention.mlir with the head dim and blocks as parameters.
     ``prefetch`` loads the next K and V tiles one iteration ahead (the loop
     carries them), so that their latency overlaps the current block's
@@ -65,7 +66,11 @@ def module_text(head_dim: int, block_m: int = 64, block_n: int = 64,
     cores (the lowering waits for each product where it is first used);
     the last P V comes after the loops. ``ping_pong`` (with ``pipelined``
     and two warpgroups) has the warpgroups take turns issuing each
-    iteration's products (the kernel attribute, docs/gemm.md)."""
+    iteration's products (the kernel attribute, docs/gemm.md).
+    ``wide_p`` (with ``pipelined``) carries P to the next iteration in f32
+    and converts it to bf16 just before its P V, so that the softmax writes
+    no register the running P V reads (else ptxas waits for P V before the
+    softmax, docs/benchmarks.md)."""
     d, bm, bn = head_dim, block_m, block_n
     stage_attr = f", num_stages = {stages} : i32" if stages else ""
     if ping_pong:
@@ -160,7 +165,7 @@ def module_text(head_dim: int, block_m: int = 64, block_n: int = 64,
     if pipelined:
         if prefetch or not split:
             raise ValueError("pipelined needs split and no prefetch")
-        loops, fin = _pipelined_loops(d, bm, bn, mem, kv)
+        loops, fin = _pipelined_loops(d, bm, bn, mem, kv, wide_p)
     return f"""
 ism.kernel @attention(%Q: {mem}, %K: {mem}, %V: {mem}, %O: {mem},
                       %LSE: memref<?x?xf32>, %scale: f32, %causal: i32)
@@ -234,7 +239,7 @@ func.func @main(%Q: {mem}, %K: {mem}, %V: {mem}, %O: {mem},
 """
 
 
-def _pipelined_loops(d, bm, bn, mem, kv):
+def _pipelined_loops(d, bm, bn, mem, kv, wide_p=False):
     """module_text's loops, software-pipelined (see ``pipelined``): their
     text and the names of the final row maximum, row sum and
     accumulator."""
@@ -296,18 +301,27 @@ def _pipelined_loops(d, bm, bn, mem, kv):
     %{p}acc_pv = ism.dot {p16}, %{p}v, {acc}
         : tensor<{bm}x{bn}xbf16> * {kv} -> tensor<{bm}x{d}xf32>"""
 
-    types = (f"{row}, {row}, tensor<{bm}x{d}xf32>, "
-             f"tensor<{bm}x{bn}xbf16>")
+    p_type = f"tensor<{bm}x{bn}x{'f32' if wide_p else 'bf16'}>"
+    types = f"{row}, {row}, tensor<{bm}x{d}xf32>, {p_type}"
 
     def loop(name, lo, hi, inits, masked):
         text, mask, s = scores("", "%n", masked)
+        # wide_p: the loop carries P in f32, converted here, before its P V.
+        narrow = f"""
+    %p_prev16 = arith.truncf %p_prev : {p_type} to tensor<{bm}x{bn}xbf16>""" \
+            if wide_p else ""
+        p_in = "%p_prev16" if wide_p else "%p_prev"
+        carried = "" if wide_p else f"""
+    // P in bf16 only now, after P V is done with the previous one (the
+    // loop carries both in the same registers).
+    %p16 = arith.truncf %p : {S} to tensor<{bm}x{bn}xbf16>"""
         return f"""
   %{name}:4 = scf.for %n = {lo} to {hi} step %bn
       iter_args(%m = {inits[0]}, %l = {inits[1]}, %acc = {inits[2]},
                 %p_prev = {inits[3]}) -> ({types}) {{
     // This block's S first, then the previous block's P V: the softmax
-    // below runs while P V is on the tensor cores.{text}
-    %n_prev = arith.subi %n, %bn : index{pv("", "%n_prev", "%p_prev", "%acc")}{mask}
+    // below runs while P V is on the tensor cores.{narrow}{text}
+    %n_prev = arith.subi %n, %bn : index{pv("", "%n_prev", p_in, "%acc")}{mask}
 {softmax("", s, "%m")}
     %m_diff = arith.subf %m, %m_new : {row}
     %alpha = math.exp2 %m_diff : {row}
@@ -316,10 +330,8 @@ def _pipelined_loops(d, bm, bn, mem, kv):
     %alpha2 = ism.expand_dims %alpha axis = 1 : {row} -> tensor<{bm}x1xf32>
     %alphab = ism.broadcast %alpha2 : tensor<{bm}x1xf32> -> tensor<{bm}x{d}xf32>
     %acc_scaled = arith.mulf %acc_pv, %alphab : tensor<{bm}x{d}xf32>
-    // P in bf16 only now, after P V is done with the previous one (the
-    // loop carries both in the same registers).
-    %p16 = arith.truncf %p : {S} to tensor<{bm}x{bn}xbf16>
-    scf.yield %m_new, %l_new, %acc_scaled, %p16 : {types}
+{carried}
+    scf.yield %m_new, %l_new, %acc_scaled, {"%p" if wide_p else "%p16"} : {types}
   }}"""
 
     # No product outside the loops (they would write their operands to
@@ -331,7 +343,7 @@ def _pipelined_loops(d, bm, bn, mem, kv):
   %blocks = arith.ceildivui %n_rest, %bn : index
   %blocks1 = arith.addi %blocks, %c1 : index
   %n_stop = arith.muli %blocks1, %bn : index
-  %zero_p = arith.constant dense<0.0> : tensor<{bm}x{bn}xbf16>""" + \
+  %zero_p = arith.constant dense<0.0> : {p_type}""" + \
         loop("r0", "%c0", "%n_full",
              ["%ninf", "%zero_l", "%zero_acc", "%zero_p"], False) + \
         loop("r", "%n_full", "%n_stop",

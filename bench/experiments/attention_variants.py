@@ -12,7 +12,7 @@ such check; bench times every variant in interleaved rounds (ism-run
 
     python3 bench/experiments/attention_variants.py --ism-run BIN --out DIR \\
         [--steps check,sanitize,bench] [--rounds 2] \\
-        VARIANT...   (d,bm,bn,warps,stages,pipelined[,attr=value...])
+        VARIANT...   (d,bm,bn,warps,stages,pipelined[,attr=value...][,wide_p])
 
 e.g. 128,128,128,8,2,1 128,128,128,8,2,1,ping_pong=false 128,128,128,8,2,0
 """
@@ -32,8 +32,11 @@ def module(spec):
     """The module text of a variant spec, and its head dim."""
     fields = spec.split(",")
     d, bm, bn, w, st, pipe = map(int, fields[:6])
-    text = module_text(d, bm, bn, w, False, st, pipelined=bool(pipe))
-    attrs = "".join(f", {a.replace('=', ' = ')}" for a in fields[6:])
+    wide = "wide_p" in fields[6:]
+    text = module_text(d, bm, bn, w, False, st, pipelined=bool(pipe),
+                       wide_p=wide)
+    attrs = "".join(f", {a.replace('=', ' = ')}" for a in fields[6:]
+                    if a != "wide_p")
     text = text.replace(f"num_warps = {w} : i32", f"num_warps = {w} : i32{attrs}",
                         1)
     return text, d
