@@ -759,6 +759,10 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
   unsigned groups = consumerThreads % kProducerThreads
                         ? 0
                         : consumerThreads / kProducerThreads;
+  if (groups < 2 && context.pingPong.value_or(false))
+    emitWarning(func.getLoc(), "ping_pong = true has no effect with one "
+                               "warpgroup (num_warps = ")
+        << numWarps << "): it needs two or more to take turns";
   if (groups >= 2 && context.pingPong.value_or(false)) {
     context.turnGroups = groups;
     for (LoopRing &r : rings)
@@ -803,6 +807,11 @@ LogicalResult mlir::ism::prepareAsyncOperands(Operation *root,
   if (canSpecialize(root, rings, context, hoist)) {
     return specialize(cast<gpu::GPUFuncOp>(root), rings, hoist, context);
   }
+  if (context.pingPong.value_or(false))
+    emitWarning(root->getLoc(),
+                "ping_pong = true has no effect here: the warpgroups take "
+                "turns only where a producer warpgroup fills the ring of the "
+                "products' operands (ring_producer, two warpgroups or more)");
   for (LoopRing &r : rings)
     fillByAllThreads(r, context, loops.size() > 1);
   return success();
@@ -875,6 +884,12 @@ LogicalResult mlir::ism::takeTurns(Operation *root, LoweringContext &context) {
             turnSpan(loop);
         span && loop->getBlock() == loops.front()->getBlock())
       spans.push_back(*span);
+    else
+      emitWarning(loop.getLoc(),
+                  "ping_pong = true: the warpgroups take no turns in this "
+                  "kernel, as this loop waits for one of its products (or a "
+                  "barrier) before issuing the next; issue them together "
+                  "(the next block's S before this block's P V) for turns");
   }
   if (loops.empty() || spans.size() != loops.size())
     return success();
