@@ -355,7 +355,6 @@ struct MmaSyncLoopLowering : IsmConversionPattern<scf::ForOp> {
                      Value guard) {
       scf::IfOp::create(b, l, guard, [&](OpBuilder &tb, Location tl) {
         SmallVector<Value, 4> o = offsetsAt(tb, k);
-        Ints x(indices(tb, tl));
         Ints i(i32s(tb, tl));
         Value stageBase = i.mul(stage, stageBytes);
         auto copy = [&](const OperandTile &t, const GlobalMatrix &g, Value o0,
