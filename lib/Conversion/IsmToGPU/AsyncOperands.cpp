@@ -719,25 +719,31 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
                                  consumerThreads / 8 * 8);
   NVVM::SetMaxRegisterOp::create(cb, loc, consumerRegisters,
                                  NVVM::SetMaxRegisterAction::increase);
-  Value count = indexConstant(cb, loc, 0);
-  for (LoopRing &r : rings) {
-    scf::ForOp loop = r.loop;
-    OpBuilder ob(loop);
+  // The iterations of all the ring loops, counted before the first (their
+  // bounds are at the top): loop k's are bases[k] .. bases[k + 1] - 1.
+  SmallVector<Value> trips, bases;
+  {
+    OpBuilder ob(rings.front().loop);
     Ints x(indices(ob, loc));
-    Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
-          step = loop.getStep();
-    Value span = x.sub(ub, lb);
-    Value trips = x.select(
-        x.cmp(arith::CmpIPredicate::sgt, span, x.c(0)),
-        arith::CeilDivSIOp::create(ob, loc, span, step).getResult(), x.c(0));
-    Value base = count;
-    count = x.add(base, trips);
-
+    bases.push_back(x.c(0));
+    for (LoopRing &r : rings) {
+      scf::ForOp loop = r.loop;
+      Value span = x.sub(loop.getUpperBound(), loop.getLowerBound());
+      trips.push_back(x.select(
+          x.cmp(arith::CmpIPredicate::sgt, span, x.c(0)),
+          arith::CeilDivSIOp::create(ob, loc, span, loop.getStep()).getResult(),
+          x.c(0)));
+      bases.push_back(x.add(bases.back(), trips.back()));
+    }
+  }
+  for (auto [k, r] : llvm::enumerate(rings)) {
+    scf::ForOp loop = r.loop;
     OpBuilder ib(loop.getBody(), loop.getBody()->begin());
     Ints y(indices(ib, loc));
-    Value it = arith::DivUIOp::create(ib, loc,
-                                      y.sub(loop.getInductionVar(), lb), step);
-    Value c = y.add(base, it);
+    Value it = arith::DivUIOp::create(
+        ib, loc, y.sub(loop.getInductionVar(), loop.getLowerBound()),
+        loop.getStep());
+    Value c = y.add(bases[k], it);
     freeStage(ib, y.cmp(arith::CmpIPredicate::ne, it, y.c(0)), c);
     Value stage = stageOf(ib, c);
     waitParity(ib, loc, barrier(ib, stage, true), phaseOf(ib, c));
@@ -749,7 +755,8 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
     // After the loop: free the stage its last iteration read.
     OpBuilder after(loop->getBlock(), std::next(loop->getIterator()));
     Ints z(indices(after, loc));
-    freeStage(after, z.cmp(arith::CmpIPredicate::sgt, trips, z.c(0)), count);
+    freeStage(after, z.cmp(arith::CmpIPredicate::sgt, trips[k], z.c(0)),
+              bases[k + 1]);
   }
 
   // With ping_pong, two warpgroups or more take turns issuing an
@@ -764,7 +771,7 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
                                "warpgroup (num_warps = ")
         << numWarps << "): it needs two or more to take turns";
   if (groups >= 2 && context.pingPong.value_or(false)) {
-    context.turnGroups = groups;
+    context.turns = {groups, bases};
     for (LoopRing &r : rings)
       r.loop->setAttr(kTurnsAttrName, UnitAttr::get(ctx));
   }
@@ -869,7 +876,8 @@ turnSpan(scf::ForOp loop) {
 // last iteration it opens none (a wait pairs with one arrival, and none is
 // left over at the end).
 LogicalResult mlir::ism::takeTurns(Operation *root, LoweringContext &context) {
-  unsigned groups = context.turnGroups;
+  unsigned groups = context.turns.groups;
+  ArrayRef<Value> bases = context.turns.bases;
   if (!groups)
     return success();
   SmallVector<scf::ForOp> loops;
@@ -877,6 +885,10 @@ LogicalResult mlir::ism::takeTurns(Operation *root, LoweringContext &context) {
     if (loop->hasAttr(kTurnsAttrName))
       loops.push_back(loop);
   });
+  if (loops.size() + 1 != bases.size())
+    return root->emitError("internal error: ")
+           << loops.size() << " loops marked for warpgroup turns, "
+           << bases.size() - 1 << " counted";
   SmallVector<std::pair<Operation *, Operation *>> spans;
   for (scf::ForOp loop : loops) {
     loop->removeAttr(kTurnsAttrName);
@@ -917,21 +929,12 @@ LogicalResult mlir::ism::takeTurns(Operation *root, LoweringContext &context) {
         arith::IndexCastOp::create(b, loc, b.getI32Type(), next));
     NVVM::BarrierArriveOp::create(b, loc, id, i32Const(b, loc, pair));
   };
-  // Iterations over all the loops: the last warpgroup's turn after the
-  // last one opens nothing (warpgroup 0 has no turn left to take).
+  // Iterations over all the loops (counted by specialize): the last
+  // warpgroup's turn after the last one opens nothing (warpgroup 0 has no
+  // turn left to take).
+  Value total = bases.back();
   OpBuilder b(loops.front());
   Ints x(indices(b, loc));
-  SmallVector<Value> bases;
-  Value total = x.c(0);
-  for (scf::ForOp loop : loops) {
-    Value span = x.sub(loop.getUpperBound(), loop.getLowerBound());
-    Value trips = x.select(
-        x.cmp(arith::CmpIPredicate::sgt, span, x.c(0)),
-        arith::CeilDivSIOp::create(b, loc, span, loop.getStep()).getResult(),
-        x.c(0));
-    bases.push_back(total);
-    total = x.add(total, trips);
-  }
   Value g = group(b);
   Value isLast = x.cmp(arith::CmpIPredicate::eq, g, x.c(groups - 1));
   // The last warpgroup opens warpgroup 0's first turn.
@@ -939,7 +942,8 @@ LogicalResult mlir::ism::takeTurns(Operation *root, LoweringContext &context) {
     open(tb, g);
     scf::YieldOp::create(tb, tl);
   });
-  for (auto [loop, span, base] : llvm::zip_equal(loops, spans, bases)) {
+  for (auto [loop, span, base] :
+       llvm::zip_equal(loops, spans, bases.drop_back())) {
     auto [first, last] = span;
     OpBuilder ib(first);
     Value mine = group(ib);

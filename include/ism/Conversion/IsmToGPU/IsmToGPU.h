@@ -287,9 +287,14 @@ public:
   /// fills take turns issuing each iteration's products (the kernel's
   /// ping_pong; unset: no; AsyncOperands.cpp).
   std::optional<bool> pingPong;
-  /// Warpgroups taking those turns (0: none): the ring loops marked
+  /// The warpgroups' turns (groups 0: none): the ring loops marked
   /// ism.turns get their named barriers after the conversion (takeTurns).
-  unsigned turnGroups = 0;
+  /// bases: each marked loop's first iteration counted over all of them,
+  /// then their total (scalars before the first loop).
+  struct Turns {
+    unsigned groups = 0;
+    SmallVector<Value> bases;
+  } turns;
 
   /// The wgmma pipeline of the kernel's K loop, when it has one.
   std::optional<WgmmaPipeline> pipeline;
