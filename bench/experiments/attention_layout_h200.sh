@@ -92,46 +92,20 @@ for step in "${@:-gpu check bench}"; do
         echo "attention rc=$?"; grep -E "MISMATCH|unavailable" "$OUT/attention.log"
         tail -11 "$OUT/attention.log" ;;
       pipe)
-        # module_text(pipelined=True) against the split loops: --check of
-        # each pipelined module at 1000 and 4097 tokens, causal and not,
-        # then ism-run --bench (median of 50) at B*H x S = 128 x 4096
-        # (head dim 128) and 256 x 2048 (64), two rounds.
+        # module_text(pipelined=True) against the split loops (2 stages):
+        # attention_variants.py's check (1000 and 4097 tokens, causal and
+        # not) and bench (median of 50 at B*H x S = 128 x 4096 for head
+        # dim 128, 256 x 2048 for 64; two interleaved rounds). PIPE_CFGS:
+        # head dim, block M, block N, warps, pipelined.
         cfgs="${PIPE_CFGS:-128,128,128,8,0 128,128,128,8,1 128,128,64,8,0 128,128,64,8,1 64,64,64,4,0 64,64,64,4,1 64,128,128,8,0 64,128,128,8,1}"
+        variants=()
         for c in $cfgs; do
           IFS=, read -r d bm bn w p <<< "$c"
-          python3 -c "import sys; sys.path.insert(0, 'bench'); from attention import module_text; print(module_text($d, $bm, $bn, $w, False, 2, pipelined=bool($p)))" > /tmp/att-$c.mlir
+          variants+=("$d,$bm,$bn,$w,2,$p")
         done
-        for c in $cfgs; do
-          IFS=, read -r d bm bn w p <<< "$c"
-          [ "$p" = 1 ] || continue
-          for S in 1000 4097; do
-            for cz in 0 1; do
-              "$run" /tmp/att-$c.mlir --check --arg bf16:3x${S}x$d:randn \
-                --arg bf16:3x${S}x$d:randn --arg bf16:3x${S}x$d:randn \
-                --arg bf16:3x${S}x$d:poison --arg f32:3x$S:poison \
-                --arg f32:scalar=0.1 --arg i32:scalar=$cz > "$OUT/pcheck-$c-$S-$cz.log" 2>&1
-              echo "check $c S=$S causal=$cz rc=$? $(grep -c ': ok' "$OUT/pcheck-$c-$S-$cz.log") ok"
-            done
-          done
-        done
-        printf '%-18s %-6s %10s %8s\n' d,bm,bn,w,pipe causal ms TFLOP/s
-        for round in 1 2; do
-          for c in $cfgs; do
-            IFS=, read -r d bm bn w p <<< "$c"
-            bh=128; S=4096; [ "$d" = 64 ] && { bh=256; S=2048; }
-            for cz in 0 1; do
-              log="$OUT/pbench-$c-$cz-$round.log"
-              "$run" /tmp/att-$c.mlir --bench --reps 50 \
-                --arg bf16:${bh}x${S}x$d:randn --arg bf16:${bh}x${S}x$d:randn \
-                --arg bf16:${bh}x${S}x$d:randn --arg bf16:${bh}x${S}x$d:poison \
-                --arg f32:${bh}x$S:poison --arg f32:scalar=0.1 \
-                --arg i32:scalar=$cz > "$log" 2>&1
-              ms=$(grep -o 'median [0-9.]*' "$log" | head -1 | cut -d' ' -f2)
-              tf=$(python3 -c "print(f'{4*$bh*$S*$S*$d/(2 if $cz else 1)/($ms*1e-3)/1e12:.0f}')" 2>/dev/null)
-              printf '%-18s %-6s %10s %8s\n' $c $cz "$ms" "$tf"
-            done
-          done
-        done ;;
+        python3 $E/attention_variants.py --ism-run "$run" --out "$OUT/pipe" \
+          --steps check,bench --rounds 2 --reps 50 "${variants[@]}"
+        echo "pipe rc=$?" ;;
       *) echo "unknown step '$s' (gpu, check, bench, sm80, full or pipe)" >&2; exit 2 ;;
     esac
   done
