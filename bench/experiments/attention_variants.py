@@ -15,6 +15,10 @@ such check; bench times every variant in interleaved rounds (ism-run
         VARIANT...   (d,bm,bn,warps,stages,pipelined[,attr=value...][,wide_p])
 
 e.g. 128,128,128,8,2,1 128,128,128,8,2,1,ping_pong=false 128,128,128,8,2,0
+
+With --ism-run given several times as NAME=BIN (two builds of the
+compiler), every variant runs with each, interleaved in the same rounds,
+and is reported as NAME:VARIANT.
 """
 import argparse
 import os
@@ -50,7 +54,7 @@ def args(bh, s, d, causal):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--ism-run", required=True)
+    p.add_argument("--ism-run", required=True, action="append")
     p.add_argument("--out", required=True)
     p.add_argument("--steps", default="check,bench")
     p.add_argument("--rounds", type=int, default=2)
@@ -58,20 +62,25 @@ def main():
     p.add_argument("variants", nargs="+")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
+    runners = dict(r.split("=", 1) if "=" in r else ("", r)
+                   for r in a.ism_run)
+    if len(runners) != len(a.ism_run) or (len(runners) > 1 and "" in runners):
+        p.error("--ism-run: give each build as NAME=BIN, with distinct names")
     files = {}
     for i, spec in enumerate(a.variants):
         text, d = module(spec)
         path = os.path.join(a.out, f"variant{i}.mlir")
         with open(path, "w") as f:
             f.write(text)
-        files[spec] = (path, d)
+        for name, binary in runners.items():
+            files[f"{name}:{spec}" if name else spec] = (path, d, binary)
     failed = 0
     steps = a.steps.split(",")
     if "check" in steps:
-        for i, (spec, (path, d)) in enumerate(files.items()):
+        for i, (spec, (path, d, ism_run)) in enumerate(files.items()):
             for s in (1000, 4097):
                 for causal in (0, 1):
-                    r = subprocess.run([a.ism_run, path, "--check"] +
+                    r = subprocess.run([ism_run, path, "--check"] +
                                        args(3, s, d, causal),
                                        capture_output=True, text=True)
                     log = os.path.join(a.out, f"check{i}-{s}-{causal}.log")
@@ -85,10 +94,10 @@ def main():
     if "sanitize" in steps:
         # compute-sanitizer's memcheck, racecheck and synccheck on each
         # variant's --check at 1000 tokens (3 heads), causal.
-        for i, (spec, (path, d)) in enumerate(files.items()):
+        for i, (spec, (path, d, ism_run)) in enumerate(files.items()):
             for tool in ("memcheck", "racecheck", "synccheck"):
                 r = subprocess.run(["compute-sanitizer", "--tool", tool,
-                                    "--error-exitcode", "3", a.ism_run, path,
+                                    "--error-exitcode", "3", ism_run, path,
                                     "--check"] + args(3, 1000, d, 1),
                                    capture_output=True, text=True)
                 log = os.path.join(a.out, f"sanitize{i}-{tool}.log")
@@ -104,15 +113,15 @@ def main():
         times = {}
         # A discarded first run: the GPU's clocks settle (the first second
         # of a cold GPU runs faster than the rest).
-        path, d = next(iter(files.values()))
+        path, d, ism_run = next(iter(files.values()))
         bh, s = (128, 4096) if d == 128 else (256, 2048)
-        subprocess.run([a.ism_run, path, "--bench", "--reps", str(4 * a.reps)]
+        subprocess.run([ism_run, path, "--bench", "--reps", str(4 * a.reps)]
                        + args(bh, s, d, 0), capture_output=True)
         for rnd in range(a.rounds):
-            for i, (spec, (path, d)) in enumerate(files.items()):
+            for i, (spec, (path, d, ism_run)) in enumerate(files.items()):
                 bh, s = (128, 4096) if d == 128 else (256, 2048)
                 for causal in (0, 1):
-                    r = subprocess.run([a.ism_run, path, "--bench", "--reps",
+                    r = subprocess.run([ism_run, path, "--bench", "--reps",
                                         str(a.reps)] + args(bh, s, d, causal),
                                        capture_output=True, text=True)
                     log = os.path.join(a.out, f"bench{i}-{causal}-{rnd}.log")
@@ -127,12 +136,12 @@ def main():
                     ms = float(m.group(1))
                     tf = 4 * bh * s * s * d / (2 if causal else 1) / ms / 1e9
                     times.setdefault((spec, causal), []).append((ms, tf))
-        print(f"\n{'variant':<40} {'causal':>6} {'median ms':>9} "
+        print(f"\n{'variant':<48} {'causal':>6} {'median ms':>9} "
               f"{'TFLOP/s':>7}  TFLOP/s by round")
         for (spec, causal), runs in times.items():
             ms = statistics.median(m for m, _ in runs)
             tf = statistics.median(t for _, t in runs)
-            print(f"{spec:<40} {causal:>6} {ms:9.4f} {tf:7.0f}  " +
+            print(f"{spec:<48} {causal:>6} {ms:9.4f} {tf:7.0f}  " +
                   " ".join(f"{t:.0f}" for _, t in runs))
     return 1 if failed else 0
 
