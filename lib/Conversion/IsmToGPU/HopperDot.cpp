@@ -343,18 +343,6 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
       rewriter.setInsertionPoint(later->first);
     SmallVector<Value> done =
         waitForWgmma(rewriter, loc, registers, later ? later->second : 0);
-    // The row reductions computed under the product hold its wait after
-    // them (holdWait, when they are lowered).
-    if (later) {
-      Operation *wait = done.front()
-                            .getDefiningOp<LLVM::ExtractValueOp>()
-                            .getContainer()
-                            .getDefiningOp();
-      for (Operation *it = op->getNextNode(); it != later->first;
-           it = it->getNextNode())
-        if (isa<ReduceOp>(it))
-          context.heldWaits[it] = wait;
-    }
     if (region && context.needsTrailingBarrier(*region))
       context.barrier(rewriter, loc);
     rewriter.replaceOp(op,

@@ -1558,35 +1558,6 @@ SmallVector<Value> mlir::ism::waitForWgmma(OpBuilder &b, Location loc,
   return waited;
 }
 
-void mlir::ism::holdWait(OpBuilder &b, Location loc, Operation *wait,
-                         ArrayRef<Value> values) {
-  SmallVector<Value> held;
-  for (Value v : values)
-    if (v.getType().isF32())
-      held.push_back(v);
-  if (held.empty())
-    return;
-  // bar.warp.sync with a member mask that depends on the values: all lanes
-  // whatever they are (-1, or the active mask, which is every lane where a
-  // wgmma wait may be: the .aligned instructions need the warp converged),
-  // but not a constant to ptxas, which keeps the wait after it.
-  std::string text = "{\n.reg .pred q;\n.reg .b32 m;\n";
-  std::string constraints;
-  for (size_t i = 0; i < held.size(); ++i) {
-    std::string arg = "$" + std::to_string(i);
-    text += i ? "setp.ltu.or.f32 q, " + arg + ", 0f7F800000, q;\n"
-              : "setp.ltu.f32 q, " + arg + ", 0f7F800000;\n";
-    constraints += i ? ",f" : "f";
-  }
-  text += "activemask.b32 m;\nselp.b32 m, -1, m, q;\nbar.warp.sync m;\n}";
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPoint(wait);
-  LLVM::InlineAsmOp::create(b, loc, TypeRange{}, held, text, constraints,
-                            /*has_side_effects=*/true, /*is_align_stack=*/false,
-                            LLVM::tailcallkind::TailCallKind::None,
-                            LLVM::AsmDialectAttr(), ArrayAttr());
-}
-
 void mlir::ism::populateWgmmaPatterns(TileTypeConverter &converter,
                                       LoweringContext &context,
                                       RewritePatternSet &patterns) {

@@ -253,16 +253,6 @@ SmallVector<Value> wgmmaRegisters(OpBuilder &b, Location loc,
 SmallVector<Value> waitForWgmma(OpBuilder &b, Location loc,
                                 ArrayRef<Value> regs, int64_t pending);
 
-/// Holds `wait` (a waitForWgmma) after `values` (their f32 ones: per-thread
-/// totals of row reductions computed while the product runs). ptxas treats a
-/// wgmma wait as free and moves it up into the first latency gap after the
-/// product's issue (in attention's pipelined loop: after the first shuffle
-/// of the row maximum, so that the softmax no longer runs under P V). A
-/// bar.warp.sync whose member mask depends on the values (all lanes either
-/// way) keeps it after them.
-void holdWait(OpBuilder &b, Location loc, Operation *wait,
-              ArrayRef<Value> values);
-
 } // namespace mlir::ism
 
 #endif // ISM_LIB_CONVERSION_ISMTOGPU_OPERANDTILES_H

@@ -11,7 +11,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "OperandTiles.h"
 #include "Patterns.h"
 
 #include "ism/Dialect/Ism/IR/IsmOps.h"
@@ -129,14 +128,6 @@ struct ReduceOpLowering : IsmConversionPattern<ReduceOp> {
           other.push_back(shuffleXor(rewriter, loc, v, 1u << bit));
         values = combine(rewriter, loc, combiner, values, other);
       }
-    }
-    // Computed while a wgmma product runs: its wait comes after the
-    // totals (HopperDot.cpp).
-    if (Operation *wait = context.heldWaits.lookup(op)) {
-      SmallVector<Value> totals;
-      for (ArrayRef<Value> values : acc)
-        totals.append(values.begin(), values.end());
-      holdWait(rewriter, loc, wait, totals);
     }
 
     int64_t warps = dist.getDistinctWarps(axis);

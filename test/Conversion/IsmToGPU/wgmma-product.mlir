@@ -125,11 +125,9 @@ ism.kernel @two_groups(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<?x
 // software-pipelined, bench/attention.py module_text(pipelined=True)):
 // each product waits where its result is first used, S with wait_group 1
 // (P V, issued after it, still runs: groups complete in order) before the
-// row sums, P V with wait_group 0 before the rescale, held after the row
-// sums' totals (bar.warp.sync on a mask that depends on them, so that
-// ptxas keeps the wait after the softmax). P's fragments are packed at the
-// top of the body (where the loop carries P), not between the two
-// products.
+// row sums, P V with wait_group 0 before the rescale. P's fragments are
+// packed at the top of the body (where the loop carries P), not between
+// the two products.
 // CHECK-LABEL: gpu.func @next_s_first
 // CHECK: scf.for
 // CHECK-COUNT-16: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
@@ -142,12 +140,8 @@ ism.kernel @two_groups(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<?x
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NOT: wgmma.wait_group
 // CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 1;"
-// CHECK: gpu.shuffle  xor {{.*}}, %c2_i32
-// CHECK-NEXT: %[[T0:.*]] = arith.addf
-// CHECK: gpu.shuffle  xor {{.*}}, %c2_i32
-// CHECK-NEXT: %[[T1:.*]] = arith.addf
-// CHECK: llvm.inline_asm has_side_effects "{\0A.reg .pred q;\0A.reg .b32 m;\0Asetp.ltu.f32 q, $0, 0f7F800000;\0Asetp.ltu.or.f32 q, $1, 0f7F800000, q;\0Aactivemask.b32 m;\0Aselp.b32 m, -1, m, q;\0Abar.warp.sync m;\0A}", "f,f" %[[T0]], %[[T1]]
-// CHECK-NEXT: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
+// CHECK: gpu.shuffle  xor
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;"
 // CHECK: arith.mulf
 // CHECK: scf.yield
 ism.kernel @next_s_first(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 4 : i32} {

@@ -251,12 +251,6 @@ public:
   /// write it once.
   llvm::DenseMap<Value, Value> ownOperands;
 
-  /// Row reductions computed while a wgmma product runs, between its issue
-  /// and its deferred wait (HopperDot.cpp), mapped to that wait (the inline
-  /// asm): their lowering holds the wait after their totals (holdWait), so
-  /// that ptxas cannot move it up into the reductions' work.
-  llvm::DenseMap<Operation *, Operation *> heldWaits;
-
   /// Lays the scratch regions out one after the other (from the
   /// partition's base) once every op of `root` is lowered: fixes the
   /// offsets of the views getScratch made.
