@@ -290,10 +290,11 @@ struct TileCopy {
 
 /// Clones the offset code of `r`'s body for the iteration with induction
 /// value `k` and returns where each of its tiles goes in stage `stage`
-/// (index).
+/// (index). `outer` maps values from outside the loop to the ones to use.
 SmallVector<TileCopy> iterationTiles(OpBuilder &b, Location loc, LoopRing &r,
-                                     Value k, Value stage) {
-  IRMapping map;
+                                     Value k, Value stage,
+                                     const IRMapping &outer = IRMapping()) {
+  IRMapping map = outer;
   map.map(r.loop.getInductionVar(), k);
   for (Operation *op : r.inner)
     b.clone(*op, map);
@@ -496,16 +497,43 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
   Block *entry = &func.getBody().front();
   Location loc = func.getLoc();
   MLIRContext *ctx = func.getContext();
-  // The scalar code both sides need goes first.
+  // TMA: a hidden parameter per ring tile, the address of its memref's
+  // descriptor (box: one row of each leading dimension, the tile's rows,
+  // 64 columns of 128 bytes, swizzled as the stage lays them out) or 0
+  // when the runtime could not make one. Without all of them the
+  // warpgroup copies element by element.
+  bool tma = true;
+  for (LoopRing &r : rings)
+    for (Candidate &c : r.usable) {
+      auto arg = dyn_cast<BlockArgument>(c.load.getBase());
+      auto memref = cast<MemRefType>(c.load.getBase().getType());
+      tma &= arg && arg.getOwner() == entry && memref.getRank() <= 5 &&
+             memref.getLayout().isIdentity() && c.cols % kTmaBoxCols == 0 &&
+             c.rows <= 256;
+    }
+  // Persistent grid: both roles walk the programs, the producer with its
+  // own copy of the scalar code of each program's bounds and offsets.
+  bool persistent = context.persistentGrid.value_or(false);
+  if (persistent && !tma) {
+    emitWarning(func.getLoc(),
+                "persistent = true has no effect here: the ring's tiles "
+                "cannot be described for TMA (row-major memrefs of rank 5 at "
+                "most, a multiple of 64 columns), which a persistent grid "
+                "needs");
+    persistent = false;
+  }
+  // The scalar code both sides need goes first (once per program, on a
+  // persistent grid, where the producer has its own copy).
   Operation *anchor = nullptr;
   for (Operation &op : *entry)
-    if (!hoist.contains(&op)) {
+    if (persistent || !hoist.contains(&op)) {
       anchor = &op;
       break;
     }
-  for (Operation *op : llvm::to_vector(llvm::make_pointer_range(*entry)))
-    if (hoist.contains(op))
-      op->moveBefore(anchor);
+  if (!persistent)
+    for (Operation *op : llvm::to_vector(llvm::make_pointer_range(*entry)))
+      if (hoist.contains(op))
+        op->moveBefore(anchor);
 
   OpBuilder b(anchor);
   int64_t stages = rings.front().stages, stageBytes = rings.front().stageBytes;
@@ -529,21 +557,7 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
   int64_t consumerThreads = context.getNumThreads();
   unsigned numWarps = context.getNumWarps();
 
-  // TMA: a hidden parameter per ring tile, the address of its memref's
-  // descriptor (box: one row of each leading dimension, the tile's rows,
-  // 64 columns of 128 bytes, swizzled as the stage lays them out) or 0
-  // when the runtime could not make one. Without all of them the
-  // warpgroup copies element by element.
   llvm::MapVector<Operation *, Value> descriptors; // by product, in order
-  bool tma = true;
-  for (LoopRing &r : rings)
-    for (Candidate &c : r.usable) {
-      auto arg = dyn_cast<BlockArgument>(c.load.getBase());
-      auto memref = cast<MemRefType>(c.load.getBase().getType());
-      tma &= arg && arg.getOwner() == entry && memref.getRank() <= 5 &&
-             memref.getLayout().isIdentity() && c.cols % kTmaBoxCols == 0 &&
-             c.rows <= 256;
-    }
   Value useTMA;
   if (tma) {
     SmallVector<Attribute> operands;
@@ -569,6 +583,26 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
     }
   } else {
     useTMA = arith::ConstantIntOp::create(b, loc, 0, 1);
+  }
+  // The logical grid (three i32 parameters after the descriptors; ism-run
+  // launches one CTA per SM, at most one per program), and this CTA's
+  // programs: blockIdx.x, blockIdx.x + gridDim.x, ...
+  SmallVector<Value> logical;
+  Value programs, firstProgram, programStride;
+  if (persistent) {
+    for (int d = 0; d < 3; ++d) {
+      unsigned n = func.getNumArguments();
+      if (failed(func.insertArgument(n, b.getI32Type(), DictionaryAttr(), loc)))
+        return func.emitOpError("cannot add the kernel's hidden parameters");
+      logical.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                   func.getArgument(n)));
+    }
+    func->setAttr("ism.persistent", b.getUnitAttr());
+    programs = arith::MulIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, logical[0], logical[1]),
+        logical[2]);
+    firstProgram = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    programStride = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
   }
   // TMA: one thread's arrival (and the bytes); else the warpgroup's.
   Value fullCount = arith::SelectOp::create(b, loc, useTMA, i32Const(b, loc, 1),
@@ -609,19 +643,28 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
                                  NVVM::SetMaxRegisterAction::decrease);
   Value ptid = arith::SubIOp::create(pb, loc, tid,
                                      indexConstant(pb, loc, consumerThreads));
-  auto fill = [&](OpBuilder &pb, bool withTMA) {
-    Value count = indexConstant(pb, loc, 0);
+  // The scalar code of the bounds and offsets, in order (cloned for each
+  // program on a persistent grid).
+  SmallVector<Operation *> scalars(hoist.begin(), hoist.end());
+  llvm::sort(scalars,
+             [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  // One program's loops, counting on from `count`; `map` gives the values
+  // of its bounds and offsets.
+  auto programLoops = [&](OpBuilder &pb, Value count, const IRMapping &map,
+                          bool withTMA) {
     for (LoopRing &r : rings) {
       auto loop = scf::ForOp::create(
-          pb, loc, r.loop.getLowerBound(), r.loop.getUpperBound(),
-          r.loop.getStep(), ValueRange{count},
+          pb, loc, map.lookupOrDefault(r.loop.getLowerBound()),
+          map.lookupOrDefault(r.loop.getUpperBound()),
+          map.lookupOrDefault(r.loop.getStep()), ValueRange{count},
           [&](OpBuilder &lb, Location ll, Value k, ValueRange args) {
             Value c = args[0];
             Value stage = stageOf(lb, c);
             Value free = arith::XOrIOp::create(lb, ll, phaseOf(lb, c),
                                                i32Const(lb, ll, 1));
             waitParity(lb, ll, barrier(lb, stage, false), free);
-            SmallVector<TileCopy> tiles = iterationTiles(lb, ll, r, k, stage);
+            SmallVector<TileCopy> tiles =
+                iterationTiles(lb, ll, r, k, stage, map);
             Value full = barrier(lb, stage, true);
             if (withTMA) {
               // The whole stage lands on `full`; each tile is a box per 64
@@ -681,6 +724,35 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
           });
       count = loop.getResult(0);
     }
+    return count;
+  };
+  auto fill = [&](OpBuilder &pb, bool withTMA) {
+    if (!persistent) {
+      programLoops(pb, indexConstant(pb, loc, 0), IRMapping(), withTMA);
+      return;
+    }
+    scf::ForOp::create(
+        pb, loc, firstProgram, programs, programStride,
+        ValueRange{indexConstant(pb, loc, 0)},
+        [&](OpBuilder &lb, Location ll, Value t, ValueRange args) {
+          SmallVector<Value, 3> coords = programCoords(lb, ll, t, logical);
+          IRMapping map;
+          for (Operation *op : scalars) {
+            auto id = dyn_cast<ProgramIdOp>(op);
+            auto n = dyn_cast<NumProgramsOp>(op);
+            if (!id && !n) {
+              lb.clone(*op, map);
+              continue;
+            }
+            Value v = id ? coords[unsigned(id.getAxis())]
+                         : logical[unsigned(n.getAxis())];
+            if (!op->getResult(0).getType().isIndex())
+              v = arith::IndexCastOp::create(lb, ll, op->getResult(0).getType(),
+                                             v);
+            map.map(op->getResult(0), v);
+          }
+          scf::YieldOp::create(lb, ll, programLoops(lb, args[0], map, withTMA));
+        });
   };
   // TMA: the warpgroup's first thread issues every copy.
   auto mode = scf::IfOp::create(pb, loc, useTMA, /*withElse=*/true);
@@ -695,6 +767,29 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
   {
     OpBuilder eb(mode.elseBlock()->getTerminator());
     fill(eb, false);
+  }
+
+  // On a persistent grid the kernel's warps run the program once for each
+  // of the CTA's programs, counting the rings' uses on over them.
+  scf::ForOp consumerPrograms;
+  if (persistent) {
+    OpBuilder wb(consumer, consumer->begin());
+    consumerPrograms = scf::ForOp::create(
+        wb, loc, firstProgram, programs, programStride,
+        ValueRange{indexConstant(wb, loc, 0)},
+        [](OpBuilder &yb, Location yl, Value, ValueRange iter) {
+          scf::YieldOp::create(yb, yl, iter);
+        });
+    Block *body = consumerPrograms.getBody();
+    for (Operation *op : llvm::to_vector(llvm::make_pointer_range(
+             llvm::make_range(std::next(consumerPrograms->getIterator()),
+                              consumer->getTerminator()->getIterator()))))
+      op->moveBefore(body->getTerminator());
+    OpBuilder qb(body, body->begin());
+    replaceGridQueries(
+        body,
+        programCoords(qb, loc, consumerPrograms.getInductionVar(), logical),
+        logical);
   }
 
   // The kernel's warps: at the top of each iteration they free the stage
@@ -725,7 +820,7 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
   {
     OpBuilder ob(rings.front().loop);
     Ints x(indices(ob, loc));
-    bases.push_back(x.c(0));
+    bases.push_back(persistent ? consumerPrograms.getRegionIterArg(0) : x.c(0));
     for (LoopRing &r : rings) {
       scf::ForOp loop = r.loop;
       Value span = x.sub(loop.getUpperBound(), loop.getLowerBound());
@@ -735,6 +830,8 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
           x.c(0)));
       bases.push_back(x.add(bases.back(), trips.back()));
     }
+    if (persistent)
+      consumerPrograms.getBody()->getTerminator()->setOperand(0, bases.back());
   }
   for (auto [k, r] : llvm::enumerate(rings)) {
     scf::ForOp loop = r.loop;
@@ -814,6 +911,12 @@ LogicalResult mlir::ism::prepareAsyncOperands(Operation *root,
   if (canSpecialize(root, rings, context, hoist)) {
     return specialize(cast<gpu::GPUFuncOp>(root), rings, hoist, context);
   }
+  if (context.persistentGrid.value_or(false))
+    emitWarning(root->getLoc(),
+                "persistent = true has no effect here: a persistent grid is "
+                "for kernels whose products' operands a producer warpgroup "
+                "copies ahead (ring_producer, two warpgroups or more; a "
+                "K-loop GEMM on wgmma is persistent already)");
   if (context.pingPong.value_or(false))
     emitWarning(root->getLoc(),
                 "ping_pong = true has no effect here: the warpgroups take "

@@ -254,6 +254,8 @@ struct ConvertIsmToGPUPass
       context.ringProducer = producer.getValue();
     if (auto turns = kernel->getAttrOfType<BoolAttr>("ping_pong"))
       context.pingPong = turns.getValue();
+    if (auto grid = kernel->getAttrOfType<BoolAttr>("persistent"))
+      context.persistentGrid = grid.getValue();
     if (failed(prepareWarpSpecializedKernel(func, persistent, context)))
       return failure();
     int64_t ringEnd = 0;

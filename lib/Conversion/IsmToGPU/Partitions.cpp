@@ -71,16 +71,6 @@ Value getWorkSlots(OpBuilder &b, Location loc, int64_t offset) {
                                 indexConstant(b, loc, offset), ValueRange{});
 }
 
-/// The coordinates (x, y, z) of program `t` of `grid`, x fastest.
-SmallVector<Value, 3> programCoords(OpBuilder &b, Location loc, Value t,
-                                    ArrayRef<Value> grid) {
-  Value perZ = arith::MulIOp::create(b, loc, grid[0], grid[1]);
-  return {arith::RemUIOp::create(b, loc, t, grid[0]),
-          arith::RemUIOp::create(
-              b, loc, arith::DivUIOp::create(b, loc, t, grid[0]), grid[1]),
-          arith::DivUIOp::create(b, loc, t, perZ)};
-}
-
 /// Clones `loads` (with their slices) at `b`'s insertion point for program
 /// `t` (null: loads that do not depend on the program) and returns the
 /// loaded tiles.

@@ -130,6 +130,11 @@ SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape);
 SmallVector<Value> combine(OpBuilder &b, Location loc, Region &combiner,
                            ValueRange lhs, ValueRange rhs);
 
+/// The coordinates (x, y, z) of program `t` (index) of `grid` (index
+/// values), x fastest.
+SmallVector<Value, 3> programCoords(OpBuilder &b, Location loc, Value t,
+                                    ArrayRef<Value> grid);
+
 /// Replaces every ism.program_id and ism.num_programs inside `block` with
 /// `pid` and `sizes` (index values, one per axis), cast to their types.
 void replaceGridQueries(Block *block, ArrayRef<Value> pid,

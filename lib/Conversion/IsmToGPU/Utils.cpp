@@ -276,6 +276,15 @@ void mlir::ism::emitTraceRecord(OpBuilder &b, Location loc, Value buffer,
   });
 }
 
+SmallVector<Value, 3> mlir::ism::programCoords(OpBuilder &b, Location loc,
+                                               Value t, ArrayRef<Value> grid) {
+  Value perZ = arith::MulIOp::create(b, loc, grid[0], grid[1]);
+  return {arith::RemUIOp::create(b, loc, t, grid[0]),
+          arith::RemUIOp::create(
+              b, loc, arith::DivUIOp::create(b, loc, t, grid[0]), grid[1]),
+          arith::DivUIOp::create(b, loc, t, perZ)};
+}
+
 void mlir::ism::replaceGridQueries(Block *block, ArrayRef<Value> pid,
                                    ArrayRef<Value> sizes) {
   SmallVector<Operation *> queries;

@@ -127,3 +127,44 @@ ism.kernel @one_group(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref
   ism.store %r, %O[%c0, %c0] : tensor<128x64xf32> -> memref<?x?xf32>
   ism.return
 }
+
+// -----
+
+// persistent = true on a kernel without a producer warpgroup: a warning,
+// and the kernel runs one CTA per program as written.
+// CHECK-LABEL: gpu.func @no_producer_persistent
+// CHECK-NOT: ism.persistent
+// CHECK: nvvm.cp.async
+// expected-warning @+1 {{persistent = true has no effect here: a persistent grid is for kernels whose products' operands a producer warpgroup copies ahead (ring_producer, two warpgroups or more; a K-loop GEMM on wgmma is persistent already)}}
+ism.kernel @no_producer_persistent(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 8 : i32, ring_producer = false, persistent = true} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %bh = ism.program_id y : index
+  %S = memref.dim %K, %c1 : memref<?x?x?xbf16>
+  %q3 = ism.load %Q[%bh, %c0, %c0] : memref<?x?x?xbf16> -> tensor<1x128x64xbf16>
+  %q = ism.reshape %q3 : tensor<1x128x64xbf16> -> tensor<128x64xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32>
+  %r = scf.for %n = %c0 to %S step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32>) {
+    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %k = ism.reshape %k3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = ism.dot %q, %kt, %zero : tensor<128x64xbf16> * tensor<64x64xbf16> -> tensor<128x64xf32>
+    %mx = ism.reduce %s axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %mx2 = ism.expand_dims %mx axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %mxb = ism.broadcast %mx2 : tensor<128x1xf32> -> tensor<128x64xf32>
+    %sh = arith.subf %s, %mxb : tensor<128x64xf32>
+    %p = math.exp %sh : tensor<128x64xf32>
+    %p16 = arith.truncf %p : tensor<128x64xf32> to tensor<128x64xbf16>
+    %v3 = ism.load %V[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %v = ism.reshape %v3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %acc2 = ism.dot %p16, %v, %acc : tensor<128x64xbf16> * tensor<64x64xbf16> -> tensor<128x64xf32>
+    scf.yield %acc2 : tensor<128x64xf32>
+  }
+  ism.store %r, %O[%c0, %c0] : tensor<128x64xf32> -> memref<?x?xf32>
+  ism.return
+}

@@ -130,6 +130,87 @@ ism.kernel @two_groups(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memre
 
 // -----
 
+// persistent = true: one CTA per SM walks the logical grid (three i32
+// parameters after the descriptors; the launch passes the grid and asks
+// for one CTA per program, which ism-run caps at the SMs). Both roles loop
+// over the programs from blockIdx.x with a stride of gridDim.x, counting
+// the rings' uses on over them; the producer computes each program's loop
+// bounds itself, and the kernel's warps take their program ids from the
+// walk.
+// CHECK-LABEL: func.func @main
+// CHECK: %[[GX:.*]] = arith.index_cast %c1{{.*}} : index to i32
+// CHECK: %[[GY:.*]] = arith.index_cast %dim : index to i32
+// CHECK: %[[GZ:.*]] = arith.index_cast %c1{{.*}} : index to i32
+// CHECK: %[[XY:.*]] = arith.muli %c1, %dim : index
+// CHECK: %[[N:.*]] = arith.muli %[[XY]], %c1{{.*}} : index
+// CHECK: gpu.launch_func  @ism_kernels::@persistent_grid blocks in (%[[N]], %c1{{.*}}, %c1{{.*}}) {{.*}} %c0_i64 : i64, %c0_i64 : i64, %[[GX]] : i32, %[[GY]] : i32, %[[GZ]] : i32)
+// CHECK-LABEL: gpu.func @persistent_grid
+// CHECK-SAME: %arg4: i64, %arg5: i64, %arg6: i32, %arg7: i32, %arg8: i32
+// CHECK-SAME: ism.persistent
+// CHECK: %[[X:.*]] = arith.index_cast %arg6 : i32 to index
+// CHECK: %[[Y:.*]] = arith.index_cast %arg7 : i32 to index
+// CHECK: %[[Z:.*]] = arith.index_cast %arg8 : i32 to index
+// CHECK: %[[XY:.*]] = arith.muli %[[X]], %[[Y]] : index
+// CHECK: %[[ALL:.*]] = arith.muli %[[XY]], %[[Z]] : index
+// CHECK: %[[FIRST:.*]] = gpu.block_id  x
+// CHECK: %[[STRIDE:.*]] = gpu.grid_dim  x
+// CHECK: nvvm.setmaxregister  decrease 40
+// CHECK: scf.for %[[T:.*]] = %[[FIRST]] to %[[ALL]] step %[[STRIDE]] iter_args(%[[C:.*]] = %c0{{.*}}) -> (index) {
+// CHECK: memref.dim %arg1, %c1
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[C]]) -> (index) {
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.setmaxregister  increase 232
+// CHECK: scf.for %[[U:.*]] = %[[FIRST]] to %[[ALL]] step %[[STRIDE]] iter_args(%[[B:.*]] = %c0{{.*}}) -> (index) {
+// CHECK: %[[UY:.*]] = arith.divui %[[U]], %[[X]] : index
+// CHECK: %[[PY:.*]] = arith.remui %[[UY]], %[[Y]] : index
+// CHECK: memref.dim %arg1, %c1
+// CHECK: arith.addi %[[B]], %{{.*}} : index
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: scf.yield %{{.*}} : index
+// CHECK: } {ism.ring_split}
+ism.kernel @persistent_grid(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 8 : i32, persistent = true} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %bh = ism.program_id y : index
+  %S = memref.dim %K, %c1 : memref<?x?x?xbf16>
+  %q3 = ism.load %Q[%bh, %c0, %c0] : memref<?x?x?xbf16> -> tensor<1x128x64xbf16>
+  %q = ism.reshape %q3 : tensor<1x128x64xbf16> -> tensor<128x64xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32>
+  %r = scf.for %n = %c0 to %S step %c64 iter_args(%acc = %zero) -> (tensor<128x64xf32>) {
+    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %k = ism.reshape %k3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = ism.dot %q, %kt, %zero : tensor<128x64xbf16> * tensor<64x64xbf16> -> tensor<128x64xf32>
+    %p = math.exp %s : tensor<128x64xf32>
+    %mx = ism.reduce %p axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %mx2 = ism.expand_dims %mx axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %mxb = ism.broadcast %mx2 : tensor<128x1xf32> -> tensor<128x64xf32>
+    %pn = arith.divf %p, %mxb : tensor<128x64xf32>
+    %p16 = arith.truncf %pn : tensor<128x64xf32> to tensor<128x64xbf16>
+    %v3 = ism.load %V[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %v = ism.reshape %v3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %acc2 = ism.dot %p16, %v, %acc : tensor<128x64xbf16> * tensor<64x64xbf16> -> tensor<128x64xf32>
+    scf.yield %acc2 : tensor<128x64xf32>
+  }
+  ism.store %r, %O[%c0, %c0] : tensor<128x64xf32> -> memref<?x?xf32>
+  ism.return
+}
+func.func @main(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?xf32>) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %BH = memref.dim %Q, %c0 : memref<?x?x?xbf16>
+  ism.launch @persistent_grid grid(%c1, %BH) (%Q, %K, %V, %O) : (memref<?x?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xbf16>, memref<?x?xf32>)
+  return
+}
+
+
+// -----
+
 // ring_producer = false: every thread copies with cp.async, a CTA barrier
 // each iteration.
 // CHECK-LABEL: gpu.func @opted_out

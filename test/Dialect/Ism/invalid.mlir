@@ -46,6 +46,13 @@ ism.kernel @bad_ping_pong() attributes {num_warps = 8 : i32, ping_pong = "yes"} 
 
 // -----
 
+// expected-error @+1 {{persistent must be true or false, got 1 : i32}}
+ism.kernel @bad_persistent() attributes {num_warps = 8 : i32, persistent = 1 : i32} {
+  ism.return
+}
+
+// -----
+
 // expected-error @+1 {{min_ctas_per_sm must be from 1 to 32 (an SM holds at most 32 CTAs), got 0}}
 ism.kernel @no_ctas() attributes {num_warps = 4 : i32, min_ctas_per_sm = 0 : i32} {
   ism.return

@@ -287,6 +287,12 @@ public:
   /// fills take turns issuing each iteration's products (the kernel's
   /// ping_pong; unset: no; AsyncOperands.cpp).
   std::optional<bool> pingPong;
+  /// Whether a kernel whose rings a producer warpgroup fills runs on a
+  /// persistent grid (the kernel's persistent; unset: no): one CTA per SM,
+  /// both roles walking the programs, so that the producer loads the next
+  /// program's tiles while the kernel's warps finish this one
+  /// (AsyncOperands.cpp).
+  std::optional<bool> persistentGrid;
   /// The warpgroups' turns (groups 0: none): the ring loops marked
   /// ism.turns get their named barriers after the conversion (takeTurns).
   /// bases: each marked loop's first iteration counted over all of them,

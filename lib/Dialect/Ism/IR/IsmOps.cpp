@@ -195,7 +195,7 @@ LogicalResult KernelOp::verify() {
       (!partitioned && !llvm::isPowerOf2_32(numWarps)))
     return emitOpError("num_warps must be a power of two from 1 to 32, got ")
            << numWarps;
-  for (StringRef flag : {"ring_producer", "ping_pong"})
+  for (StringRef flag : {"ring_producer", "ping_pong", "persistent"})
     if (Attribute value = (*this)->getAttr(flag);
         value && !isa<BoolAttr>(value))
       return emitOpError() << flag << " must be true or false, got " << value;
