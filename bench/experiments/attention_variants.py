@@ -6,7 +6,8 @@ head dim, blocks, warps, stages and loop order, plus kernel attributes.
 Steps: check runs it against the float64 reference at sequence lengths
 that are not multiples of the block (1000, 4097), causal and not;
 sanitize runs compute-sanitizer's memcheck, racecheck and synccheck on one
-such check; bench times every variant in interleaved rounds (ism-run
+such check (both on --ctas CTAs for variants with persistent = true, so
+that each walks several programs); bench times every variant in interleaved rounds (ism-run
 --bench: median of --reps, L2 flushed) at B*H x S = 128 x 4096 (head dim
 128) or 256 x 2048 (64), causal and not.
 
@@ -59,6 +60,9 @@ def main():
     p.add_argument("--steps", default="check,bench")
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--reps", type=int, default=50)
+    p.add_argument("--ctas", type=int, default=5,
+                   help="--check and sanitize: persistent kernels run on "
+                        "this many CTAs (ism-run --persistent-ctas)")
     p.add_argument("variants", nargs="+")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -80,7 +84,8 @@ def main():
         for i, (spec, (path, d, ism_run)) in enumerate(files.items()):
             for s in (1000, 4097):
                 for causal in (0, 1):
-                    r = subprocess.run([ism_run, path, "--check"] +
+                    r = subprocess.run([ism_run, path, "--check",
+                                        f"--persistent-ctas={a.ctas}"] +
                                        args(3, s, d, causal),
                                        capture_output=True, text=True)
                     log = os.path.join(a.out, f"check{i}-{s}-{causal}.log")
@@ -98,7 +103,8 @@ def main():
             for tool in ("memcheck", "racecheck", "synccheck"):
                 r = subprocess.run(["compute-sanitizer", "--tool", tool,
                                     "--error-exitcode", "3", ism_run, path,
-                                    "--check"] + args(3, 1000, d, 1),
+                                    "--check", f"--persistent-ctas={a.ctas}"]
+                                   + args(3, 1000, d, 1),
                                    capture_output=True, text=True)
                 log = os.path.join(a.out, f"sanitize{i}-{tool}.log")
                 with open(log, "w") as f:

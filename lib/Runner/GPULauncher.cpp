@@ -216,7 +216,8 @@ llvm::Error GPULauncher::launchOn(LaunchOp op, const unsigned grid[3],
   uint64_t total = uint64_t(grid[0]) * grid[1] * grid[2] * facts.ctasPerProgram;
   for (unsigned d = 0; d < 3; ++d)
     hidden.push_back(grid[d]);
-  unsigned sms = std::max(1, context.getDeviceInfo().smCount);
+  unsigned sms = persistentCtas ? persistentCtas
+                                : std::max(1, context.getDeviceInfo().smCount);
   llvm::Expected<uint64_t> ctas =
       inWholeClusters(**kernel, facts, std::min<uint64_t>(total, sms));
   if (!ctas)

@@ -157,6 +157,14 @@ static cl::opt<unsigned> timeout(
              "kernel (default 600; 0 waits without limit)"),
     cl::value_desc("seconds"), cl::init(600), cl::cat(category));
 
+static cl::opt<unsigned> persistentCtas(
+    "persistent-ctas",
+    cl::desc("Launch persistent kernels (the wgmma GEMM, kernels with "
+             "persistent = true) on at most this many CTAs (default 0: one "
+             "per SM), so that a small grid still has each CTA walk several "
+             "programs"),
+    cl::value_desc("n"), cl::init(0), cl::cat(category));
+
 static cl::opt<std::string> tuneSpec(
     "tune",
     cl::desc("Before the run, pick kernel attributes by timing candidates: "
@@ -622,6 +630,7 @@ static llvm::Error tune(ModuleOp module, const DialectRegistry &registry,
       continue;
     }
     GPULauncher launcher(gpu, *c.compiled, device->args, *stream, *loaded);
+    launcher.setPersistentCtas(persistentCtas);
     HostExecutionOptions how;
     how.coschedule = c.mode;
     how.fusedKernels = c.compiled->coschedules;
@@ -961,6 +970,7 @@ static int run() {
   // A program that reads a temporary buffer before writing it fails the
   // check instead of passing on leftover data.
   launcher.setPoisonTemporaries(check);
+  launcher.setPersistentCtas(persistentCtas);
   HostExecutionOptions execution;
   execution.coschedule = *mode;
   execution.fusedKernels = compiled->coschedules;

@@ -99,6 +99,11 @@ public:
   /// chance (ism-run --check). Off by default: it costs a memset a run.
   void setPoisonTemporaries(bool poison) { poisonTemporaries = poison; }
 
+  /// Persistent kernels (CompiledKernel::persistent) launch on at most
+  /// `ctas` CTAs (0: one per SM, the default), so that a test can have each
+  /// CTA walk several programs of a small grid (ism-run --persistent-ctas).
+  void setPersistentCtas(unsigned ctas) { persistentCtas = ctas; }
+
   /// Kernels launched so far (a fused kernel counts once).
   unsigned getNumLaunches() const { return numLaunches; }
 
@@ -174,6 +179,7 @@ private:
   std::map<std::pair<cuda::CUstream, unsigned>, TemporaryStorage>
       temporaryStorage;
   bool poisonTemporaries = false;
+  unsigned persistentCtas = 0;
   cuda::CUstream stream;
   cuda::CUmodule module;
   llvm::StringMap<cuda::Kernel> kernels;
