@@ -13,7 +13,8 @@ that each walks several programs); bench times every variant in interleaved roun
 
     python3 bench/experiments/attention_variants.py --ism-run BIN --out DIR \\
         [--steps check,sanitize,bench] [--rounds 2] \\
-        VARIANT...   (d,bm,bn,warps,stages,pipelined[,attr=value...][,wide_p])
+        VARIANT...   (d,bm,bn,warps,stages,pipelined[,attr=value...][,wide_p]
+                      [,peeled])
 
 e.g. 128,128,128,8,2,1 128,128,128,8,2,1,ping_pong=false 128,128,128,8,2,0
 
@@ -37,11 +38,12 @@ def module(spec):
     """The module text of a variant spec, and its head dim."""
     fields = spec.split(",")
     d, bm, bn, w, st, pipe = map(int, fields[:6])
-    wide = "wide_p" in fields[6:]
+    flags = ("wide_p", "peeled")
     text = module_text(d, bm, bn, w, False, st, pipelined=bool(pipe),
-                       wide_p=wide)
+                       wide_p="wide_p" in fields[6:],
+                       peeled="peeled" in fields[6:])
     attrs = "".join(f", {a.replace('=', ' = ')}" for a in fields[6:]
-                    if a != "wide_p")
+                    if a not in flags)
     text = text.replace(f"num_warps = {w} : i32", f"num_warps = {w} : i32{attrs}",
                         1)
     return text, d

@@ -35,9 +35,10 @@
 //
 // A producer warpgroup (ring_producer; by default on kernels of two
 // warpgroups or more, whose CTA is alone on its SM anyway). When every ring
-// loop is at the kernel's top level and read only by wgmma, and the rings
-// have the same stages, the CTA gets 128 threads more that fill the rings,
-// and the kernel's warps no longer copy or meet at a CTA barrier:
+// loop is at the kernel's top level and read only by wgmma, the CTA gets
+// 128 threads more that fill the rings (one ring: the largest loop's stage,
+// the fewest loop's stages), and the kernel's warps no longer copy or meet
+// at a CTA barrier:
 //
 //   entry:            the scalar code of the loops' bounds and of the
 //                     values their offsets use moves to the top; thread 0
@@ -440,9 +441,10 @@ constexpr int64_t kTmaBoxCols = 64;
 
 /// Whether the rings of `root`'s loops can be filled by a producer
 /// warpgroup of their own: `root` is a kernel that owns its CTA, every ring
-/// loop is at its top level and read only by wgmma, the rings have the same
-/// stages, and the loops' bounds and the outside values their offsets use
-/// come from scalar code at the top level (collected in `hoist`).
+/// loop is at its top level and read only by wgmma, and the loops' bounds
+/// and the outside values their offsets use come from scalar code at the
+/// top level (collected in `hoist`). (The rings then share their stages:
+/// specialize gives them all the largest stage and the fewest stages.)
 bool canSpecialize(Operation *root, MutableArrayRef<LoopRing> rings,
                    const LoweringContext &context,
                    llvm::SetVector<Operation *> &hoist) {
@@ -458,9 +460,7 @@ bool canSpecialize(Operation *root, MutableArrayRef<LoopRing> rings,
     return false;
   Block *entry = &func.getBody().front();
   for (LoopRing &r : rings)
-    if (!r.wgmmaOnly || r.loop->getBlock() != entry ||
-        r.stages != rings.front().stages ||
-        r.stageBytes != rings.front().stageBytes)
+    if (!r.wgmmaOnly || r.loop->getBlock() != entry)
       return false;
   BackwardSliceOptions options;
   options.omitBlockArguments = true;
@@ -536,7 +536,20 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
         op->moveBefore(anchor);
 
   OpBuilder b(anchor);
-  int64_t stages = rings.front().stages, stageBytes = rings.front().stageBytes;
+  // One ring for all the loops, their stages counted on from loop to loop:
+  // a stage as large as the largest loop's (a loop that loads fewer tiles,
+  // e.g. only K or only V, leaves the rest of its stages unused), as many
+  // as the loop with the fewest has (which its own stages' budget
+  // allows, as the largest loop's stages fit theirs).
+  int64_t stages = rings.front().stages, stageBytes = 0;
+  for (LoopRing &r : rings) {
+    stages = std::min(stages, r.stages);
+    stageBytes = std::max(stageBytes, r.stageBytes);
+  }
+  for (LoopRing &r : rings) {
+    r.stages = stages;
+    r.stageBytes = stageBytes;
+  }
   int64_t barriersAt = stages * stageBytes;
   Value scratch = context.getRingScratch(b, loc, b.getI8Type(),
                                          barriersAt + 16 * stages + 1023);

@@ -254,3 +254,86 @@ ism.kernel @opted_out(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref
   ism.return
 }
 
+// -----
+
+// Loops whose rings hold different tiles (attention's loops peeled: block
+// 0's S with K only, then K and V, then the last block's P V with V only)
+// share one ring: stages of the largest loop's size (two 64x64 tiles,
+// 16384 bytes), as many as the loops have (2); each loop's stage expects
+// only its own tiles' bytes.
+// CHECK-LABEL: gpu.func @peeled
+// CHECK-COUNT-4: nvvm.mbarrier.init
+// CHECK-NOT: nvvm.mbarrier.init
+// CHECK: nvvm.setmaxregister  decrease 40
+// CHECK: scf.for
+// CHECK: arith.muli %{{.*}}, %c16384_i32 : i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c8192_i32
+// CHECK: scf.for
+// CHECK: arith.muli %{{.*}}, %c16384_i32 : i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c16384_i32
+// CHECK: scf.for
+// CHECK: arith.muli %{{.*}}, %c16384_i32 : i32
+// CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c8192_i32
+// CHECK: } {ism.ring_split}
+ism.kernel @peeled(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>, %V: memref<?x?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 8 : i32, num_stages = 2 : i32} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %bh = ism.program_id y : index
+  %S = memref.dim %K, %c1 : memref<?x?x?xbf16>
+  %one = arith.minui %c64, %S : index
+  %q3 = ism.load %Q[%bh, %c0, %c0] : memref<?x?x?xbf16> -> tensor<1x128x64xbf16>
+  %q = ism.reshape %q3 : tensor<1x128x64xbf16> -> tensor<128x64xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32>
+  %zp = arith.constant dense<0.0> : tensor<128x64xbf16>
+  %first = scf.for %n = %c0 to %one step %c64 iter_args(%pp = %zp) -> (tensor<128x64xbf16>) {
+    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %k = ism.reshape %k3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = ism.dot %q, %kt, %zero : tensor<128x64xbf16> * tensor<64x64xbf16> -> tensor<128x64xf32>
+    %p = math.exp %s : tensor<128x64xf32>
+    %mx = ism.reduce %p axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %mx2 = ism.expand_dims %mx axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %mxb = ism.broadcast %mx2 : tensor<128x1xf32> -> tensor<128x64xf32>
+    %pn = arith.divf %p, %mxb : tensor<128x64xf32>
+    %p16 = arith.truncf %pn : tensor<128x64xf32> to tensor<128x64xbf16>
+    scf.yield %p16 : tensor<128x64xbf16>
+  }
+  %r:2 = scf.for %n = %c64 to %S step %c64 iter_args(%acc = %zero, %pprev = %first) -> (tensor<128x64xf32>, tensor<128x64xbf16>) {
+    %k3 = ism.load %K[%bh, %n, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %k = ism.reshape %k3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = ism.dot %q, %kt, %zero : tensor<128x64xbf16> * tensor<64x64xbf16> -> tensor<128x64xf32>
+    %np = arith.subi %n, %c64 : index
+    %v3 = ism.load %V[%bh, %np, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %v = ism.reshape %v3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %acc2 = ism.dot %pprev, %v, %acc : tensor<128x64xbf16> * tensor<64x64xbf16> -> tensor<128x64xf32>
+    %p = math.exp %s : tensor<128x64xf32>
+    %mx = ism.reduce %p axis = 1 : tensor<128x64xf32> -> tensor<128xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.maximumf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %mx2 = ism.expand_dims %mx axis = 1 : tensor<128xf32> -> tensor<128x1xf32>
+    %mxb = ism.broadcast %mx2 : tensor<128x1xf32> -> tensor<128x64xf32>
+    %pn = arith.divf %p, %mxb : tensor<128x64xf32>
+    %p16 = arith.truncf %pn : tensor<128x64xf32> to tensor<128x64xbf16>
+    scf.yield %acc2, %p16 : tensor<128x64xf32>, tensor<128x64xbf16>
+  }
+  %blocks = arith.ceildivui %S, %c64 : index
+  %last = arith.muli %blocks, %c64 : index
+  %end = arith.addi %last, %one : index
+  %o = scf.for %n = %last to %end step %c64 iter_args(%acc = %r#0) -> (tensor<128x64xf32>) {
+    %np = arith.subi %n, %c64 : index
+    %v3 = ism.load %V[%bh, %np, %c0] : memref<?x?x?xbf16> -> tensor<1x64x64xbf16>
+    %v = ism.reshape %v3 : tensor<1x64x64xbf16> -> tensor<64x64xbf16>
+    %acc2 = ism.dot %r#1, %v, %acc : tensor<128x64xbf16> * tensor<64x64xbf16> -> tensor<128x64xf32>
+    scf.yield %acc2 : tensor<128x64xf32>
+  }
+  ism.store %o, %O[%c0, %c0] : tensor<128x64xf32> -> memref<?x?xf32>
+  ism.return
+}

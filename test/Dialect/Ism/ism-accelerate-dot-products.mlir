@@ -145,3 +145,44 @@ ism.kernel @masked(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<?x?xbf
   ism.store %r#1, %O[%c0, %c0] : tensor<64x64xf32> -> memref<?x?xf32>
   ism.return
 }
+
+// A product alone in its loop whose A operand is another product's
+// accumulator layout with whole rows (attention's last P V in a loop of its
+// own, P carried out of the loop before): it takes whole rows too (wgmma on
+// sm_90a, P from registers), as P's layout asks, though nothing reduces
+// its rows.
+// CHECK-LABEL: ism.kernel @last_product
+// CHECK: %[[R:.*]]:2 = scf.for
+// CHECK: scf.for {{.*}} -> (tensor<64x64xf32, #[[$ROWS]]>) {
+// CHECK: ism.dot %[[R]]#1, %{{.*}}, %{{.*}} : tensor<64x64xbf16, #[[$ROWS]]> * tensor<64x64xbf16, #blocked{{[0-9]*}}> -> tensor<64x64xf32, #[[$ROWS]]>
+ism.kernel @last_product(%Q: memref<?x?xbf16>, %K: memref<?x?xbf16>, %V: memref<?x?xbf16>, %O: memref<?x?xf32>) attributes {num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %S = memref.dim %K, %c0 : memref<?x?xbf16>
+  %q = ism.load %Q[%c0, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %zl = arith.constant dense<0.0> : tensor<64xf32>
+  %zp = arith.constant dense<0.0> : tensor<64x64xbf16>
+  %r:2 = scf.for %n = %c0 to %S step %c64 iter_args(%l = %zl, %p0 = %zp) -> (tensor<64xf32>, tensor<64x64xbf16>) {
+    %k = ism.load %K[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %kt = ism.trans %k order = [1, 0] : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    %s = ism.dot %q, %kt, %zero : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    %p = math.exp %s : tensor<64x64xf32>
+    %sum = ism.reduce %p axis = 1 : tensor<64x64xf32> -> tensor<64xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %x = arith.addf %a, %b : f32
+      ism.yield %x : f32
+    }
+    %l2 = arith.addf %l, %sum : tensor<64xf32>
+    %p16 = arith.truncf %p : tensor<64x64xf32> to tensor<64x64xbf16>
+    scf.yield %l2, %p16 : tensor<64xf32>, tensor<64x64xbf16>
+  }
+  %end = arith.addi %S, %c64 : index
+  %o = scf.for %n = %S to %end step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32>) {
+    %v = ism.load %V[%n, %c0] : memref<?x?xbf16> -> tensor<64x64xbf16>
+    %acc2 = ism.dot %r#1, %v, %acc : tensor<64x64xbf16> * tensor<64x64xbf16> -> tensor<64x64xf32>
+    scf.yield %acc2 : tensor<64x64xf32>
+  }
+  ism.store %o, %O[%c0, %c0] : tensor<64x64xf32> -> memref<?x?xf32>
+  ism.return
+}

@@ -314,9 +314,19 @@ struct IsmAccelerateDotPass
       for (DotOp dot : others)
         if (rowsReduced(dot.getResult()))
           rowBlocks.insert(dot->getParentOp());
+      // So does a product whose A operand is already in the accumulator
+      // layout of such a product (attention's last P V, in a loop of its
+      // own: P from the loop before), as a register A operand must be.
+      auto aFromRows = [](DotOp dot) {
+        auto mma = dyn_cast_or_null<MmaEncodingAttr>(
+            dot.getA().getType().getEncoding());
+        return mma && mma.getWarpsPerCTA().size() == 2 &&
+               mma.getWarpsPerCTA()[1] == 1;
+      };
       for (DotOp dot : others)
         if (failed(accelerateProduct(dot, kernel.getNumWarps(),
-                                     rowBlocks.contains(dot->getParentOp()))))
+                                     rowBlocks.contains(dot->getParentOp()) ||
+                                         aFromRows(dot))))
           return WalkResult::interrupt();
       // Row reductions of accumulators yield the slice of the
       // accumulator's layout, which flows on to their uses.
