@@ -17,7 +17,11 @@
 // P = exp2(S - m) the A operand of the second from registers, K and V
 // copied ahead with cp.async (num_stages). bench/attention.py's
 // module_text(64) writes this program; its other head dims and blocks
-// are the same program with other constants.
+// are the same program with other constants. The fastest form on the H200
+// at head dim 128 (128x128 blocks, 8 warps, the next block's S issued
+// before this block's P V, block 0 and the last P V in loops of their
+// own) is module_text(128, 128, 128, 8, stages=2, pipelined=True,
+// peeled=True): test/Pipelines/Inputs/attention-peeled.mlir.
 
 ism.kernel @attention(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>,
                       %V: memref<?x?x?xbf16>, %O: memref<?x?x?xbf16>,
