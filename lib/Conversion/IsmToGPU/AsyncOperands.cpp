@@ -748,22 +748,9 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
         pb, loc, firstProgram, programs, programStride,
         ValueRange{indexConstant(pb, loc, 0)},
         [&](OpBuilder &lb, Location ll, Value t, ValueRange args) {
-          SmallVector<Value, 3> coords = programCoords(lb, ll, t, logical);
           IRMapping map;
-          for (Operation *op : scalars) {
-            auto id = dyn_cast<ProgramIdOp>(op);
-            auto n = dyn_cast<NumProgramsOp>(op);
-            if (!id && !n) {
-              lb.clone(*op, map);
-              continue;
-            }
-            Value v = id ? coords[unsigned(id.getAxis())]
-                         : logical[unsigned(n.getAxis())];
-            if (!op->getResult(0).getType().isIndex())
-              v = arith::IndexCastOp::create(lb, ll, op->getResult(0).getType(),
-                                             v);
-            map.map(op->getResult(0), v);
-          }
+          cloneForProgram(lb, scalars, programCoords(lb, ll, t, logical),
+                          logical, map);
           scf::YieldOp::create(lb, ll, programLoops(lb, args[0], map, withTMA));
         });
   };

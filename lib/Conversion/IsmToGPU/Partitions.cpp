@@ -87,21 +87,7 @@ SmallVector<Value> cloneLoads(OpBuilder &b, Location loc,
   SmallVector<Operation *> ordered(ops.begin(), ops.end());
   llvm::sort(ordered,
              [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
-  for (Operation *op : ordered) {
-    Value with;
-    if (auto id = dyn_cast<ProgramIdOp>(op))
-      with = coords[unsigned(id.getAxis())];
-    else if (auto n = dyn_cast<NumProgramsOp>(op))
-      with = grid[unsigned(n.getAxis())];
-    if (!with) {
-      b.clone(*op, map);
-      continue;
-    }
-    Type type = op->getResult(0).getType();
-    if (!type.isIndex())
-      with = arith::IndexCastOp::create(b, loc, type, with);
-    map.map(op->getResult(0), with);
-  }
+  cloneForProgram(b, ordered, coords, grid, map);
   SmallVector<Value> tiles;
   for (const PrefetchableLoad &p : loads)
     tiles.push_back(b.clone(*p.load, map)->getResult(0));
@@ -195,21 +181,7 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
     SmallVector<Value, 3> coords = programCoords(cb, loc, t, grid);
     for (auto [j, p] : llvm::enumerate(ahead)) {
       IRMapping map;
-      for (Operation *op : p.slice) {
-        if (auto id = dyn_cast<ProgramIdOp>(op)) {
-          Value c = coords[unsigned(id.getAxis())];
-          if (!id.getType().isIndex())
-            c = arith::IndexCastOp::create(cb, loc, id.getType(), c);
-          map.map(id.getResult(), c);
-        } else if (auto n = dyn_cast<NumProgramsOp>(op)) {
-          Value g = grid[unsigned(n.getAxis())];
-          if (!n.getType().isIndex())
-            g = arith::IndexCastOp::create(cb, loc, n.getType(), g);
-          map.map(n.getResult(), g);
-        } else {
-          cb.clone(*op, map);
-        }
-      }
+      cloneForProgram(cb, p.slice, coords, grid, map);
       SmallVector<Value> offsets;
       for (Value v : p.load.getOffsets())
         offsets.push_back(map.lookupOrDefault(v));

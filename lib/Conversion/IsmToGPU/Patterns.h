@@ -140,6 +140,14 @@ SmallVector<Value, 3> programCoords(OpBuilder &b, Location loc, Value t,
 void replaceGridQueries(Block *block, ArrayRef<Value> pid,
                         ArrayRef<Value> sizes);
 
+/// Clones `ops` (in block order) at `b`'s insertion point into `map`, the
+/// ism.program_id and ism.num_programs among them mapped to `pid` and
+/// `sizes` (index values, one per axis, cast to their types) instead: the
+/// scalar code of program `pid` of a persistent grid.
+void cloneForProgram(OpBuilder &b, ArrayRef<Operation *> ops,
+                     ArrayRef<Value> pid, ArrayRef<Value> sizes,
+                     IRMapping &map);
+
 /// Writes the trace record of work item `t` (index) at record `index`
 /// (index) of the trace buffer at `buffer` (i64, may be 0 at run time:
 /// then nothing is written), when `isFirst`: `start` and `end`

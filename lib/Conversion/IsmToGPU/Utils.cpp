@@ -285,6 +285,24 @@ SmallVector<Value, 3> mlir::ism::programCoords(OpBuilder &b, Location loc,
           arith::DivUIOp::create(b, loc, t, perZ)};
 }
 
+/// The value of grid query `op` (ism.program_id: `pid`'s, ism.num_programs:
+/// `sizes`'s entry for its axis), cast to its type at `b`'s insertion point;
+/// null when `op` is no grid query.
+static Value gridQueryValue(OpBuilder &b, Operation *op, ArrayRef<Value> pid,
+                            ArrayRef<Value> sizes) {
+  Value with;
+  if (auto id = dyn_cast<ProgramIdOp>(op))
+    with = pid[unsigned(id.getAxis())];
+  else if (auto n = dyn_cast<NumProgramsOp>(op))
+    with = sizes[unsigned(n.getAxis())];
+  else
+    return Value();
+  Type type = op->getResult(0).getType();
+  if (!type.isIndex())
+    with = arith::IndexCastOp::create(b, op->getLoc(), type, with);
+  return with;
+}
+
 void mlir::ism::replaceGridQueries(Block *block, ArrayRef<Value> pid,
                                    ArrayRef<Value> sizes) {
   SmallVector<Operation *> queries;
@@ -294,15 +312,18 @@ void mlir::ism::replaceGridQueries(Block *block, ArrayRef<Value> pid,
   });
   for (Operation *op : queries) {
     OpBuilder rb(op);
-    Value with;
-    if (auto id = dyn_cast<ProgramIdOp>(op))
-      with = pid[unsigned(id.getAxis())];
-    else
-      with = sizes[unsigned(cast<NumProgramsOp>(op).getAxis())];
-    Value v = op->getResult(0);
-    if (!v.getType().isIndex())
-      with = arith::IndexCastOp::create(rb, op->getLoc(), v.getType(), with);
-    v.replaceAllUsesWith(with);
+    op->getResult(0).replaceAllUsesWith(gridQueryValue(rb, op, pid, sizes));
     op->erase();
+  }
+}
+
+void mlir::ism::cloneForProgram(OpBuilder &b, ArrayRef<Operation *> ops,
+                                ArrayRef<Value> pid, ArrayRef<Value> sizes,
+                                IRMapping &map) {
+  for (Operation *op : ops) {
+    if (Value with = gridQueryValue(b, op, pid, sizes))
+      map.map(op->getResult(0), with);
+    else
+      b.clone(*op, map);
   }
 }
