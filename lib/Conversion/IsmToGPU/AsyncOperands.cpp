@@ -754,19 +754,23 @@ LogicalResult specialize(gpu::GPUFuncOp func, MutableArrayRef<LoopRing> rings,
           scf::YieldOp::create(lb, ll, programLoops(lb, args[0], map, withTMA));
         });
   };
-  // TMA: the warpgroup's first thread issues every copy.
-  auto mode = scf::IfOp::create(pb, loc, useTMA, /*withElse=*/true);
-  {
-    OpBuilder tb(mode.thenBlock()->getTerminator());
-    Value first = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::eq, ptid,
-                                        indexConstant(tb, loc, 0));
-    auto one = scf::IfOp::create(tb, loc, first, /*withElse=*/false);
-    OpBuilder ob(one.thenBlock()->getTerminator());
-    fill(ob, true);
-  }
-  {
+  // TMA: the warpgroup's first thread issues every copy. Tiles no
+  // descriptor can describe (known here) are copied element by element
+  // only: there is no TMA path to build.
+  if (tma) {
+    auto mode = scf::IfOp::create(pb, loc, useTMA, /*withElse=*/true);
+    {
+      OpBuilder tb(mode.thenBlock()->getTerminator());
+      Value first = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::eq,
+                                          ptid, indexConstant(tb, loc, 0));
+      auto one = scf::IfOp::create(tb, loc, first, /*withElse=*/false);
+      OpBuilder ob(one.thenBlock()->getTerminator());
+      fill(ob, true);
+    }
     OpBuilder eb(mode.elseBlock()->getTerminator());
     fill(eb, false);
+  } else {
+    fill(pb, false);
   }
 
   // On a persistent grid the kernel's warps run the program once for each
