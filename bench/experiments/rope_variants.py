@@ -6,12 +6,14 @@ and Triton's kernel with 4 and 8 warps, in interleaved rounds (each a
 median of --reps calls, L2 flushed, GPU time), so that drift between rounds
 shows. Prints one table per sequence length and direction; ratio = Triton
 (4 warps, the TritonRoPE kernel as written) time / variant time, above 1 is
-faster than Triton.
+faster than Triton. Every variant's result is first checked against a
+float64 RoPE.
 
     python3 bench/experiments/rope_variants.py [--seqs 512,1024,...]
         [--configs 1x8,1x8s,1x4,1x8m8] [--fwd-only]
 
-(a trailing mN: the kernels' min_ctas_per_sm = N)
+(bB: B batch indices per program, rope_autograd's ``block_b``; gP:
+grid-stride kernels on at most P programs, its ``programs``; a trailing mN: the kernels' min_ctas_per_sm = N)
 """
 import argparse
 import os
@@ -59,11 +61,34 @@ def rope_inputs(seq, batch, heads, dim):
     return t, cos, sin
 
 
+def check_variant(name, fn, t, cos, sin, bwd):
+    """Runs ``fn`` on a copy of t and compares it with a float64 RoPE of t
+    (bf16 tolerance); raises on a mismatch."""
+    y = t.clone()
+    fn(y, cos, sin)
+    torch.cuda.synchronize()
+    half = cos.shape[1]
+    x = t.double()
+    c = cos[:t.shape[0], None, None, :].double()
+    sn = sin[:t.shape[0], None, None, :].double() * (-1 if bwd else 1)
+    x1, x2 = x[..., :half], x[..., half:2 * half]
+    ref = torch.cat([x1 * c - x2 * sn, x2 * c + x1 * sn, x[..., 2 * half:]],
+                    dim=-1)
+    err = (y.double() - ref).abs().max().item()
+    if not torch.allclose(y.double(), ref, rtol=1.6e-2, atol=1e-2):
+        raise SystemExit(f"{name}: wrong result (max abs error {err:.3g})")
+    return err
+
+
 def time_against_triton(timer, title, programs, t, cos, sin, bwd, rounds,
                          width):
     """Times each compiled ism program (name -> program of this direction)
     on (t, cos, sin) beside Triton's kernel with 4 and 8 warps, in
     interleaved rounds, and prints them against Triton with 4 warps."""
+    for n, k in programs.items():
+        check_variant(n, k, t, cos, sin, bwd)
+    check_variant("triton", lambda y, c, s: tk.rope_inplace_triton(
+        y, c, s, backward=bwd), t, cos, sin, bwd)
     variants = {n: (lambda k=k: k(t, cos, sin)) for n, k in programs.items()}
     for nw in (4, 8):
         variants[f"triton {nw} warps"] = (
@@ -82,18 +107,27 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--reps", type=int, default=200)
     p.add_argument("--configs", default="1x8s,1x8",
-                   help="BLOCK_SxWARPS[s][mMIN_CTAS], comma-separated")
+                   help="BLOCK_SxWARPS[s][bBLOCK_B][gPROGRAMS][mMIN_CTAS], "
+                   "comma-separated")
     p.add_argument("--fwd-only", action="store_true")
     a = p.parse_args()
     heads, dim, half = a.heads, a.head_dim, a.head_dim // 2
     mods = {}
     for c in a.configs.split(","):
         c, _, min_ctas = c.partition("m")
+        c, _, programs = c.partition("g")
+        c, _, block_b = c.partition("b")
         spec = c.endswith("s")
         bs, nw = map(int, c.rstrip("s").split("x"))
         text = R.module_text("bf16", heads, half, bs, nw,
-                             head_dim=dim if spec else None)
+                             head_dim=dim if spec else None,
+                             programs=int(programs) if programs else None,
+                             block_b=int(block_b) if block_b else 1)
         name = f"ism {bs}x{nw} " + ("specialized" if spec else "dynamic")
+        if block_b:
+            name += f" b{block_b}"
+        if programs:
+            name += f" g{programs}"
         if min_ctas:
             # At least this many CTAs an SM (PTX .minnctapersm): ptxas
             # fits the registers to that occupancy.

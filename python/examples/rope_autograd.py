@@ -153,17 +153,25 @@ def memref_types(dtype: str, heads: int, half: int,
 def kernel_text(name: str, dtype: str, heads: int, half: int,
                 block_s: int = 1, num_warps: int = 4,
                 backward: bool = False,
-                head_dim: Optional[int] = None) -> str:
+                head_dim: Optional[int] = None,
+                grid_stride: bool = False, block_b: int = 1) -> str:
     """One ``ism.kernel`` rotating t[s, b, :, :2*half] in place.
 
     t: (seq, batch, heads, head_dim >= 2*half); cos, sin: (rows >= seq,
     columns >= half), fp32; static or dynamic sizes as ``memref_types``
     says. Program (x, y) handles tokens [x*block_s, x*block_s + block_s)
-    of batch y."""
+    of batch indices [y*block_b, y*block_b + block_b).
+
+    With ``grid_stride`` the grid's x size may be smaller: program (x, y)
+    walks the token blocks x, x + num_programs(x), ... of batch y, and
+    while it rotates one block it has the next one's tiles (and cos/sin
+    rows) in flight."""
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
     if block_s < 1 or block_s & (block_s - 1):
         raise ValueError(f"block_s must be a power of two, got {block_s}")
+    if block_b < 1 or block_b & (block_b - 1):
+        raise ValueError(f"block_b must be a power of two, got {block_b}")
     mem, tab = memref_types(dtype, heads, half, head_dim)
     lines: List[str] = []
     emit = lines.append
@@ -175,100 +183,164 @@ def kernel_text(name: str, dtype: str, heads: int, half: int,
     emit(f"ism.kernel @{name}(%t: {mem}, %cos: {tab}, %sin: {tab})")
     emit(f"    attributes {{num_warps = {num_warps} : i32}} {{")
     emit("  %pid = ism.program_id x : index")
-    emit("  %b = ism.program_id y : index")
+    emit("  %by = ism.program_id y : index")
     consts = {0} | {h0 for h0, _ in hchunks} | {d0 for d0, _ in dchunks} \
-        | {half + d0 for d0, _ in dchunks} | ({block_s} if block_s > 1
-                                              else set())
+        | {half + d0 for d0, _ in dchunks} | {block_s, block_b}
     for v in sorted(consts):
         emit(f"  %c{v} = arith.constant {v} : index")
-    if block_s == 1:
-        s0 = "%pid"
-    else:
-        emit(f"  %s0 = arith.muli %pid, {idx(block_s)} : index")
-        s0 = "%s0"
-    tiles = [(i, j, h0, d0, f"{block_s}x1x{hw}x{dw}")
+    emit(f"  %b = arith.muli %by, {idx(block_b)} : index")
+    tiles = [(i, j, h0, d0, f"{block_s}x{block_b}x{hw}x{dw}")
              for i, (h0, hw) in enumerate(hchunks)
              for j, (d0, dw) in enumerate(dchunks)]
-    # Every load before any store (in place: no load may move above a store),
-    # and the tiles of t (DRAM) before the cos/sin rows (shared by the batch,
-    # mostly L2 hits): issued first, the long-latency reads overlap the
-    # short ones (2-3% on the H200 with 8 warps).
-    for i, j, h0, d0, shape in tiles:
-        tt = f"tensor<{shape}x{dtype}>"
-        for part, off in (("x1", d0), ("x2", half + d0)):
-            emit(f"  %{part}_{i}_{j} = ism.load %t[{s0}, %b, {idx(h0)}, "
-                 f"{idx(off)}] : {mem} -> {tt}")
-    # cos/sin of the block's tokens, one tile per half-dim chunk, shaped
-    # block_s x 1 x 1 x width to broadcast over the heads.
-    for j, (d0, dw) in enumerate(dchunks):
-        t2 = f"tensor<{block_s}x{dw}xf32>"
-        t3 = f"tensor<{block_s}x1x{dw}xf32>"
-        t4 = f"tensor<{block_s}x1x1x{dw}xf32>"
-        for tbl in ("cos", "sin"):
-            emit(f"  %{tbl}{j} = ism.load %{tbl}[{s0}, {idx(d0)}] : "
-                 f"{tab} -> {t2}")
-            emit(f"  %{tbl}{j}_3 = ism.expand_dims %{tbl}{j} axis = 1 : "
-                 f"{t2} -> {t3}")
-            emit(f"  %{tbl}{j}_4 = ism.expand_dims %{tbl}{j}_3 axis = 2 : "
-                 f"{t3} -> {t4}")
-    # cos/sin stretched over each head chunk's tile shape.
-    for i, j, h0, d0, shape in tiles:
-        t4 = f"tensor<{block_s}x1x1x{dchunks[j][1]}xf32>"
-        emit(f"  %c_{i}_{j} = ism.broadcast %cos{j}_4 : {t4} -> "
-             f"tensor<{shape}xf32>")
-        emit(f"  %s_{i}_{j} = ism.broadcast %sin{j}_4 : {t4} -> "
-             f"tensor<{shape}xf32>")
-    # Forward (rotation by +theta):  y1 = x1 c - x2 s,  y2 = x2 c + x1 s;
-    # backward (by -theta, sin negated): y1 = x1 c + x2 s,  y2 = x2 c - x1 s;
-    # each as a product and an fma, y1 finished (and rounded) before y2:
-    # that order keeps fewer values live (54 registers a thread for 32 x 128
-    # bf16 and 4 warps, against 79 with the four products first).
-    for i, j, h0, d0, shape in tiles:
-        tf = f"tensor<{shape}xf32>"
-        tt = f"tensor<{shape}x{dtype}>"
-        v = f"{i}_{j}"
-        x1, x2 = f"%x1_{v}", f"%x2_{v}"
-        if dtype != "f32":
-            emit(f"  %x1f_{v} = arith.extf %x1_{v} : {tt} to {tf}")
-            emit(f"  %x2f_{v} = arith.extf %x2_{v} : {tt} to {tf}")
-            x1, x2 = f"%x1f_{v}", f"%x2f_{v}"
-        c, sn = f"%c_{v}", f"%s_{v}"
-        emit(f"  %x2s_{v} = arith.mulf {x2}, {sn} : {tf}")
-        if not backward:
-            emit(f"  %nx2s_{v} = arith.negf %x2s_{v} : {tf}")
-            emit(f"  %y1_{v} = math.fma {x1}, {c}, %nx2s_{v} : {tf}")
-        else:
-            emit(f"  %y1_{v} = math.fma {x1}, {c}, %x2s_{v} : {tf}")
-        if dtype != "f32":
-            emit(f"  %o1_{v} = arith.truncf %y1_{v} : {tf} to {tt}")
-        emit(f"  %x1s_{v} = arith.mulf {x1}, {sn} : {tf}")
-        if not backward:
-            emit(f"  %y2_{v} = math.fma {x2}, {c}, %x1s_{v} : {tf}")
-        else:
-            emit(f"  %nx1s_{v} = arith.negf %x1s_{v} : {tf}")
-            emit(f"  %y2_{v} = math.fma {x2}, {c}, %nx1s_{v} : {tf}")
-        if dtype != "f32":
-            emit(f"  %o2_{v} = arith.truncf %y2_{v} : {tf} to {tt}")
-    for i, j, h0, d0, shape in tiles:
-        v = f"{i}_{j}"
-        tt = f"tensor<{shape}x{dtype}>"
-        o1 = f"%y1_{v}" if dtype == "f32" else f"%o1_{v}"
-        o2 = f"%y2_{v}" if dtype == "f32" else f"%o2_{v}"
-        emit(f"  ism.store {o1}, %t[{s0}, %b, {idx(h0)}, {idx(d0)}] : "
-             f"{tt} -> {mem}")
-        emit(f"  ism.store {o2}, %t[{s0}, %b, {idx(h0)}, {idx(half + d0)}] : "
-             f"{tt} -> {mem}")
+
+    def token(pid: str, sfx: str) -> str:
+        """The first token of block ``pid``."""
+        if block_s == 1:
+            return pid
+        emit(f"  %s0{sfx} = arith.muli {pid}, {idx(block_s)} : index")
+        return f"%s0{sfx}"
+
+    def emit_loads(s0: str, b: str, sfx: str) -> List[Tuple[str, str]]:
+        """Loads of a unit's tiles of t, then of its cos/sin rows; returns
+        (value, type) of each, named with suffix ``sfx``."""
+        out = []
+        # Every load before any store (in place: no load may move above a
+        # store), and the tiles of t (DRAM) before the cos/sin rows
+        # (shared by the batch, mostly L2 hits): issued first, the
+        # long-latency reads overlap the short ones (2-3% on the H200
+        # with 8 warps).
+        for i, j, h0, d0, shape in tiles:
+            tt = f"tensor<{shape}x{dtype}>"
+            for part, off in (("x1", d0), ("x2", half + d0)):
+                v = f"%{part}_{i}_{j}{sfx}"
+                emit(f"  {v} = ism.load %t[{s0}, {b}, {idx(h0)}, "
+                     f"{idx(off)}] : {mem} -> {tt}")
+                out.append((v, tt))
+        # cos/sin of the block's tokens, one tile per half-dim chunk.
+        for j, (d0, dw) in enumerate(dchunks):
+            t2 = f"tensor<{block_s}x{dw}xf32>"
+            for tbl in ("cos", "sin"):
+                v = f"%{tbl}{j}{sfx}"
+                emit(f"  {v} = ism.load %{tbl}[{s0}, {idx(d0)}] : "
+                     f"{tab} -> {t2}")
+                out.append((v, t2))
+        return out
+
+    def emit_rotate(vals: Dict[str, str], s0: str, b: str) -> None:
+        """Rotates the loaded unit (``vals``: load name without suffix ->
+        value) and stores it at token ``s0``, batch index ``b``."""
+        # cos/sin shaped block_s x 1 x 1 x width, stretched over each head
+        # chunk's tile shape.
+        for j, (d0, dw) in enumerate(dchunks):
+            t2 = f"tensor<{block_s}x{dw}xf32>"
+            t3 = f"tensor<{block_s}x1x{dw}xf32>"
+            t4 = f"tensor<{block_s}x1x1x{dw}xf32>"
+            for tbl in ("cos", "sin"):
+                emit(f"  %{tbl}{j}_3 = ism.expand_dims {vals[f'{tbl}{j}']} "
+                     f"axis = 1 : {t2} -> {t3}")
+                emit(f"  %{tbl}{j}_4 = ism.expand_dims %{tbl}{j}_3 axis = 2 "
+                     f": {t3} -> {t4}")
+        for i, j, h0, d0, shape in tiles:
+            t4 = f"tensor<{block_s}x1x1x{dchunks[j][1]}xf32>"
+            emit(f"  %c_{i}_{j} = ism.broadcast %cos{j}_4 : {t4} -> "
+                 f"tensor<{shape}xf32>")
+            emit(f"  %s_{i}_{j} = ism.broadcast %sin{j}_4 : {t4} -> "
+                 f"tensor<{shape}xf32>")
+        # Forward (rotation by +theta):  y1 = x1 c - x2 s,  y2 = x2 c + x1 s;
+        # backward (by -theta, sin negated): y1 = x1 c + x2 s,
+        # y2 = x2 c - x1 s; each as a product and an fma, y1 finished (and
+        # rounded) before y2: that order keeps fewer values live (54
+        # registers a thread for 32 x 128 bf16 and 4 warps, against 79
+        # with the four products first).
+        for i, j, h0, d0, shape in tiles:
+            tf = f"tensor<{shape}xf32>"
+            tt = f"tensor<{shape}x{dtype}>"
+            v = f"{i}_{j}"
+            x1, x2 = vals[f"x1_{v}"], vals[f"x2_{v}"]
+            if dtype != "f32":
+                emit(f"  %x1f_{v} = arith.extf {x1} : {tt} to {tf}")
+                emit(f"  %x2f_{v} = arith.extf {x2} : {tt} to {tf}")
+                x1, x2 = f"%x1f_{v}", f"%x2f_{v}"
+            c, sn = f"%c_{v}", f"%s_{v}"
+            emit(f"  %x2s_{v} = arith.mulf {x2}, {sn} : {tf}")
+            if not backward:
+                emit(f"  %nx2s_{v} = arith.negf %x2s_{v} : {tf}")
+                emit(f"  %y1_{v} = math.fma {x1}, {c}, %nx2s_{v} : {tf}")
+            else:
+                emit(f"  %y1_{v} = math.fma {x1}, {c}, %x2s_{v} : {tf}")
+            if dtype != "f32":
+                emit(f"  %o1_{v} = arith.truncf %y1_{v} : {tf} to {tt}")
+            emit(f"  %x1s_{v} = arith.mulf {x1}, {sn} : {tf}")
+            if not backward:
+                emit(f"  %y2_{v} = math.fma {x2}, {c}, %x1s_{v} : {tf}")
+            else:
+                emit(f"  %nx1s_{v} = arith.negf %x1s_{v} : {tf}")
+                emit(f"  %y2_{v} = math.fma {x2}, {c}, %nx1s_{v} : {tf}")
+            if dtype != "f32":
+                emit(f"  %o2_{v} = arith.truncf %y2_{v} : {tf} to {tt}")
+        for i, j, h0, d0, shape in tiles:
+            v = f"{i}_{j}"
+            tt = f"tensor<{shape}x{dtype}>"
+            o1 = f"%y1_{v}" if dtype == "f32" else f"%o1_{v}"
+            o2 = f"%y2_{v}" if dtype == "f32" else f"%o2_{v}"
+            emit(f"  ism.store {o1}, %t[{s0}, {b}, {idx(h0)}, {idx(d0)}] : "
+                 f"{tt} -> {mem}")
+            emit(f"  ism.store {o2}, %t[{s0}, {b}, {idx(h0)}, "
+                 f"{idx(half + d0)}] : {tt} -> {mem}")
+
+    def names(loaded: List[Tuple[str, str]], sfx: str) -> Dict[str, str]:
+        return {v[1:len(v) - len(sfx)]: v for v, _ in loaded}
+
+    if not grid_stride:
+        s0 = token("%pid", "")
+        loaded = emit_loads(s0, "%b", "")
+        emit_rotate(names(loaded, ""), s0, "%b")
+        emit("  ism.return")
+        emit("}")
+        return "\n".join(lines)
+
+    # Grid-stride: the first block's loads, then a loop whose iteration u
+    # issues block u + num_programs's loads (if there is one) before it
+    # rotates and stores block u.
+    emit("  %np = ism.num_programs x : index")
+    emit(f"  %seq = memref.dim %t, %c0 : {mem}")
+    blocks = "%seq"
+    if block_s > 1:
+        emit(f"  %blocks = arith.ceildivui %seq, {idx(block_s)} : index")
+        blocks = "%blocks"
+    first = emit_loads(token("%pid", "_f"), "%b", "_f")
+    types = ", ".join(t for _, t in first)
+    carried = ", ".join(f"{v[:-2]}_c = {v}" for v, _ in first)
+    emit(f"  %next:{len(first)} = scf.for %u = %pid to {blocks} step %np "
+         f"iter_args({carried}) -> ({types}) {{")
+    emit("  %nu = arith.addi %u, %np : index")
+    emit(f"  %more = arith.cmpi ult, %nu, {blocks} : index")
+    emit(f"  %pre:{len(first)} = scf.if %more -> ({types}) {{")
+    pre = emit_loads(token("%nu", "_n"), "%b", "_n")
+    emit(f"  scf.yield {', '.join(v for v, _ in pre)} : {types}")
+    emit("  } else {")
+    emit(f"  scf.yield {', '.join(v[:-2] + '_c' for v, _ in first)} : "
+         f"{types}")
+    emit("  }")
+    emit_rotate({k: v[:-2] + "_c" for k, v in names(first, "_f").items()},
+                token("%u", ""), "%b")
+    emit(f"  scf.yield {', '.join(f'%pre#{k}' for k in range(len(first)))}"
+         f" : {types}")
+    emit("  }")
     emit("  ism.return")
     emit("}")
     return "\n".join(lines)
 
 
 def host_text(entry: str, kernel: str, block_s: int, mem: str,
-              tab: str) -> str:
+              tab: str, programs: Optional[int] = None,
+              block_b: int = 1) -> str:
     """Host function ``@entry(t, cos, sin)`` launching ``@kernel`` on grid
-    (ceil(seq / block_s), batch); ``mem``/``tab``: the types of t and of
-    the tables (``memref_types``)."""
-    return "\n".join([
+    (ceil(seq / block_s), batch), or, with ``programs`` (a grid-stride
+    kernel), (min(ceil(seq / block_s), ceil(programs / batch)), batch);
+    ``mem``/``tab``: the types of t and of the tables
+    (``memref_types``)."""
+    lines = [
         f"func.func @{entry}(%t: {mem}, %cos: {tab}, %sin: {tab}) {{",
         "  %c0 = arith.constant 0 : index",
         "  %c1 = arith.constant 1 : index",
@@ -276,46 +348,65 @@ def host_text(entry: str, kernel: str, block_s: int, mem: str,
         f"  %seq = memref.dim %t, %c0 : {mem}",
         f"  %batch = memref.dim %t, %c1 : {mem}",
         "  %gs = arith.ceildivui %seq, %bs : index",
-        f"  ism.launch @{kernel} grid(%gs, %batch) (%t, %cos, %sin)",
-        f"      : ({mem}, {tab}, {tab})",
-        "  return",
-        "}"])
+        f"  %bb = arith.constant {block_b} : index",
+        "  %gy = arith.ceildivui %batch, %bb : index"]
+    gx = "%gs"
+    if programs is not None:
+        lines += [f"  %np = arith.constant {programs} : index",
+                  "  %per_b = arith.ceildivui %np, %gy : index",
+                  "  %gx = arith.minui %gs, %per_b : index"]
+        gx = "%gx"
+    lines.append(f"  ism.launch @{kernel} grid({gx}, %gy) "
+                 "(%t, %cos, %sin)")
+    return "\n".join(lines + [f"      : ({mem}, {tab}, {tab})", "  return",
+                               "}"])
 
 
 def module_text(dtype: str, heads: int, half: int,
                 block_s: Optional[int] = None,
                 num_warps: Optional[int] = None,
-                head_dim: Optional[int] = None) -> str:
+                head_dim: Optional[int] = None,
+                programs: Optional[int] = None, block_b: int = 1) -> str:
     """The whole module: ``@rope_fwd`` + ``@main`` (forward) and
     ``@rope_bwd`` + ``@backward`` (input gradient), each
     ``(t, cos, sin)``, in place on ``t``; specialized to ``head_dim``
-    when it is given (see ``memref_types``)."""
+    when it is given (see ``memref_types``); with ``programs``, grid-stride
+    kernels on at most that many programs (``kernel_text``)."""
     dbs, dnw = default_config(heads, half, dtype)
     block_s = block_s or dbs
     num_warps = num_warps or dnw
+    if programs is not None and programs < 1:
+        raise ValueError(f"programs must be positive, got {programs}")
     mem, tab = memref_types(dtype, heads, half, head_dim)
     header = (f"// RoPE (rotate-half), in place: {dtype}, {heads} heads, "
               f"rot_dim {2 * half}, head_dim "
               f"{head_dim if head_dim else 'dynamic'}, {block_s} token(s) "
-              f"x 1 batch per program, {num_warps} warps.")
+              f"x 1 batch per program"
+              + (f" (grid-stride, at most {programs} programs)"
+                 if programs else "") + f", {num_warps} warps.")
+    gs = programs is not None
     return "\n\n".join([
         header,
         kernel_text("rope_fwd", dtype, heads, half, block_s, num_warps,
-                    head_dim=head_dim),
+                    head_dim=head_dim, grid_stride=gs, block_b=block_b),
         kernel_text("rope_bwd", dtype, heads, half, block_s, num_warps,
-                    backward=True, head_dim=head_dim),
-        host_text("main", "rope_fwd", block_s, mem, tab),
-        host_text("backward", "rope_bwd", block_s, mem, tab)]) + "\n"
+                    backward=True, head_dim=head_dim, grid_stride=gs,
+                    block_b=block_b),
+        host_text("main", "rope_fwd", block_s, mem, tab, programs, block_b),
+        host_text("backward", "rope_bwd", block_s, mem, tab,
+                  programs, block_b)]) + "\n"
 
 
 def build_module(dtype: str, heads: int, half: int,
                  block_s: Optional[int] = None,
                  num_warps: Optional[int] = None,
-                 head_dim: Optional[int] = None):
+                 head_dim: Optional[int] = None,
+                 programs: Optional[int] = None, block_b: int = 1):
     """``module_text`` parsed into an ``ism.Module``."""
     import ism
     return ism.Module.parse(module_text(dtype, heads, half, block_s,
-                                        num_warps, head_dim))
+                                        num_warps, head_dim, programs,
+                                        block_b))
 
 
 # ---------------------------------------------------------------------------
