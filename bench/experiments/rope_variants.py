@@ -10,10 +10,10 @@ faster than Triton. Every variant's result is first checked against a
 float64 RoPE.
 
     python3 bench/experiments/rope_variants.py [--seqs 512,1024,...]
-        [--configs 1x8,1x8s,1x4,1x8m8] [--fwd-only]
+        [--configs 1x8,1x8s,1x4,1x16b4,1x8m8] [--batch 4] [--fwd-only]
 
-(bB: B batch indices per program, rope_autograd's ``block_b``; gP:
-grid-stride kernels on at most P programs, its ``programs``; a trailing mN: the kernels' min_ctas_per_sm = N)
+(bB: B batch indices per program, rope_autograd's ``block_b``; a
+trailing mN: the kernels' min_ctas_per_sm = N)
 """
 import argparse
 import os
@@ -107,7 +107,7 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--reps", type=int, default=200)
     p.add_argument("--configs", default="1x8s,1x8",
-                   help="BLOCK_SxWARPS[s][bBLOCK_B][gPROGRAMS][mMIN_CTAS], "
+                   help="BLOCK_SxWARPS[s][bBLOCK_B][mMIN_CTAS], "
                    "comma-separated")
     p.add_argument("--fwd-only", action="store_true")
     a = p.parse_args()
@@ -115,19 +115,15 @@ def main():
     mods = {}
     for c in a.configs.split(","):
         c, _, min_ctas = c.partition("m")
-        c, _, programs = c.partition("g")
         c, _, block_b = c.partition("b")
         spec = c.endswith("s")
         bs, nw = map(int, c.rstrip("s").split("x"))
         text = R.module_text("bf16", heads, half, bs, nw,
                              head_dim=dim if spec else None,
-                             programs=int(programs) if programs else None,
                              block_b=int(block_b) if block_b else 1)
         name = f"ism {bs}x{nw} " + ("specialized" if spec else "dynamic")
         if block_b:
             name += f" b{block_b}"
-        if programs:
-            name += f" g{programs}"
         if min_ctas:
             # At least this many CTAs an SM (PTX .minnctapersm): ptxas
             # fits the registers to that occupancy.

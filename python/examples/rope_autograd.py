@@ -52,21 +52,24 @@ works in place as asked. That moves the same bytes (t read once, written
 once), but allocates nothing and keeps no second buffer.
 
 Kernels (MLIR text generated below, ``module_text``): one program per
-(block of ``block_s`` tokens, batch index), grid (ceil(seq / block_s),
-batch). A program loads cos/sin rows (block_s x rot/2, fp32) once and the
-x1 and x2 halves of all heads of its tokens as separate tiles
-(block_s x 1 x heads x rot/2), so every access is a contiguous run of a row
-and, when the tile is inside the tensor and aligned, one 16-byte vector per
-thread (the lowering's fast path). Tiles are powers of two: head counts
-and half-dims that are not are split into power-of-two chunks (40 heads =
-32 + 8), each its own in-bounds tile, rather than padded and masked, so
-every access stays on the vector fast path; a sequence that is not a
-multiple of ``block_s`` leaves only the last program on the predicated
-(element-wise, bounds-checked) path. All loads of a program are issued
-before its first store (in place, the compiler could not move a load above
-a store to the same buffer). Every size is dynamic; ``head_dim=`` makes
-a module specialized to the head count and head_dim instead (static inner
-sizes, ``memref_types``), which measured slower (docs/benchmarks.md).
+(block of ``block_s`` tokens, block of ``block_b`` batch indices), grid
+(ceil(seq / block_s), ceil(batch / block_b)). A program loads cos/sin rows
+(block_s x rot/2, fp32) once, shared by its batch indices, and the x1 and
+x2 halves of all heads of its tokens as separate tiles (block_s x block_b x
+heads x rot/2), so every access is a contiguous run of a row and, when the
+tile is inside the tensor and aligned, one 16-byte vector per thread (the
+lowering's fast path). Tiles are powers of two: head counts and half-dims
+that are not are split into power-of-two chunks (40 heads = 32 + 8), each
+its own in-bounds tile, rather than padded and masked, so every access
+stays on the vector fast path; a sequence that is not a multiple of
+``block_s`` leaves only the last program on the predicated (element-wise,
+bounds-checked) path. ``block_b`` is 1 on small tensors and up to 4 on
+large ones (``batch_block``: sharing the tables is worth up to 10% there,
+and costs too many programs on small ones). All loads of a program are
+issued before its first store (in place, the compiler could not move a load
+above a store to the same buffer). Every size is dynamic; ``head_dim=``
+makes a module specialized to the head count and head_dim instead (static
+inner sizes, ``memref_types``), which measured slower (docs/benchmarks.md).
 The same module holds ``@rope_fwd`` (launched by host function ``@main``)
 and ``@rope_bwd`` (host function ``@backward``).
 
@@ -127,6 +130,44 @@ def default_config(heads: int, half: int, dtype: str = "bf16"
     return block_s, num_warps
 
 
+#: Bytes of ``t`` per SM from which a program takes several batch indices
+#: of its token (``batch_block``). On the H200 (132 SMs, 21 MiB; bf16
+#: Llama t of batch 4, 32 heads x 128): at 512 tokens (16 MiB) one batch
+#: index a program is fastest, from 768 (24 MiB) four with 16 warps are,
+#: up to 10% (docs/benchmarks.md, "RoPE: programs over several batch
+#: indices").
+BATCH_BLOCK_MIN_BYTES_PER_SM = 160 * 1024
+
+
+def batch_block(heads: int, half: int, dtype: str, seq: int, batch: int,
+                sms: int) -> Tuple[int, int]:
+    """(block_b, num_warps) for a (seq, batch) ``t`` on a GPU with ``sms``
+    SMs, with ``default_config``'s tokens per program. A program handles
+    the same token of ``block_b`` batch indices, which share one cos/sin
+    row: the tables are then loaded (and held in registers, one copy per
+    thread's columns) once for all of them. Worth it only on a tensor large
+    enough (``BATCH_BLOCK_MIN_BYTES_PER_SM``) that the grid, ``block_b``
+    times smaller, still fills the GPU: then the largest power of two up
+    to 4 that divides ``batch`` (so no program takes the bounds-checked
+    path for a partial block) and keeps a program's share of ``t`` within
+    32 KB, with up to one warp per KB of it (a power of two, at most
+    16)."""
+    block_s, num_warps = default_config(heads, half, dtype)
+    esize = 4 if dtype == "f32" else 2
+    per = block_s * 2 * heads * half * esize   # bytes a program rotates
+    total = seq * batch * 2 * heads * half * esize
+    if total < BATCH_BLOCK_MIN_BYTES_PER_SM * sms:
+        return 1, num_warps
+    block_b = 1
+    while (block_b < 4 and batch % (2 * block_b) == 0
+           and 2 * block_b * per <= 32768):
+        block_b *= 2
+    while block_b > 1 and num_warps < 16 and \
+            2 * num_warps * 1024 <= block_b * per:
+        num_warps *= 2
+    return block_b, num_warps
+
+
 def memref_types(dtype: str, heads: int, half: int,
                  head_dim: Optional[int] = None) -> Tuple[str, str]:
     """The memref types of t and of cos/sin. With ``head_dim`` the kernel is
@@ -153,19 +194,14 @@ def memref_types(dtype: str, heads: int, half: int,
 def kernel_text(name: str, dtype: str, heads: int, half: int,
                 block_s: int = 1, num_warps: int = 4,
                 backward: bool = False,
-                head_dim: Optional[int] = None,
-                grid_stride: bool = False, block_b: int = 1) -> str:
+                head_dim: Optional[int] = None, block_b: int = 1) -> str:
     """One ``ism.kernel`` rotating t[s, b, :, :2*half] in place.
 
     t: (seq, batch, heads, head_dim >= 2*half); cos, sin: (rows >= seq,
     columns >= half), fp32; static or dynamic sizes as ``memref_types``
     says. Program (x, y) handles tokens [x*block_s, x*block_s + block_s)
-    of batch indices [y*block_b, y*block_b + block_b).
-
-    With ``grid_stride`` the grid's x size may be smaller: program (x, y)
-    walks the token blocks x, x + num_programs(x), ... of batch y, and
-    while it rotates one block it has the next one's tiles (and cos/sin
-    rows) in flight."""
+    of batch indices [y*block_b, y*block_b + block_b): ``block_b`` > 1
+    shares each cos/sin row among that many batch indices."""
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
     if block_s < 1 or block_s & (block_s - 1):
@@ -183,230 +219,157 @@ def kernel_text(name: str, dtype: str, heads: int, half: int,
     emit(f"ism.kernel @{name}(%t: {mem}, %cos: {tab}, %sin: {tab})")
     emit(f"    attributes {{num_warps = {num_warps} : i32}} {{")
     emit("  %pid = ism.program_id x : index")
-    emit("  %by = ism.program_id y : index")
     consts = {0} | {h0 for h0, _ in hchunks} | {d0 for d0, _ in dchunks} \
-        | {half + d0 for d0, _ in dchunks} | {block_s, block_b}
+        | {half + d0 for d0, _ in dchunks} | ({block_s} if block_s > 1
+                                              else set()) \
+        | ({block_b} if block_b > 1 else set())
     for v in sorted(consts):
         emit(f"  %c{v} = arith.constant {v} : index")
-    emit(f"  %b = arith.muli %by, {idx(block_b)} : index")
+    if block_b == 1:
+        emit("  %b = ism.program_id y : index")
+    else:
+        emit("  %by = ism.program_id y : index")
+        emit(f"  %b = arith.muli %by, {idx(block_b)} : index")
+    if block_s == 1:
+        s0 = "%pid"
+    else:
+        emit(f"  %s0 = arith.muli %pid, {idx(block_s)} : index")
+        s0 = "%s0"
     tiles = [(i, j, h0, d0, f"{block_s}x{block_b}x{hw}x{dw}")
              for i, (h0, hw) in enumerate(hchunks)
              for j, (d0, dw) in enumerate(dchunks)]
-
-    def token(pid: str, sfx: str) -> str:
-        """The first token of block ``pid``."""
-        if block_s == 1:
-            return pid
-        emit(f"  %s0{sfx} = arith.muli {pid}, {idx(block_s)} : index")
-        return f"%s0{sfx}"
-
-    def emit_loads(s0: str, b: str, sfx: str) -> List[Tuple[str, str]]:
-        """Loads of a unit's tiles of t, then of its cos/sin rows; returns
-        (value, type) of each, named with suffix ``sfx``."""
-        out = []
-        # Every load before any store (in place: no load may move above a
-        # store), and the tiles of t (DRAM) before the cos/sin rows
-        # (shared by the batch, mostly L2 hits): issued first, the
-        # long-latency reads overlap the short ones (2-3% on the H200
-        # with 8 warps).
-        for i, j, h0, d0, shape in tiles:
-            tt = f"tensor<{shape}x{dtype}>"
-            for part, off in (("x1", d0), ("x2", half + d0)):
-                v = f"%{part}_{i}_{j}{sfx}"
-                emit(f"  {v} = ism.load %t[{s0}, {b}, {idx(h0)}, "
-                     f"{idx(off)}] : {mem} -> {tt}")
-                out.append((v, tt))
-        # cos/sin of the block's tokens, one tile per half-dim chunk.
-        for j, (d0, dw) in enumerate(dchunks):
-            t2 = f"tensor<{block_s}x{dw}xf32>"
-            for tbl in ("cos", "sin"):
-                v = f"%{tbl}{j}{sfx}"
-                emit(f"  {v} = ism.load %{tbl}[{s0}, {idx(d0)}] : "
-                     f"{tab} -> {t2}")
-                out.append((v, t2))
-        return out
-
-    def emit_rotate(vals: Dict[str, str], s0: str, b: str) -> None:
-        """Rotates the loaded unit (``vals``: load name without suffix ->
-        value) and stores it at token ``s0``, batch index ``b``."""
-        # cos/sin shaped block_s x 1 x 1 x width, stretched over each head
-        # chunk's tile shape.
-        for j, (d0, dw) in enumerate(dchunks):
-            t2 = f"tensor<{block_s}x{dw}xf32>"
-            t3 = f"tensor<{block_s}x1x{dw}xf32>"
-            t4 = f"tensor<{block_s}x1x1x{dw}xf32>"
-            for tbl in ("cos", "sin"):
-                emit(f"  %{tbl}{j}_3 = ism.expand_dims {vals[f'{tbl}{j}']} "
-                     f"axis = 1 : {t2} -> {t3}")
-                emit(f"  %{tbl}{j}_4 = ism.expand_dims %{tbl}{j}_3 axis = 2 "
-                     f": {t3} -> {t4}")
-        for i, j, h0, d0, shape in tiles:
-            t4 = f"tensor<{block_s}x1x1x{dchunks[j][1]}xf32>"
-            emit(f"  %c_{i}_{j} = ism.broadcast %cos{j}_4 : {t4} -> "
-                 f"tensor<{shape}xf32>")
-            emit(f"  %s_{i}_{j} = ism.broadcast %sin{j}_4 : {t4} -> "
-                 f"tensor<{shape}xf32>")
-        # Forward (rotation by +theta):  y1 = x1 c - x2 s,  y2 = x2 c + x1 s;
-        # backward (by -theta, sin negated): y1 = x1 c + x2 s,
-        # y2 = x2 c - x1 s; each as a product and an fma, y1 finished (and
-        # rounded) before y2: that order keeps fewer values live (54
-        # registers a thread for 32 x 128 bf16 and 4 warps, against 79
-        # with the four products first).
-        for i, j, h0, d0, shape in tiles:
-            tf = f"tensor<{shape}xf32>"
-            tt = f"tensor<{shape}x{dtype}>"
-            v = f"{i}_{j}"
-            x1, x2 = vals[f"x1_{v}"], vals[f"x2_{v}"]
-            if dtype != "f32":
-                emit(f"  %x1f_{v} = arith.extf {x1} : {tt} to {tf}")
-                emit(f"  %x2f_{v} = arith.extf {x2} : {tt} to {tf}")
-                x1, x2 = f"%x1f_{v}", f"%x2f_{v}"
-            c, sn = f"%c_{v}", f"%s_{v}"
-            emit(f"  %x2s_{v} = arith.mulf {x2}, {sn} : {tf}")
-            if not backward:
-                emit(f"  %nx2s_{v} = arith.negf %x2s_{v} : {tf}")
-                emit(f"  %y1_{v} = math.fma {x1}, {c}, %nx2s_{v} : {tf}")
-            else:
-                emit(f"  %y1_{v} = math.fma {x1}, {c}, %x2s_{v} : {tf}")
-            if dtype != "f32":
-                emit(f"  %o1_{v} = arith.truncf %y1_{v} : {tf} to {tt}")
-            emit(f"  %x1s_{v} = arith.mulf {x1}, {sn} : {tf}")
-            if not backward:
-                emit(f"  %y2_{v} = math.fma {x2}, {c}, %x1s_{v} : {tf}")
-            else:
-                emit(f"  %nx1s_{v} = arith.negf %x1s_{v} : {tf}")
-                emit(f"  %y2_{v} = math.fma {x2}, {c}, %nx1s_{v} : {tf}")
-            if dtype != "f32":
-                emit(f"  %o2_{v} = arith.truncf %y2_{v} : {tf} to {tt}")
-        for i, j, h0, d0, shape in tiles:
-            v = f"{i}_{j}"
-            tt = f"tensor<{shape}x{dtype}>"
-            o1 = f"%y1_{v}" if dtype == "f32" else f"%o1_{v}"
-            o2 = f"%y2_{v}" if dtype == "f32" else f"%o2_{v}"
-            emit(f"  ism.store {o1}, %t[{s0}, {b}, {idx(h0)}, {idx(d0)}] : "
-                 f"{tt} -> {mem}")
-            emit(f"  ism.store {o2}, %t[{s0}, {b}, {idx(h0)}, "
-                 f"{idx(half + d0)}] : {tt} -> {mem}")
-
-    def names(loaded: List[Tuple[str, str]], sfx: str) -> Dict[str, str]:
-        return {v[1:len(v) - len(sfx)]: v for v, _ in loaded}
-
-    if not grid_stride:
-        s0 = token("%pid", "")
-        loaded = emit_loads(s0, "%b", "")
-        emit_rotate(names(loaded, ""), s0, "%b")
-        emit("  ism.return")
-        emit("}")
-        return "\n".join(lines)
-
-    # Grid-stride: the first block's loads, then a loop whose iteration u
-    # issues block u + num_programs's loads (if there is one) before it
-    # rotates and stores block u.
-    emit("  %np = ism.num_programs x : index")
-    emit(f"  %seq = memref.dim %t, %c0 : {mem}")
-    blocks = "%seq"
-    if block_s > 1:
-        emit(f"  %blocks = arith.ceildivui %seq, {idx(block_s)} : index")
-        blocks = "%blocks"
-    first = emit_loads(token("%pid", "_f"), "%b", "_f")
-    types = ", ".join(t for _, t in first)
-    carried = ", ".join(f"{v[:-2]}_c = {v}" for v, _ in first)
-    emit(f"  %next:{len(first)} = scf.for %u = %pid to {blocks} step %np "
-         f"iter_args({carried}) -> ({types}) {{")
-    emit("  %nu = arith.addi %u, %np : index")
-    emit(f"  %more = arith.cmpi ult, %nu, {blocks} : index")
-    emit(f"  %pre:{len(first)} = scf.if %more -> ({types}) {{")
-    pre = emit_loads(token("%nu", "_n"), "%b", "_n")
-    emit(f"  scf.yield {', '.join(v for v, _ in pre)} : {types}")
-    emit("  } else {")
-    emit(f"  scf.yield {', '.join(v[:-2] + '_c' for v, _ in first)} : "
-         f"{types}")
-    emit("  }")
-    emit_rotate({k: v[:-2] + "_c" for k, v in names(first, "_f").items()},
-                token("%u", ""), "%b")
-    emit(f"  scf.yield {', '.join(f'%pre#{k}' for k in range(len(first)))}"
-         f" : {types}")
-    emit("  }")
+    # Every load before any store (in place: no load may move above a store),
+    # and the tiles of t (DRAM) before the cos/sin rows (shared by the batch,
+    # mostly L2 hits): issued first, the long-latency reads overlap the
+    # short ones (2-3% on the H200 with 8 warps).
+    for i, j, h0, d0, shape in tiles:
+        tt = f"tensor<{shape}x{dtype}>"
+        for part, off in (("x1", d0), ("x2", half + d0)):
+            emit(f"  %{part}_{i}_{j} = ism.load %t[{s0}, %b, {idx(h0)}, "
+                 f"{idx(off)}] : {mem} -> {tt}")
+    # cos/sin of the block's tokens, one tile per half-dim chunk, shaped
+    # block_s x 1 x 1 x width to broadcast over the batch indices and
+    # heads.
+    for j, (d0, dw) in enumerate(dchunks):
+        t2 = f"tensor<{block_s}x{dw}xf32>"
+        t3 = f"tensor<{block_s}x1x{dw}xf32>"
+        t4 = f"tensor<{block_s}x1x1x{dw}xf32>"
+        for tbl in ("cos", "sin"):
+            emit(f"  %{tbl}{j} = ism.load %{tbl}[{s0}, {idx(d0)}] : "
+                 f"{tab} -> {t2}")
+            emit(f"  %{tbl}{j}_3 = ism.expand_dims %{tbl}{j} axis = 1 : "
+                 f"{t2} -> {t3}")
+            emit(f"  %{tbl}{j}_4 = ism.expand_dims %{tbl}{j}_3 axis = 2 : "
+                 f"{t3} -> {t4}")
+    # cos/sin stretched over each head chunk's tile shape.
+    for i, j, h0, d0, shape in tiles:
+        t4 = f"tensor<{block_s}x1x1x{dchunks[j][1]}xf32>"
+        emit(f"  %c_{i}_{j} = ism.broadcast %cos{j}_4 : {t4} -> "
+             f"tensor<{shape}xf32>")
+        emit(f"  %s_{i}_{j} = ism.broadcast %sin{j}_4 : {t4} -> "
+             f"tensor<{shape}xf32>")
+    # Forward (rotation by +theta):  y1 = x1 c - x2 s,  y2 = x2 c + x1 s;
+    # backward (by -theta, sin negated): y1 = x1 c + x2 s,  y2 = x2 c - x1 s;
+    # each as a product and an fma, y1 finished (and rounded) before y2:
+    # that order keeps fewer values live (54 registers a thread for 32 x 128
+    # bf16 and 4 warps, against 79 with the four products first).
+    for i, j, h0, d0, shape in tiles:
+        tf = f"tensor<{shape}xf32>"
+        tt = f"tensor<{shape}x{dtype}>"
+        v = f"{i}_{j}"
+        x1, x2 = f"%x1_{v}", f"%x2_{v}"
+        if dtype != "f32":
+            emit(f"  %x1f_{v} = arith.extf %x1_{v} : {tt} to {tf}")
+            emit(f"  %x2f_{v} = arith.extf %x2_{v} : {tt} to {tf}")
+            x1, x2 = f"%x1f_{v}", f"%x2f_{v}"
+        c, sn = f"%c_{v}", f"%s_{v}"
+        emit(f"  %x2s_{v} = arith.mulf {x2}, {sn} : {tf}")
+        if not backward:
+            emit(f"  %nx2s_{v} = arith.negf %x2s_{v} : {tf}")
+            emit(f"  %y1_{v} = math.fma {x1}, {c}, %nx2s_{v} : {tf}")
+        else:
+            emit(f"  %y1_{v} = math.fma {x1}, {c}, %x2s_{v} : {tf}")
+        if dtype != "f32":
+            emit(f"  %o1_{v} = arith.truncf %y1_{v} : {tf} to {tt}")
+        emit(f"  %x1s_{v} = arith.mulf {x1}, {sn} : {tf}")
+        if not backward:
+            emit(f"  %y2_{v} = math.fma {x2}, {c}, %x1s_{v} : {tf}")
+        else:
+            emit(f"  %nx1s_{v} = arith.negf %x1s_{v} : {tf}")
+            emit(f"  %y2_{v} = math.fma {x2}, {c}, %nx1s_{v} : {tf}")
+        if dtype != "f32":
+            emit(f"  %o2_{v} = arith.truncf %y2_{v} : {tf} to {tt}")
+    for i, j, h0, d0, shape in tiles:
+        v = f"{i}_{j}"
+        tt = f"tensor<{shape}x{dtype}>"
+        o1 = f"%y1_{v}" if dtype == "f32" else f"%o1_{v}"
+        o2 = f"%y2_{v}" if dtype == "f32" else f"%o2_{v}"
+        emit(f"  ism.store {o1}, %t[{s0}, %b, {idx(h0)}, {idx(d0)}] : "
+             f"{tt} -> {mem}")
+        emit(f"  ism.store {o2}, %t[{s0}, %b, {idx(h0)}, {idx(half + d0)}] : "
+             f"{tt} -> {mem}")
     emit("  ism.return")
     emit("}")
     return "\n".join(lines)
 
 
 def host_text(entry: str, kernel: str, block_s: int, mem: str,
-              tab: str, programs: Optional[int] = None,
-              block_b: int = 1) -> str:
+              tab: str, block_b: int = 1) -> str:
     """Host function ``@entry(t, cos, sin)`` launching ``@kernel`` on grid
-    (ceil(seq / block_s), batch), or, with ``programs`` (a grid-stride
-    kernel), (min(ceil(seq / block_s), ceil(programs / batch)), batch);
-    ``mem``/``tab``: the types of t and of the tables
-    (``memref_types``)."""
-    lines = [
+    (ceil(seq / block_s), ceil(batch / block_b)); ``mem``/``tab``: the
+    types of t and of the tables (``memref_types``)."""
+    return "\n".join([
         f"func.func @{entry}(%t: {mem}, %cos: {tab}, %sin: {tab}) {{",
         "  %c0 = arith.constant 0 : index",
         "  %c1 = arith.constant 1 : index",
         f"  %bs = arith.constant {block_s} : index",
+        f"  %bb = arith.constant {block_b} : index",
         f"  %seq = memref.dim %t, %c0 : {mem}",
         f"  %batch = memref.dim %t, %c1 : {mem}",
         "  %gs = arith.ceildivui %seq, %bs : index",
-        f"  %bb = arith.constant {block_b} : index",
-        "  %gy = arith.ceildivui %batch, %bb : index"]
-    gx = "%gs"
-    if programs is not None:
-        lines += [f"  %np = arith.constant {programs} : index",
-                  "  %per_b = arith.ceildivui %np, %gy : index",
-                  "  %gx = arith.minui %gs, %per_b : index"]
-        gx = "%gx"
-    lines.append(f"  ism.launch @{kernel} grid({gx}, %gy) "
-                 "(%t, %cos, %sin)")
-    return "\n".join(lines + [f"      : ({mem}, {tab}, {tab})", "  return",
-                               "}"])
+        "  %gb = arith.ceildivui %batch, %bb : index",
+        f"  ism.launch @{kernel} grid(%gs, %gb) (%t, %cos, %sin)",
+        f"      : ({mem}, {tab}, {tab})",
+        "  return",
+        "}"])
 
 
 def module_text(dtype: str, heads: int, half: int,
                 block_s: Optional[int] = None,
                 num_warps: Optional[int] = None,
-                head_dim: Optional[int] = None,
-                programs: Optional[int] = None, block_b: int = 1) -> str:
+                head_dim: Optional[int] = None, block_b: int = 1) -> str:
     """The whole module: ``@rope_fwd`` + ``@main`` (forward) and
     ``@rope_bwd`` + ``@backward`` (input gradient), each
     ``(t, cos, sin)``, in place on ``t``; specialized to ``head_dim``
-    when it is given (see ``memref_types``); with ``programs``, grid-stride
-    kernels on at most that many programs (``kernel_text``)."""
+    when it is given (see ``memref_types``); ``block_b`` batch indices a
+    program (``kernel_text``)."""
     dbs, dnw = default_config(heads, half, dtype)
     block_s = block_s or dbs
     num_warps = num_warps or dnw
-    if programs is not None and programs < 1:
-        raise ValueError(f"programs must be positive, got {programs}")
     mem, tab = memref_types(dtype, heads, half, head_dim)
     header = (f"// RoPE (rotate-half), in place: {dtype}, {heads} heads, "
               f"rot_dim {2 * half}, head_dim "
               f"{head_dim if head_dim else 'dynamic'}, {block_s} token(s) "
-              f"x 1 batch per program"
-              + (f" (grid-stride, at most {programs} programs)"
-                 if programs else "") + f", {num_warps} warps.")
-    gs = programs is not None
+              f"x {block_b} batch per program, {num_warps} warps.")
     return "\n\n".join([
         header,
         kernel_text("rope_fwd", dtype, heads, half, block_s, num_warps,
-                    head_dim=head_dim, grid_stride=gs, block_b=block_b),
+                    head_dim=head_dim, block_b=block_b),
         kernel_text("rope_bwd", dtype, heads, half, block_s, num_warps,
-                    backward=True, head_dim=head_dim, grid_stride=gs,
-                    block_b=block_b),
-        host_text("main", "rope_fwd", block_s, mem, tab, programs, block_b),
+                    backward=True, head_dim=head_dim, block_b=block_b),
+        host_text("main", "rope_fwd", block_s, mem, tab, block_b),
         host_text("backward", "rope_bwd", block_s, mem, tab,
-                  programs, block_b)]) + "\n"
+                  block_b)]) + "\n"
 
 
 def build_module(dtype: str, heads: int, half: int,
                  block_s: Optional[int] = None,
                  num_warps: Optional[int] = None,
-                 head_dim: Optional[int] = None,
-                 programs: Optional[int] = None, block_b: int = 1):
+                 head_dim: Optional[int] = None, block_b: int = 1):
     """``module_text`` parsed into an ``ism.Module``."""
     import ism
     return ism.Module.parse(module_text(dtype, heads, half, block_s,
-                                        num_warps, head_dim, programs,
-                                        block_b))
+                                        num_warps, head_dim, block_b))
 
 
 # ---------------------------------------------------------------------------
@@ -473,11 +436,43 @@ def _table(x, seq: int, what: str):
 def config_key(dtype: str, heads: int, half: int,
                block_s: Optional[int] = None,
                num_warps: Optional[int] = None,
-               head_dim: Optional[int] = None) -> tuple:
-    """(dtype, heads, half, block_s, num_warps, head_dim) with the defaults
-    filled: ``module_text``'s arguments (head_dim None: dynamic sizes)."""
+               head_dim: Optional[int] = None, block_b: int = 1) -> tuple:
+    """(dtype, heads, half, block_s, num_warps, head_dim, block_b) with the
+    defaults filled: ``module_text``'s arguments (head_dim None: dynamic
+    sizes)."""
     dbs, dnw = default_config(heads, half, dtype)
-    return (dtype, heads, half, block_s or dbs, num_warps or dnw, head_dim)
+    return (dtype, heads, half, block_s or dbs, num_warps or dnw, head_dim,
+            block_b)
+
+
+_SMS: Dict[int, int] = {}
+
+
+def sm_count(device) -> int:
+    """The number of SMs of CUDA ``device`` (queried once)."""
+    import torch
+    i = torch.device(device).index
+    i = torch.cuda.current_device() if i is None else i
+    if i not in _SMS:
+        _SMS[i] = torch.cuda.get_device_properties(i).multi_processor_count
+    return _SMS[i]
+
+
+def choose_key(t, half: int, block_s: Optional[int] = None,
+               num_warps: Optional[int] = None,
+               block_b: Optional[int] = None) -> tuple:
+    """The ``config_key`` for rotating ``t``: the given configuration, or,
+    when none of it is given and ``t`` is on a GPU, ``default_config``
+    with ``batch_block``'s choice for t's size (on the CPU one batch index
+    a program)."""
+    seq, batch, heads, _ = t.shape
+    dt = _dtype_name(t)
+    if (block_s is None and num_warps is None and block_b is None
+            and t.device.type == "cuda"):
+        block_b, num_warps = batch_block(heads, half, dt, seq, batch,
+                                         sm_count(t.device))
+    return config_key(dt, heads, half, block_s, num_warps, None,
+                      block_b or 1)
 
 
 def _clear_caches() -> None:
@@ -521,14 +516,16 @@ def _numpy_view(x):
 
 def rope_ism_(t, cos, sin, backward: bool = False,
               block_s: Optional[int] = None, num_warps: Optional[int] = None,
-              direct: bool = False):
+              direct: bool = False, block_b: Optional[int] = None):
     """Rotates ``t`` (seq, batch, heads, head_dim) in place by +theta
     (forward) or -theta (``backward``) with the ism kernels and returns it.
 
     CUDA tensors: the compiled module on torch's current stream (``direct``
     launches the kernel itself, ``k.rope_fwd[grid](...)``, instead of the
     host function). CPU tensors: the same module in ism's reference
-    interpreter (slow; for tests without a GPU)."""
+    interpreter (slow; for tests without a GPU). ``block_s``,
+    ``num_warps``, ``block_b``: a configuration (``choose_key``; by
+    default chosen from t's size)."""
     if t.dim() != 4:
         raise ValueError(f"RoPE: t must be (seq, batch, heads, head_dim), "
                          f"got shape {tuple(t.shape)}")
@@ -547,7 +544,7 @@ def rope_ism_(t, cos, sin, backward: bool = False,
     # Every size dynamic: the module specialized to the head count and
     # head_dim (head_dim=dim) has a shorter prologue but ran 0.1-2% slower
     # on the H200 (bench/experiments/rope_variants.py, docs/benchmarks.md).
-    key = config_key(_dtype_name(t), heads, half, block_s, num_warps)
+    key = choose_key(t, half, block_s, num_warps, block_b)
     work = t if t.is_contiguous() else t.contiguous()
     entry = "backward" if backward else "main"
     if t.device.type == "cpu":
@@ -558,9 +555,10 @@ def rope_ism_(t, cos, sin, backward: bool = False,
         fwd, bwd = ism_kernels(key)
         k = bwd if backward else fwd
         if direct:
-            bs = key[3]
+            bs, bb = key[3], key[6]
             kernel = getattr(k, "rope_bwd" if backward else "rope_fwd")
-            kernel[((seq + bs - 1) // bs, batch)](work, cos, sin)
+            kernel[((seq + bs - 1) // bs, (batch + bb - 1) // bb)](
+                work, cos, sin)
         else:
             k(work, cos, sin)
     if work is not t:
@@ -652,9 +650,11 @@ def _triton():
 
 #: (batch, heads, head_dim, rot_dim) cases: Llama-like, a head count that is
 #: not a power of two (12 = 8 + 4), partial rotary (rot 64 of 128, 40 heads
-#: = 32 + 8), and a half-dim that is not a power of two (48 = 32 + 16).
+#: = 32 + 8), a half-dim that is not a power of two (48 = 32 + 16), and
+#: batch 4 (at 4096 tokens the programs take 4 batch indices, with 2 at
+#: batch 2: ``batch_block``).
 CHECK_SHAPES = ((2, 32, 128, 128), (3, 12, 64, 64), (2, 40, 128, 64),
-                (1, 6, 96, 96))
+                (1, 6, 96, 96), (4, 16, 128, 128))
 #: Sequence lengths: 1, odd and not a multiple of any block, a power of two.
 CHECK_SEQS = (1, 77, 1000, 4096)
 
@@ -813,7 +813,8 @@ def bench(seqs: Sequence[int] = BENCH_SEQS, batch: int = 4, heads: int = 32,
           warmup: int = 10, out: Optional[str] = "bench-out/rope",
           triton: bool = True, block_s: Optional[int] = None,
           num_warps: Optional[int] = None, device: str = "cuda",
-          gpu_only: bool = True) -> List[dict]:
+          gpu_only: bool = True, block_b: Optional[int] = None
+          ) -> List[dict]:
     """Times the forward and the backward of ism, PyTorch eager and Triton
     on the same tensors, in one run. Forward: ism and Triton rotate ``t``
     in place (the kernels the autograd Functions launch); eager computes
@@ -838,13 +839,10 @@ def bench(seqs: Sequence[int] = BENCH_SEQS, batch: int = 4, heads: int = 32,
     copy_gbps = 2 * src.numel() * 4 / copy_ms / 1e6
     src = dst = None
     dev = torch.cuda.get_device_name(device) if cuda else "cpu"
-    key = config_key(dtype, heads, head_dim // 2, block_s, num_warps)
-    if cuda:
-        ism_kernels(key)               # compile before timing
     print(f"device: {dev}; device-to-device copy {copy_gbps:.0f} GB/s "
           f"(roofline); {dtype} (seq, {batch}, {heads}, {head_dim}); ism: "
-          f"block_s={key[3]}, num_warps={key[4]}; Triton: one (token, "
-          f"batch) per program, num_warps=4; "
+          f"tokens x batch indices a program, warps in column 'ism cfg'; "
+          f"Triton: one (token, batch) per program, num_warps=4; "
           + ("GPU time (calls queued behind a GPU sleep)" if gpu_only
              else "host-side launch costs included"))
     rows = []
@@ -856,11 +854,15 @@ def bench(seqs: Sequence[int] = BENCH_SEQS, batch: int = 4, heads: int = 32,
         g = torch.randn_like(t)
         nbytes = 2 * t.numel() * t.element_size() + 2 * cos.numel() * 4
         cf, sf = eager_tables(cos, sin, seq, tdt)
+        key = choose_key(t, head_dim // 2, block_s, num_warps, block_b)
+        if cuda:
+            ism_kernels(key)               # compile before timing
+        cfg = f"{key[3]}x{key[6]} {key[4]}w"
         res = {}
-        res["ism", "fwd"] = timer(lambda: rope_ism_(t, cos, sin, False,
-                                                    block_s, num_warps))
-        res["ism", "bwd"] = timer(lambda: rope_ism_(g, cos, sin, True,
-                                                    block_s, num_warps))
+        res["ism", "fwd"] = timer(lambda: rope_ism_(
+            t, cos, sin, False, block_s, num_warps, block_b=block_b))
+        res["ism", "bwd"] = timer(lambda: rope_ism_(
+            g, cos, sin, True, block_s, num_warps, block_b=block_b))
         with torch.no_grad():
             res["torch", "fwd"] = timer(lambda: rope_torch(t, cf, sf))
         tr = t.detach().clone().requires_grad_()
@@ -881,7 +883,7 @@ def bench(seqs: Sequence[int] = BENCH_SEQS, batch: int = 4, heads: int = 32,
         for d in ("fwd", "bwd"):
             r = dict(seq=seq, batch=batch, heads=heads, head_dim=head_dim,
                      dtype=dtype, direction=d, bytes=nbytes,
-                     copy_gbps=copy_gbps)
+                     copy_gbps=copy_gbps, ism_cfg=cfg)
             for impl in ("ism", "torch", "triton", "triton8"):
                 ms = res.get((impl, d))
                 r[f"{impl}_ms"] = ms
@@ -899,12 +901,14 @@ def bench(seqs: Sequence[int] = BENCH_SEQS, batch: int = 4, heads: int = 32,
     def fmt(v, spec=".3f"):
         return "-" if v is None else format(v, spec)
 
-    print(f"{'seq':>6} {'dir':>4} {'MB':>7} {'ism ms':>8} {'GB/s':>6} "
+    print(f"{'seq':>6} {'dir':>4} {'MB':>7} {'ism cfg':>8} "
+          f"{'ism ms':>8} {'GB/s':>6} "
           f"{'torch ms':>9} {'GB/s':>6} {'triton ms':>10} {'GB/s':>6} "
           f"{'x torch':>8} {'x triton':>9} {'x tr 8w':>8} {'% copy':>7}")
     for r in rows:
         print(f"{r['seq']:>6} {r['direction']:>4} {r['bytes'] / 1e6:>7.1f} "
-              f"{fmt(r['ism_ms']):>8} {fmt(r['ism_gbps'], '.0f'):>6} "
+              f"{r['ism_cfg']:>8} {fmt(r['ism_ms']):>8} "
+              f"{fmt(r['ism_gbps'], '.0f'):>6} "
               f"{fmt(r['torch_ms']):>9} {fmt(r['torch_gbps'], '.0f'):>6} "
               f"{fmt(r['triton_ms']):>10} {fmt(r['triton_gbps'], '.0f'):>6} "
               f"{fmt(r['ism_vs_torch'], '.2f'):>8} "
@@ -967,9 +971,10 @@ def _write(rows, out, dev, copy_gbps):
 
 def tune(seq: int = 8192, batch: int = 4, heads: int = 32,
          head_dim: int = 128, dtype: str = "bf16", reps: int = 50,
-         configs=((1, 2), (1, 4), (1, 8), (2, 4), (2, 8), (4, 8))):
-    """Forward time of ism configurations (block_s, num_warps) next to
-    Triton's num_warps 2/4/8, to pick the defaults."""
+         configs=((1, 4, 1), (1, 8, 1), (2, 8, 1), (1, 8, 2), (1, 16, 2),
+                  (1, 8, 4), (1, 16, 4))):
+    """Forward time of ism configurations (block_s, num_warps, block_b)
+    next to Triton's num_warps 2/4/8, to pick the defaults."""
     import torch
     tdt = {"bf16": torch.bfloat16, "f16": torch.float16,
            "f32": torch.float32}[dtype]
@@ -979,12 +984,15 @@ def tune(seq: int = 8192, batch: int = 4, heads: int = 32,
     cos, sin = torch.from_numpy(c_np).cuda(), torch.from_numpy(s_np).cuda()
     t = torch.randn(seq, batch, heads, head_dim, device="cuda").to(tdt)
     nbytes = 2 * t.numel() * t.element_size() + 2 * cos.numel() * 4
+    key = choose_key(t, head_dim // 2)
     print(f"{dtype} ({seq}, {batch}, {heads}, {head_dim}), forward, median "
-          f"of {reps}, L2 flushed; default ism config "
-          f"{default_config(heads, head_dim // 2, dtype)}")
-    for bs, nw in configs:
-        ms = timer(lambda: rope_ism_(t, cos, sin, False, bs, nw))
-        print(f"  ism    block_s={bs} num_warps={nw}: {ms:.4f} ms "
+          f"of {reps}, L2 flushed; default ism config: block_s={key[3]} "
+          f"num_warps={key[4]} block_b={key[6]}")
+    for bs, nw, bb in configs:
+        ms = timer(lambda: rope_ism_(t, cos, sin, False, bs, nw,
+                                     block_b=bb))
+        print(f"  ism    block_s={bs} num_warps={nw:2d} block_b={bb}: "
+              f"{ms:.4f} ms "
               f"{nbytes / ms / 1e6:.0f} GB/s")
     if tk is not None:
         for nw in (2, 4, 8):
@@ -1014,6 +1022,8 @@ def main(argv=None):
     p.add_argument("--warmup", type=int, default=10)
     p.add_argument("--block-s", type=int, default=None)
     p.add_argument("--num-warps", type=int, default=None)
+    p.add_argument("--block-b", type=int, default=None,
+                   help="batch indices a program (default: by t's size)")
     p.add_argument("--no-triton", action="store_true")
     p.add_argument("--with-launch", action="store_true",
                    help="time without the GPU sleep that hides host-side "
@@ -1023,7 +1033,7 @@ def main(argv=None):
         p.error("give --check, --bench, --tune or --print-mlir")
     if a.print_mlir:
         print(module_text(a.dtype, a.heads, a.head_dim // 2, a.block_s,
-                          a.num_warps), end="")
+                          a.num_warps, block_b=a.block_b or 1), end="")
     if a.check:
         check(triton=not a.no_triton)
     if a.tune:
@@ -1033,7 +1043,7 @@ def main(argv=None):
         bench([int(s) for s in a.seqs.split(",")], a.batch, a.heads,
               a.head_dim, a.dtype, a.reps, a.warmup, a.out,
               not a.no_triton, a.block_s, a.num_warps,
-              gpu_only=not a.with_launch)
+              gpu_only=not a.with_launch, block_b=a.block_b)
 
 
 if __name__ == "__main__":

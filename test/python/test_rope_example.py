@@ -128,6 +128,55 @@ def test_f16_forward():
                                rtol=1e-3, atol=1e-3)
 
 
+# (seq, batch, heads, head_dim, block_s, block_b): programs over 2 and 4
+# batch indices of their tokens, sharing one cos/sin row; a batch that is
+# not a multiple of block_b (the last program's tiles partly outside t:
+# the bounds-checked path); block_b larger than the batch; tokens and
+# batch indices blocked together.
+BATCH_BLOCK_CASES = [
+    (3, 4, 4, 16, 1, 2),
+    (3, 4, 32, 128, 1, 4),
+    (4, 3, 5, 16, 1, 2),
+    (2, 1, 4, 16, 1, 4),
+    (5, 6, 3, 24, 2, 2),
+]
+
+
+@pytest.mark.parametrize("seq,batch,heads,dim,block_s,block_b",
+                         BATCH_BLOCK_CASES)
+def test_batch_blocks(seq, batch, heads, dim, block_s, block_b):
+    rng = np.random.default_rng(seq * 10 + batch)
+    m = rope.build_module("f32", heads, dim // 2, block_s, block_b=block_b)
+    x = rng.standard_normal((seq, batch, heads, dim)).astype(np.float32)
+    cos, sin = tables(seq, dim)
+    for entry, backward in (("main", False), ("backward", True)):
+        np.testing.assert_allclose(
+            run(m, entry, x, cos, sin),
+            rope.rope_reference_np(x, cos, sin, backward=backward),
+            rtol=1e-6, atol=1e-6)
+
+
+def test_batch_block_choice():
+    # Llama's 32 x 128 in bf16 on 132 SMs (the H200): 512 tokens of batch
+    # 4 (16 MiB) stay at one batch index a program, 768 (24 MiB) take all
+    # four (32 KB a program, 16 warps); an odd batch, or one batch index,
+    # cannot be blocked; batch 2 takes two; f32 (16 KB a token) takes two
+    # (32 KB); never more than 32 KB a program.
+    assert rope.batch_block(32, 64, "bf16", 512, 4, 132) == (1, 8)
+    assert rope.batch_block(32, 64, "bf16", 768, 4, 132) == (4, 16)
+    assert rope.batch_block(32, 64, "bf16", 8192, 3, 132) == (1, 8)
+    assert rope.batch_block(32, 64, "bf16", 8192, 1, 132) == (1, 8)
+    assert rope.batch_block(32, 64, "bf16", 8192, 2, 132) == (2, 16)
+    assert rope.batch_block(32, 64, "f32", 8192, 4, 132) == (2, 16)
+    assert rope.batch_block(64, 64, "bf16", 8192, 8, 132) == (2, 16)
+    # The threshold scales with the SM count.
+    assert rope.batch_block(32, 64, "bf16", 768, 4, 264) == (1, 8)
+    # Warps stay a power of two: 40 heads x 32 x 2 bytes = 5 KB a token.
+    assert rope.batch_block(40, 32, "bf16", 8192, 2, 132) == (2, 8)
+    with pytest.raises(ValueError, match="block_b must be a power of two"):
+        rope.module_text("bf16", 32, 64, block_b=3)
+
+
 def test_pow2_chunks_and_config():
     assert rope.pow2_chunks(40) == [(0, 32), (32, 8)]
     assert rope.pow2_chunks(64) == [(0, 64)]
@@ -155,7 +204,7 @@ def test_specialized_types_and_shape_checks():
         ism.interpret(m, "main", np.ones((3, 2, 5, 16), np.float32), cos,
                       sin)
     assert rope.config_key("bf16", 32, 64, head_dim=128) == (
-        "bf16", 32, 64, 1, 8, 128)
+        "bf16", 32, 64, 1, 8, 128, 1)
 
 
 def test_lowers_to_ptx_with_vector_accesses():
@@ -168,6 +217,10 @@ def test_lowers_to_ptx_with_vector_accesses():
         # The in-bounds fast path moves 16 bytes per thread and access.
         assert "ld.global.v4.b32" in ptx and "st.global.v4.b32" in ptx
         assert ".extern .func" not in ptx     # no libdevice calls
+    # Four batch indices a program: the same 16-byte accesses.
+    ptx = rope.build_module("bf16", 32, 64, 1, 16,
+                            block_b=4).to_ptx(chip="sm_90a")
+    assert "ld.global.v4.b32" in ptx and "st.global.v4.b32" in ptx
 
 
 def test_imports_without_torch():
