@@ -52,18 +52,21 @@ def print_rounds(title, res, base, width):
               + f"   median {med * 1e3:7.2f}  x triton {base_ms / med:.3f}")
 
 
-def rope_inputs(seq, batch, heads, dim):
-    """A random bf16 t (seq, batch, heads, dim) and the cos/sin tables of
-    `seq` tokens, on the GPU."""
+def rope_inputs(seq, batch, heads, dim, dtype="bf16"):
+    """A random t (seq, batch, heads, dim) of ``dtype`` and the cos/sin
+    tables of `seq` tokens, on the GPU."""
     c_np, s_np = R.rope_tables(seq, dim)
     cos, sin = torch.from_numpy(c_np).cuda(), torch.from_numpy(s_np).cuda()
-    t = torch.randn(seq, batch, heads, dim, device="cuda").bfloat16()
+    t = torch.randn(seq, batch, heads, dim, device="cuda").to(
+        {"bf16": torch.bfloat16, "f16": torch.float16,
+         "f32": torch.float32}[dtype])
     return t, cos, sin
 
 
 def check_variant(name, fn, t, cos, sin, bwd):
     """Runs ``fn`` on a copy of t and compares it with a float64 RoPE of t
-    (bf16 tolerance); raises on a mismatch."""
+    (bf16 tolerance, the loosest of the three types); raises on a
+    mismatch."""
     y = t.clone()
     fn(y, cos, sin)
     torch.cuda.synchronize()
@@ -110,6 +113,7 @@ def main():
                    help="BLOCK_SxWARPS[s][bBLOCK_B][mMIN_CTAS], "
                    "comma-separated")
     p.add_argument("--fwd-only", action="store_true")
+    p.add_argument("--dtype", default="bf16", choices=R.DTYPES)
     a = p.parse_args()
     heads, dim, half = a.heads, a.head_dim, a.head_dim // 2
     mods = {}
@@ -118,7 +122,7 @@ def main():
         c, _, block_b = c.partition("b")
         spec = c.endswith("s")
         bs, nw = map(int, c.rstrip("s").split("x"))
-        text = R.module_text("bf16", heads, half, bs, nw,
+        text = R.module_text(a.dtype, heads, half, bs, nw,
                              head_dim=dim if spec else None,
                              block_b=int(block_b) if block_b else 1)
         name = f"ism {bs}x{nw} " + ("specialized" if spec else "dynamic")
@@ -135,10 +139,11 @@ def main():
     kern = {(n, e): ism.compile(ism.Module.parse(t), entry=e)
             for n, t in mods.items() for e in ("main", "backward")}
     timer = R.Timer(20, a.reps)
-    print(f"device: {torch.cuda.get_device_name()}; bf16 (seq, {a.batch}, "
+    print(f"device: {torch.cuda.get_device_name()}; {a.dtype} (seq, "
+          f"{a.batch}, "
           f"{heads}, {dim}); us per round (median of {a.reps} calls each)")
     for seq in map(int, a.seqs.split(",")):
-        t, cos, sin = rope_inputs(seq, a.batch, heads, dim)
+        t, cos, sin = rope_inputs(seq, a.batch, heads, dim, a.dtype)
         for direction in ("fwd",) if a.fwd_only else ("fwd", "bwd"):
             bwd = direction == "bwd"
             entry = "backward" if bwd else "main"
