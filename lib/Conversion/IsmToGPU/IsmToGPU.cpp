@@ -328,15 +328,17 @@ struct ConvertIsmToGPUPass
     // The hidden parameters. First the TMA descriptors, none here (the
     // kernel then copies those tiles itself; ism-run creates descriptors
     // when it launches): a fused kernel's, a warp-specialized GEMM's, or
-    // those of rings a producer warpgroup fills.
+    // those of rings a producer warpgroup fills. (A persistent kernel
+    // always has them: both lowerings that make one describe its operands
+    // for TMA.)
     auto fused = func->getAttrOfType<DictionaryAttr>("ism.coschedule");
     bool persistent = !fused && func->hasAttr("ism.persistent");
     auto tma = func->getAttrOfType<ArrayAttr>("ism.tma");
     Value none;
     if (fused || persistent || tma)
       none = arith::ConstantIntOp::create(b, loc, 0, 64);
-    if (tma || persistent)
-      args.append(tma ? tma.size() : 2, none);
+    if (tma)
+      args.append(tma.size(), none);
     if (fused) {
       // No work counters either (its partitions then stride over their
       // programs); ism-run passes them.
