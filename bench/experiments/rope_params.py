@@ -25,22 +25,31 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
 import triton_kernels as tk  # noqa: E402
 
 
-def make_kernel(pads: int):
-    """bench/triton_kernels.py's in-place RoPE kernel with `pads` extra i64
-    parameters (its source, with the parameters added to the signature)."""
+def edited_kernel(name: str, edits):
+    """bench/triton_kernels.py's in-place RoPE kernel with its source
+    edited: each (old, new) of ``edits`` replaces the first ``old`` (which
+    must be there); compiled as module ``name``."""
     import inspect
     import linecache
     import types
     src = inspect.getsource(tk._rope_inplace_kernel.fn)
-    extra = "".join(f", p{i}" for i in range(pads))
-    assert "cos_stride, heads," in src
-    src = src.replace("cos_stride, heads,", f"cos_stride, heads{extra},", 1)
-    name = f"<rope_pad_{pads}>"
-    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
-    mod = types.ModuleType(f"rope_pad_{pads}")
+    for old, new in edits:
+        assert old in src, old
+        src = src.replace(old, new, 1)
+    file = f"<{name}>"
+    linecache.cache[file] = (len(src), None, src.splitlines(True), file)
+    mod = types.ModuleType(name)
     mod.__dict__.update(triton=triton, tl=tl)
-    exec(compile(src, name, "exec"), mod.__dict__)
+    exec(compile(src, file, "exec"), mod.__dict__)
     return mod._rope_inplace_kernel
+
+
+def make_kernel(pads: int):
+    """bench/triton_kernels.py's in-place RoPE kernel with `pads` extra i64
+    parameters (its source, with the parameters added to the signature)."""
+    extra = "".join(f", p{i}" for i in range(pads))
+    return edited_kernel(f"rope_pad_{pads}", [
+        ("cos_stride, heads,", f"cos_stride, heads{extra},")])
 
 
 def main():

@@ -23,49 +23,33 @@ import sys
 
 import torch
 import triton
-import triton.language as tl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import rope_variants as V  # noqa: E402 (puts bench/, examples/ on path)
 import rope_autograd as R  # noqa: E402
-
-
-@triton.jit
-def _rope_delayed(t_ptr, cos_ptr, sin_ptr, stride_s, stride_b, stride_h,
-                  cos_stride, heads, zero, HALF: tl.constexpr,
-                  BLOCK_H: tl.constexpr, BLOCK_D: tl.constexpr,
-                  DELAY: tl.constexpr):
-    """bench/triton_kernels.py's _rope_inplace_kernel (forward), with DELAY
-    dependent 64-bit multiply-adds before the address arithmetic."""
-    s = tl.program_id(0)
-    b = tl.program_id(1)
-    x = s.to(tl.int64) * stride_s + b
-    for _ in tl.static_range(DELAY):
-        x = x * stride_b + stride_h
-    s = s + (x * zero).to(tl.int32)
-    h = tl.arange(0, BLOCK_H)[:, None]
-    d = tl.arange(0, BLOCK_D)[None, :]
-    mask = (h < heads) & (d < HALF)
-    ptr = t_ptr + s * stride_s + b * stride_b + h * stride_h + d
-    x1 = tl.load(ptr, mask=mask).to(tl.float32)
-    x2 = tl.load(ptr + HALF, mask=mask).to(tl.float32)
-    c = tl.load(cos_ptr + s * cos_stride + d, mask=d < HALF)
-    sn = tl.load(sin_ptr + s * cos_stride + d, mask=d < HALF)
-    ty = t_ptr.dtype.element_ty
-    tl.store(ptr, (x1 * c - x2 * sn).to(ty), mask=mask)
-    tl.store(ptr + HALF, (x2 * c + x1 * sn).to(ty), mask=mask)
+import rope_params as P  # noqa: E402
 
 
 def delayed(delay):
+    """Triton's in-place RoPE forward (8 warps) with ``delay`` dependent
+    64-bit multiply-adds before its address arithmetic."""
+    chain = "".join(["    x = s.to(tl.int64) * stride_s + b\n"]
+                    + ["    x = x * stride_b + stride_h\n"] * delay
+                    + ["    s = s + (x * zero).to(tl.int32)\n"])
+    kernel = P.edited_kernel(f"rope_delay_{delay}", [
+        ("cos_stride, heads,", "cos_stride, heads, zero,"),
+        ("    b = tl.program_id(1)\n", "    b = tl.program_id(1)\n" + chain)])
+
     def run(t, cos, sin):
         seq, batch, heads, dim = t.shape
         half = cos.shape[1]
-        _rope_delayed[(seq, batch)](
+        kernel[(seq, batch)](
             t, cos, sin, t.stride(0), t.stride(1), t.stride(2),
             cos.stride(0), heads, 0, HALF=half,
             BLOCK_H=triton.next_power_of_2(heads),
-            BLOCK_D=triton.next_power_of_2(half), DELAY=delay, num_warps=8)
+            BLOCK_D=triton.next_power_of_2(half), BACKWARD=False,
+            num_warps=8)
     return run
 
 
