@@ -446,6 +446,7 @@ def config_key(dtype: str, heads: int, half: int,
 
 
 _SMS: Dict[int, int] = {}
+_AUTO_KEYS: Dict[tuple, tuple] = {}
 
 
 def sm_count(device) -> int:
@@ -469,8 +470,15 @@ def choose_key(t, half: int, block_s: Optional[int] = None,
     dt = _dtype_name(t)
     if (block_s is None and num_warps is None and block_b is None
             and t.device.type == "cuda"):
-        block_b, num_warps = batch_block(heads, half, dt, seq, batch,
-                                         sm_count(t.device))
+        # Memoized: a call's host time matters on the short tensors.
+        auto = (dt, heads, half, seq, batch, t.device.index)
+        key = _AUTO_KEYS.get(auto)
+        if key is None:
+            block_b, num_warps = batch_block(heads, half, dt, seq, batch,
+                                             sm_count(t.device))
+            key = _AUTO_KEYS[auto] = config_key(dt, heads, half, None,
+                                                num_warps, None, block_b)
+        return key
     return config_key(dt, heads, half, block_s, num_warps, None,
                       block_b or 1)
 
