@@ -134,7 +134,7 @@ def default_config(heads: int, half: int, dtype: str = "bf16"
 #: of its token (``batch_block``). On the H200 (132 SMs, 21 MiB; bf16
 #: Llama t of batch 4, 32 heads x 128): at 512 tokens (16 MiB) one batch
 #: index a program is fastest, from 768 (24 MiB) four with 16 warps are,
-#: up to 10% (docs/benchmarks.md, "RoPE: programs over several batch
+#: up to 10% (docs/benchmarks.md, "RoPE with programs over several batch
 #: indices").
 BATCH_BLOCK_MIN_BYTES_PER_SM = 160 * 1024
 
