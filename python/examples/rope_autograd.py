@@ -64,7 +64,7 @@ its own in-bounds tile, rather than padded and masked, so every access
 stays on the vector fast path; a sequence that is not a multiple of
 ``block_s`` leaves only the last program on the predicated (element-wise,
 bounds-checked) path. ``block_b`` is 1 on small tensors and up to 4 on
-large ones (``batch_block``: sharing the tables is worth up to 10% there,
+large ones (``auto_config``: sharing the tables is worth up to 10% there,
 and costs too many programs on small ones). All loads of a program are
 issued before its first store (in place, the compiler could not move a load
 above a store to the same buffer). Every size is dynamic; ``head_dim=``
@@ -114,15 +114,18 @@ def pow2_chunks(n: int) -> List[Tuple[int, int]]:
 
 def default_config(heads: int, half: int, dtype: str = "bf16"
                    ) -> Tuple[int, int]:
-    """(block_s, num_warps): enough tokens per program (up to 16) that a
-    program reads at least 4 KB of ``t``, and one warp per 1 KB of it, 1 to
-    8 warps. One Llama token (32 heads x 128 dims) is 8 KB in bf16: one
-    token per program and 8 warps (measured on the H200 at seq 512-16384:
-    8 warps (38 registers a thread) beat 4 (54) by up to 4%,
-    with the tiles of t loaded before cos/sin; docs/benchmarks.md)."""
+    """(block_s, num_warps) for one batch index a program: enough tokens
+    per program (up to 16) that a program reads at least 2 KB of ``t``,
+    and one warp per 1 KB of it, 1 to 8 warps. One Llama token (32 heads x
+    128 dims) is 8 KB in bf16: one token per program and 8 warps (measured
+    on the H200 at seq 512-16384: 8 warps (38 registers a thread) beat 4
+    (54) by up to 4%, with the tiles of t loaded before cos/sin); 8 heads
+    (2 KB) take one token and 2 warps: two tokens a program (the old 4 KB
+    rule) measured 0.78-0.90x Triton against 0.92-1.03x
+    (docs/benchmarks.md)."""
     per_token = 2 * heads * half * (4 if dtype == "f32" else 2)
     block_s = 1
-    while block_s * per_token < 4096 and block_s < 16:
+    while block_s * per_token < 2048 and block_s < 16:
         block_s *= 2
     num_warps = 1
     while num_warps * 1024 < block_s * per_token and num_warps < 8:
@@ -130,42 +133,49 @@ def default_config(heads: int, half: int, dtype: str = "bf16"
     return block_s, num_warps
 
 
-#: Bytes of ``t`` per SM from which a program takes several batch indices
-#: of its token (``batch_block``). On the H200 (132 SMs, 21 MiB; bf16
-#: Llama t of batch 4, 32 heads x 128): at 512 tokens (16 MiB) one batch
-#: index a program is fastest, from 768 (24 MiB) four with 16 warps are,
-#: up to 10% (docs/benchmarks.md, "RoPE with programs over several batch
-#: indices").
+#: Bytes of ``t`` per SM from which a tensor counts as large
+#: (``auto_config``). On the H200 (132 SMs, 21 MiB; bf16 Llama t of batch
+#: 4, 32 heads x 128): at 512 tokens (16 MiB) one batch index a program is
+#: fastest, from 768 (24 MiB) four with 16 warps are, up to 10%
+#: (docs/benchmarks.md, "RoPE with programs over several batch indices").
 BATCH_BLOCK_MIN_BYTES_PER_SM = 160 * 1024
 
 
-def batch_block(heads: int, half: int, dtype: str, seq: int, batch: int,
-                sms: int) -> Tuple[int, int]:
-    """(block_b, num_warps) for a (seq, batch) ``t`` on a GPU with ``sms``
-    SMs, with ``default_config``'s tokens per program. A program handles
-    the same token of ``block_b`` batch indices, which share one cos/sin
-    row: the tables are then loaded (and held in registers, one copy per
-    thread's columns) once for all of them. Worth it only on a tensor large
-    enough (``BATCH_BLOCK_MIN_BYTES_PER_SM``) that the grid, ``block_b``
-    times smaller, still fills the GPU: then the largest power of two up
-    to 4 that divides ``batch`` (so no program takes the bounds-checked
-    path for a partial block) and keeps a program's share of ``t`` within
-    32 KB, with up to one warp per KB of it (a power of two, at most
-    16)."""
-    block_s, num_warps = default_config(heads, half, dtype)
+def auto_config(heads: int, half: int, dtype: str, seq: int, batch: int,
+                sms: int) -> Tuple[int, int, int]:
+    """(block_s, num_warps, block_b) for a (seq, batch) ``t`` on a GPU with
+    ``sms`` SMs. A program handles the same tokens of ``block_b`` batch
+    indices, which share their cos/sin rows: the tables are then loaded
+    (and held in registers, one copy per thread's columns) once for all of
+    them. ``block_b`` is the largest power of two up to 4 that divides
+    ``batch`` (so no program takes the bounds-checked path for a partial
+    block) and keeps a program's share of ``t`` within 8 KB, or, on a
+    large tensor (``BATCH_BLOCK_MIN_BYTES_PER_SM``), within 32 KB. Batch
+    indices come before tokens (several tokens a program share nothing);
+    only a program still under 2 KB takes more tokens (``default_config``).
+    A program of several batch indices takes a warp per 2 KB on a small
+    tensor, per KB on a large one, at most 16 (the measured best:
+    docs/benchmarks.md)."""
     esize = 4 if dtype == "f32" else 2
-    per = block_s * 2 * heads * half * esize   # bytes a program rotates
-    total = seq * batch * 2 * heads * half * esize
-    if total < BATCH_BLOCK_MIN_BYTES_PER_SM * sms:
-        return 1, num_warps
+    per_token = 2 * heads * half * esize   # bytes of a token's rotation
+    large = seq * batch * per_token >= BATCH_BLOCK_MIN_BYTES_PER_SM * sms
+    limit = 32768 if large else 8192
     block_b = 1
     while (block_b < 4 and batch % (2 * block_b) == 0
-           and 2 * block_b * per <= 32768):
+           and 2 * block_b * per_token <= limit):
         block_b *= 2
-    while block_b > 1 and num_warps < 16 and \
-            2 * num_warps * 1024 <= block_b * per:
+    if block_b == 1:
+        block_s, num_warps = default_config(heads, half, dtype)
+        return block_s, num_warps, 1
+    block_s = 1
+    while block_s * block_b * per_token < 2048 and block_s < 16:
+        block_s *= 2
+    per_warp = 1024 if large else 2048
+    num_warps = 1
+    while num_warps < 16 and \
+            num_warps * per_warp < block_s * block_b * per_token:
         num_warps *= 2
-    return block_b, num_warps
+    return block_s, num_warps, block_b
 
 
 def memref_types(dtype: str, heads: int, half: int,
@@ -463,9 +473,9 @@ def choose_key(t, half: int, block_s: Optional[int] = None,
                num_warps: Optional[int] = None,
                block_b: Optional[int] = None) -> tuple:
     """The ``config_key`` for rotating ``t``: the given configuration, or,
-    when none of it is given and ``t`` is on a GPU, ``default_config``
-    with ``batch_block``'s choice for t's size (on the CPU one batch index
-    a program)."""
+    when none of it is given and ``t`` is on a GPU, ``auto_config``'s
+    choice for t's size (on the CPU ``default_config``, one batch index a
+    program)."""
     seq, batch, heads, _ = t.shape
     dt = _dtype_name(t)
     if (block_s is None and num_warps is None and block_b is None
@@ -474,9 +484,9 @@ def choose_key(t, half: int, block_s: Optional[int] = None,
         auto = (dt, heads, half, seq, batch, t.device.index)
         key = _AUTO_KEYS.get(auto)
         if key is None:
-            block_b, num_warps = batch_block(heads, half, dt, seq, batch,
-                                             sm_count(t.device))
-            key = _AUTO_KEYS[auto] = config_key(dt, heads, half, None,
+            block_s, num_warps, block_b = auto_config(
+                heads, half, dt, seq, batch, sm_count(t.device))
+            key = _AUTO_KEYS[auto] = config_key(dt, heads, half, block_s,
                                                 num_warps, None, block_b)
         return key
     return config_key(dt, heads, half, block_s, num_warps, None,
@@ -660,7 +670,7 @@ def _triton():
 #: not a power of two (12 = 8 + 4), partial rotary (rot 64 of 128, 40 heads
 #: = 32 + 8), a half-dim that is not a power of two (48 = 32 + 16), and
 #: batch 4 (at 4096 tokens the programs take 4 batch indices, with 2 at
-#: batch 2: ``batch_block``).
+#: batch 2: ``auto_config``).
 CHECK_SHAPES = ((2, 32, 128, 128), (3, 12, 64, 64), (2, 40, 128, 64),
                 (1, 6, 96, 96), (4, 16, 128, 128))
 #: Sequence lengths: 1, odd and not a multiple of any block, a power of two.

@@ -156,23 +156,34 @@ def test_batch_blocks(seq, batch, heads, dim, block_s, block_b):
             rtol=1e-6, atol=1e-6)
 
 
-def test_batch_block_choice():
-    # Llama's 32 x 128 in bf16 on 132 SMs (the H200): 512 tokens of batch
-    # 4 (16 MiB) stay at one batch index a program, 768 (24 MiB) take all
-    # four (32 KB a program, 16 warps); an odd batch, or one batch index,
+def test_auto_config():
+    # (block_s, num_warps, block_b). Llama's 32 x 128 in bf16 on 132 SMs
+    # (the H200): 512 tokens of batch 4 (16 MiB, small) keep one batch
+    # index a program (8 KB already), 768 (24 MiB, large) take all four
+    # (32 KB a program, 16 warps); an odd batch, or one batch index,
     # cannot be blocked; batch 2 takes two; f32 (16 KB a token) takes two
     # (32 KB); never more than 32 KB a program.
-    assert rope.batch_block(32, 64, "bf16", 512, 4, 132) == (1, 8)
-    assert rope.batch_block(32, 64, "bf16", 768, 4, 132) == (4, 16)
-    assert rope.batch_block(32, 64, "bf16", 8192, 3, 132) == (1, 8)
-    assert rope.batch_block(32, 64, "bf16", 8192, 1, 132) == (1, 8)
-    assert rope.batch_block(32, 64, "bf16", 8192, 2, 132) == (2, 16)
-    assert rope.batch_block(32, 64, "f32", 8192, 4, 132) == (2, 16)
-    assert rope.batch_block(64, 64, "bf16", 8192, 8, 132) == (2, 16)
+    assert rope.auto_config(32, 64, "bf16", 512, 4, 132) == (1, 8, 1)
+    assert rope.auto_config(32, 64, "bf16", 768, 4, 132) == (1, 16, 4)
+    assert rope.auto_config(32, 64, "bf16", 8192, 3, 132) == (1, 8, 1)
+    assert rope.auto_config(32, 64, "bf16", 8192, 1, 132) == (1, 8, 1)
+    assert rope.auto_config(32, 64, "bf16", 8192, 2, 132) == (1, 16, 2)
+    assert rope.auto_config(32, 64, "f32", 8192, 4, 132) == (1, 16, 2)
+    assert rope.auto_config(64, 64, "bf16", 8192, 8, 132) == (1, 16, 2)
     # The threshold scales with the SM count.
-    assert rope.batch_block(32, 64, "bf16", 768, 4, 264) == (1, 8)
+    assert rope.auto_config(32, 64, "bf16", 768, 4, 264) == (1, 8, 1)
+    # 8 heads (2 KB a token, a GQA model's keys): batch indices first, up
+    # to 8 KB a program on a small tensor (a warp per 2 KB) and on a large
+    # one too (capped by 4 batch indices; a warp per KB); alone, one token
+    # and 2 warps.
+    assert rope.auto_config(8, 64, "bf16", 1024, 4, 132) == (1, 4, 4)
+    assert rope.auto_config(8, 64, "bf16", 16384, 4, 132) == (1, 8, 4)
+    assert rope.auto_config(8, 64, "bf16", 16384, 1, 132) == (1, 2, 1)
+    # 2 heads (512 B a token): 4 batch indices, then tokens up to 2 KB.
+    assert rope.auto_config(2, 64, "bf16", 4096, 4, 132) == (1, 1, 4)
+    assert rope.auto_config(1, 64, "bf16", 4096, 4, 132) == (2, 1, 4)
     # Warps stay a power of two: 40 heads x 32 x 2 bytes = 5 KB a token.
-    assert rope.batch_block(40, 32, "bf16", 8192, 2, 132) == (2, 8)
+    assert rope.auto_config(40, 32, "bf16", 8192, 2, 132) == (1, 16, 2)
     with pytest.raises(ValueError, match="block_b must be a power of two"):
         rope.module_text("bf16", 32, 64, block_b=3)
 
@@ -182,8 +193,9 @@ def test_pow2_chunks_and_config():
     assert rope.pow2_chunks(64) == [(0, 64)]
     assert rope.pow2_chunks(7) == [(0, 4), (4, 2), (6, 1)]
     assert rope.default_config(32, 64) == (1, 8)
-    bs, nw = rope.default_config(8, 32)
-    assert bs * 2 * 8 * 32 >= 2048 and 1 <= nw <= 8
+    assert rope.default_config(8, 64) == (1, 2)        # 2 KB a token
+    bs, nw = rope.default_config(8, 32)               # 1 KB a token (bf16)
+    assert bs * 2 * 8 * 32 * 2 >= 2048 and 1 <= nw <= 8
 
 
 def test_specialized_types_and_shape_checks():
