@@ -39,6 +39,22 @@ Distribution::Distribution(RankedTensorType type) : type(type) {
     numRegs *= layout.getSizePerThread()[d] * reps(d);
 }
 
+std::pair<unsigned, unsigned> Distribution::getAccessRun() const {
+  if (!parent)
+    return {getFastDim(), getContiguity()};
+  // Only slices whose root layout is blocked: an accumulator's row or
+  // column keeps the element-wise accesses it has always had.
+  const Distribution *root = parent.get();
+  while (root->parent)
+    root = root->parent.get();
+  if (!root->layout)
+    return {getFastDim(), getContiguity()};
+  auto [fast, run] = parent->getAccessRun();
+  if (fast == sliceDim)
+    return {getFastDim(), getContiguity()};
+  return {fast > sliceDim ? fast - 1 : fast, run};
+}
+
 int64_t Distribution::getNumThreads() const {
   if (parent)
     return parent->getNumThreads();

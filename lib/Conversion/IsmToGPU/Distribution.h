@@ -52,6 +52,12 @@ public:
       return 1;
     return mma ? 2 : layout.getSizePerThread()[getFastDim()];
   }
+  /// For memory accesses: the dimension along which consecutive registers
+  /// run, and how many do (getFastDim and getContiguity, except that a
+  /// slice of a blocked layout keeps its parent's run unless the slice
+  /// removed that dimension: a row of cos values sliced from a 4-d tile's
+  /// layout still loads 16 bytes at a time).
+  std::pair<unsigned, unsigned> getAccessRun() const;
 
   /// Static part of register `reg`'s coordinates.
   SmallVector<int64_t> getRegCoord(int64_t reg) const;

@@ -161,10 +161,10 @@ struct BlockAccess {
   /// Elements moved by one vector access on the fast path (1: none).
   unsigned vectorWidth() const {
     unsigned maxElems = std::max(1u, 16 / view.elementBytes);
-    unsigned fast = dist.getFastDim();
+    auto [fast, run] = dist.getAccessRun();
     if (fast != dist.getRank() - 1)
       return 1;
-    return std::min<unsigned>(dist.getContiguity(), maxElems);
+    return std::min<unsigned>(run, maxElems);
   }
 
   /// True when the whole tile is inside the memref and every vector of
@@ -185,7 +185,7 @@ struct BlockAccess {
     if (vec > 1) {
       int64_t vecBytes = int64_t(vec) * view.elementBytes;
       Value vb = indexConstant(b, loc, vecBytes);
-      unsigned fast = dist.getFastDim();
+      unsigned fast = dist.getAccessRun().first;
       conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                             view.strides[fast],
                                             indexConstant(b, loc, 1)));

@@ -280,6 +280,30 @@ ism.kernel @broadcast_row(%c: memref<?x?xf32>, %y: memref<?x?x?xf32>) {
 
 // -----
 
+// Rows of two tokens (2 x 64) broadcast over a tile whose 8 warps run along
+// the heads: the rows load in the #ism.slice of the expansion's layout,
+// 16 bytes at a time (the parent's 8 consecutive columns a thread), and
+// reach the broadcast without shared memory or a barrier.
+// CHECK-LABEL: gpu.func @broadcast_token_rows
+// CHECK-SAME: ism.shared_memory_bytes = 0 : i32
+// CHECK-NOT: nvvm.barrier0
+// CHECK-NOT: gpu.dynamic_shared_memory
+// CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT: nvvm.barrier0
+// CHECK: gpu.return
+ism.kernel @broadcast_token_rows(%c: memref<?x?xf32>, %y: memref<?x?x?x?xf32>)
+    attributes {num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : index
+  %r = ism.load %c[%c0, %c0] : memref<?x?xf32> -> tensor<2x64xf32>
+  %e3 = ism.expand_dims %r axis = 1 : tensor<2x64xf32> -> tensor<2x1x64xf32>
+  %e4 = ism.expand_dims %e3 axis = 2 : tensor<2x1x64xf32> -> tensor<2x1x1x64xf32>
+  %b = ism.broadcast %e4 : tensor<2x1x1x64xf32> -> tensor<2x1x32x64xf32>
+  ism.store %b, %y[%c0, %c0, %c0, %c0] : tensor<2x1x32x64xf32> -> memref<?x?x?x?xf32>
+  ism.return
+}
+
+// -----
+
 // Online softmax over lanes of keys, as in examples/decode_attention.mlir:
 // the scores' reduction along the head dimension stays within a warp, so
 // the scores, their running maximum and the rescaled output are slices of

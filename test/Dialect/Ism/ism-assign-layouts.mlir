@@ -72,6 +72,44 @@ ism.kernel @kept(%x: memref<?xf32>) {
 
 // -----
 
+// Rows of several tokens (tokens x columns) broadcast over a 4-d tile whose
+// warps run along the heads: no blocked layout of the 2-d tile replicates
+// over those warps (it has no size-1 dimension to put them on), so the
+// load takes the #ism.slice of the expansion's layout, and the expand_dims
+// moves no data (before: a trip through shared memory and a barrier). A
+// masked load keeps a blocked layout (its mask has one).
+// CHECK-DAG: #[[$T4:.*]] = #ism.blocked<{sizePerThread = [1, 1, 1, 8], threadsPerWarp = [1, 1, 4, 8], warpsPerCTA = [1, 1, 8, 1], order = [3, 2, 1, 0]}>
+// CHECK-DAG: #[[$T3:.*]] = #ism.blocked<{sizePerThread = [1, 1, 8], threadsPerWarp = [1, 4, 8], warpsPerCTA = [1, 8, 1], order = [2, 1, 0]}>
+// CHECK-DAG: #[[$T2:.*]] = #ism.slice<{dim = 1, parent = #[[$T3]]}>
+// CHECK-LABEL: ism.kernel @token_rows
+// CHECK: ism.load {{.*}} -> tensor<2x64xf32, #[[$T2]]>
+// CHECK: ism.expand_dims {{.*}} : tensor<2x64xf32, #[[$T2]]> -> tensor<2x1x64xf32, #[[$T3]]>
+// CHECK: ism.expand_dims {{.*}} -> tensor<2x1x1x64xf32, #[[$T4]]>
+// CHECK: ism.load {{.*}} mask {{.*}} -> tensor<2x64xf32, #blocked{{[0-9]*}}>
+ism.kernel @token_rows(%x: memref<?x?x?x?xbf16>, %c: memref<?x?xf32>,
+                       %y: memref<?x?x?x?xf32>)
+    attributes {num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : index
+  %m = arith.constant dense<true> : tensor<2x64xi1>
+  %t = ism.load %x[%c0, %c0, %c0, %c0] : memref<?x?x?x?xbf16> -> tensor<2x1x32x64xbf16>
+  %tf = arith.extf %t : tensor<2x1x32x64xbf16> to tensor<2x1x32x64xf32>
+  %r = ism.load %c[%c0, %c0] : memref<?x?xf32> -> tensor<2x64xf32>
+  %e3 = ism.expand_dims %r axis = 1 : tensor<2x64xf32> -> tensor<2x1x64xf32>
+  %e4 = ism.expand_dims %e3 axis = 2 : tensor<2x1x64xf32> -> tensor<2x1x1x64xf32>
+  %b = ism.broadcast %e4 : tensor<2x1x1x64xf32> -> tensor<2x1x32x64xf32>
+  %p = arith.mulf %tf, %b : tensor<2x1x32x64xf32>
+  ism.store %p, %y[%c0, %c0, %c0, %c0] : tensor<2x1x32x64xf32> -> memref<?x?x?x?xf32>
+  %rm = ism.load %c[%c0, %c0] mask %m : memref<?x?xf32> -> tensor<2x64xf32>
+  %em3 = ism.expand_dims %rm axis = 1 : tensor<2x64xf32> -> tensor<2x1x64xf32>
+  %em4 = ism.expand_dims %em3 axis = 2 : tensor<2x1x64xf32> -> tensor<2x1x1x64xf32>
+  %bm = ism.broadcast %em4 : tensor<2x1x1x64xf32> -> tensor<2x1x32x64xf32>
+  %q = arith.mulf %tf, %bm : tensor<2x1x32x64xf32>
+  ism.store %q, %y[%c0, %c0, %c0, %c0] : tensor<2x1x32x64xf32> -> memref<?x?x?x?xf32>
+  ism.return
+}
+
+// -----
+
 // A broadcast's source (and the expand_dims that makes it) gets the
 // broadcast result's layout sliced to its shape, so that each thread already
 // holds what its share of the result needs.

@@ -183,10 +183,18 @@ void keepReductionsInWarps(KernelOp kernel) {
 /// The layout of an expand_dims source that keeps `result`'s distribution:
 /// the inserted dimension is dropped and its lanes and warps move to a
 /// size-1 dimension of the source (where they replicate), so that the
-/// expand_dims needs no data movement.
+/// expand_dims needs no data movement. When the dropped dimension has
+/// lanes or warps and the source has no size-1 dimension to take them
+/// (e.g. RoPE's cos rows of several tokens, tokens x columns, whose
+/// expansion is spread over the heads), a blocked layout cannot replicate
+/// there: they go to the slowest dimension, the expand_dims moves data,
+/// and `replicates` is set to false.
 BlockedEncodingAttr dropDimension(BlockedEncodingAttr result,
-                                  ArrayRef<int64_t> sourceShape,
-                                  unsigned axis) {
+                                  ArrayRef<int64_t> sourceShape, unsigned axis,
+                                  bool &replicates) {
+  replicates = (result.getThreadsPerWarp()[axis] == 1 &&
+                result.getWarpsPerCTA()[axis] == 1) ||
+               llvm::is_contained(sourceShape, 1);
   SmallVector<unsigned> spt, threads, warps, order;
   for (unsigned d = 0; d < result.getRank(); ++d) {
     if (d == axis)
@@ -211,9 +219,12 @@ BlockedEncodingAttr dropDimension(BlockedEncodingAttr result,
 }
 
 /// Gives the sources of broadcasts (and the expand_dims chains that make
-/// them) layouts sliced from the broadcast results', once per shape.
+/// them) layouts sliced from the broadcast results', once per shape. The
+/// shapes of expand_dims sources no blocked layout fits (dropDimension)
+/// go to `toSlice`.
 void sliceBroadcastSources(KernelOp kernel,
-                           DenseMap<Shape, BlockedEncodingAttr> &layouts) {
+                           DenseMap<Shape, BlockedEncodingAttr> &layouts,
+                           llvm::DenseSet<Shape> &toSlice) {
   llvm::DenseSet<Shape> sliced;
   kernel.walk([&](BroadcastOp op) {
     auto resultType = cast<RankedTensorType>(op.getType());
@@ -232,10 +243,37 @@ void sliceBroadcastSources(KernelOp kernel,
       Shape innerShape(inner.getShape());
       if (inner.getEncoding() || !sliced.insert(innerShape).second)
         break;
-      layout = dropDimension(layout, innerShape, expand.getAxis());
+      bool replicates;
+      layout = dropDimension(layout, innerShape, expand.getAxis(), replicates);
+      if (!replicates)
+        toSlice.insert(innerShape);
       layouts[innerShape] = layout;
       value = expand.getSrc();
     }
+  });
+}
+
+/// The unmasked loads of `toSlice`'s shapes that feed an expand_dims (and
+/// nothing else) take the #ism.slice of the expansion's layout: every
+/// thread loads the elements it holds after the expansion, and the
+/// expand_dims moves no data (instead of a trip through shared memory and
+/// a barrier).
+void sliceExpandedLoads(KernelOp kernel, const llvm::DenseSet<Shape> &toSlice) {
+  if (toSlice.empty())
+    return;
+  kernel.walk([&](ExpandDimsOp expand) {
+    Value src = expand.getSrc();
+    auto type = cast<RankedTensorType>(src.getType());
+    auto load = src.getDefiningOp<LoadOp>();
+    if (!toSlice.contains(Shape(type.getShape())) || !src.hasOneUse() ||
+        !load || load.getMask())
+      return;
+    auto result = cast<RankedTensorType>(expand.getType()).getEncoding();
+    if (!isa_and_nonnull<BlockedEncodingAttr>(result))
+      return;
+    src.setType(ism::withEncoding(
+        type,
+        SliceEncodingAttr::get(kernel.getContext(), expand.getAxis(), result)));
   });
 }
 
@@ -304,7 +342,8 @@ struct IsmAssignLayoutsPass
           choose(Shape(tensor.getShape()), 4);
     });
 
-    sliceBroadcastSources(kernel, layouts);
+    llvm::DenseSet<Shape> toSlice;
+    sliceBroadcastSources(kernel, layouts, toSlice);
 
     kernel.walk([&](Operation *op) {
       for (Region &region : op->getRegions())
@@ -321,6 +360,7 @@ struct IsmAssignLayoutsPass
       }
     });
 
+    sliceExpandedLoads(kernel, toSlice);
     keepReductionsInWarps(kernel);
   }
 };
