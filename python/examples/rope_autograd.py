@@ -120,9 +120,8 @@ def default_config(heads: int, half: int, dtype: str = "bf16"
     128 dims) is 8 KB in bf16: one token per program and 8 warps (measured
     on the H200 at seq 512-16384: 8 warps (38 registers a thread) beat 4
     (54) by up to 4%, with the tiles of t loaded before cos/sin); 8 heads
-    (2 KB) take one token and 2 warps: two tokens a program (the old 4 KB
-    rule) measured 0.78-0.90x Triton against 0.92-1.03x
-    (docs/benchmarks.md)."""
+    (2 KB) take one token and 2 warps (``auto_config`` takes more on large
+    tensors; docs/benchmarks.md)."""
     per_token = 2 * heads * half * (4 if dtype == "f32" else 2)
     block_s = 1
     while block_s * per_token < 2048 and block_s < 16:
@@ -152,7 +151,8 @@ def auto_config(heads: int, half: int, dtype: str, seq: int, batch: int,
     block) and keeps a program's share of ``t`` within 8 KB, or, on a
     large tensor (``BATCH_BLOCK_MIN_BYTES_PER_SM``), within 32 KB. Batch
     indices come before tokens (several tokens a program share nothing);
-    only a program still under 2 KB takes more tokens (``default_config``).
+    only a program still under 2 KB takes more tokens (``default_config``),
+    or, on a large tensor that cannot block the batch, under 4 KB.
     A program of several batch indices takes a warp per 2 KB on a small
     tensor, per KB on a large one, at most 16 (the measured best:
     docs/benchmarks.md)."""
@@ -165,7 +165,19 @@ def auto_config(heads: int, half: int, dtype: str, seq: int, batch: int,
            and 2 * block_b * per_token <= limit):
         block_b *= 2
     if block_b == 1:
-        block_s, num_warps = default_config(heads, half, dtype)
+        # No batch indices to share the tables: on a large tensor, tokens
+        # up to 4 KB a program, a warp per KB (8 heads at batch 1: 2 tokens
+        # and 4 warps, 0.98-1.00x Triton at 16384-65536 tokens against
+        # 0.92-0.96x for one token and 2 warps).
+        if not large:
+            block_s, num_warps = default_config(heads, half, dtype)
+            return block_s, num_warps, 1
+        block_s = 1
+        while block_s * per_token < 4096 and block_s < 16:
+            block_s *= 2
+        num_warps = 1
+        while num_warps * 1024 < block_s * per_token and num_warps < 8:
+            num_warps *= 2
         return block_s, num_warps, 1
     block_s = 1
     while block_s * block_b * per_token < 2048 and block_s < 16:

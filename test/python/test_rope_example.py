@@ -175,10 +175,11 @@ def test_auto_config():
     # 8 heads (2 KB a token, a GQA model's keys): batch indices first, up
     # to 8 KB a program on a small tensor (a warp per 2 KB) and on a large
     # one too (capped by 4 batch indices; a warp per KB); alone, one token
-    # and 2 warps.
+    # and 2 warps on a small tensor, 2 tokens and 4 warps on a large one.
     assert rope.auto_config(8, 64, "bf16", 1024, 4, 132) == (1, 4, 4)
     assert rope.auto_config(8, 64, "bf16", 16384, 4, 132) == (1, 8, 4)
-    assert rope.auto_config(8, 64, "bf16", 16384, 1, 132) == (1, 2, 1)
+    assert rope.auto_config(8, 64, "bf16", 4096, 1, 132) == (1, 2, 1)
+    assert rope.auto_config(8, 64, "bf16", 16384, 1, 132) == (2, 4, 1)
     # 2 heads (512 B a token): 4 batch indices, then tokens up to 2 KB.
     assert rope.auto_config(2, 64, "bf16", 4096, 4, 132) == (1, 1, 4)
     assert rope.auto_config(1, 64, "bf16", 4096, 4, 132) == (2, 1, 4)
