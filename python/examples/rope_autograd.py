@@ -112,19 +112,19 @@ def pow2_chunks(n: int) -> List[Tuple[int, int]]:
     return out
 
 
-def default_config(heads: int, half: int, dtype: str = "bf16"
-                   ) -> Tuple[int, int]:
-    """(block_s, num_warps) for one batch index a program: enough tokens
-    per program (up to 16) that a program reads at least 2 KB of ``t``,
+def default_config(heads: int, half: int, dtype: str = "bf16",
+                   min_bytes: int = 2048) -> Tuple[int, int]:
+    """(block_s, num_warps) for one batch index a program: enough tokens per
+    program (up to 16) that a program reads at least ``min_bytes`` of ``t``,
     and one warp per 1 KB of it, 1 to 8 warps. One Llama token (32 heads x
     128 dims) is 8 KB in bf16: one token per program and 8 warps (measured
     on the H200 at seq 512-16384: 8 warps (38 registers a thread) beat 4
-    (54) by up to 4%, with the tiles of t loaded before cos/sin); 8 heads
-    (2 KB) take one token and 2 warps (``auto_config`` takes more on large
+    (54) by up to 4%, with the tiles of t loaded before cos/sin); 8 heads (2
+    KB) take one token and 2 warps (``auto_config`` takes more on large
     tensors; docs/benchmarks.md)."""
     per_token = 2 * heads * half * (4 if dtype == "f32" else 2)
     block_s = 1
-    while block_s * per_token < 2048 and block_s < 16:
+    while block_s * per_token < min_bytes and block_s < 16:
         block_s *= 2
     num_warps = 1
     while num_warps * 1024 < block_s * per_token and num_warps < 8:
@@ -169,15 +169,8 @@ def auto_config(heads: int, half: int, dtype: str, seq: int, batch: int,
         # up to 4 KB a program, a warp per KB (8 heads at batch 1: 2 tokens
         # and 4 warps, 0.98-1.00x Triton at 16384-65536 tokens against
         # 0.92-0.96x for one token and 2 warps).
-        if not large:
-            block_s, num_warps = default_config(heads, half, dtype)
-            return block_s, num_warps, 1
-        block_s = 1
-        while block_s * per_token < 4096 and block_s < 16:
-            block_s *= 2
-        num_warps = 1
-        while num_warps * 1024 < block_s * per_token and num_warps < 8:
-            num_warps *= 2
+        block_s, num_warps = default_config(heads, half, dtype,
+                                            4096 if large else 2048)
         return block_s, num_warps, 1
     block_s = 1
     while block_s * block_b * per_token < 2048 and block_s < 16:
