@@ -112,6 +112,26 @@ def pow2_chunks(n: int) -> List[Tuple[int, int]]:
     return out
 
 
+def token_bytes(heads: int, half: int, dtype: str) -> int:
+    """Bytes of ``t`` one token of one batch index rotates (x1 and x2)."""
+    return 2 * heads * half * (4 if dtype == "f32" else 2)
+
+
+def _tokens_and_warps(unit: int, min_bytes: int, per_warp: int,
+                      max_warps: int) -> Tuple[int, int]:
+    """(block_s, num_warps) for programs of ``unit`` bytes a token: tokens
+    (a power of two, up to 16) until a program has ``min_bytes``, then a
+    warp per ``per_warp`` bytes of it (a power of two, up to
+    ``max_warps``)."""
+    block_s = 1
+    while block_s * unit < min_bytes and block_s < 16:
+        block_s *= 2
+    num_warps = 1
+    while num_warps * per_warp < block_s * unit and num_warps < max_warps:
+        num_warps *= 2
+    return block_s, num_warps
+
+
 def default_config(heads: int, half: int, dtype: str = "bf16",
                    min_bytes: int = 2048) -> Tuple[int, int]:
     """(block_s, num_warps) for one batch index a program: enough tokens per
@@ -122,14 +142,8 @@ def default_config(heads: int, half: int, dtype: str = "bf16",
     (54) by up to 4%, with the tiles of t loaded before cos/sin); 8 heads (2
     KB) take one token and 2 warps (``auto_config`` takes more on large
     tensors; docs/benchmarks.md)."""
-    per_token = 2 * heads * half * (4 if dtype == "f32" else 2)
-    block_s = 1
-    while block_s * per_token < min_bytes and block_s < 16:
-        block_s *= 2
-    num_warps = 1
-    while num_warps * 1024 < block_s * per_token and num_warps < 8:
-        num_warps *= 2
-    return block_s, num_warps
+    return _tokens_and_warps(token_bytes(heads, half, dtype), min_bytes,
+                             1024, 8)
 
 
 #: Bytes of ``t`` per SM from which a tensor counts as large
@@ -156,8 +170,7 @@ def auto_config(heads: int, half: int, dtype: str, seq: int, batch: int,
     A program of several batch indices takes a warp per 2 KB on a small
     tensor, per KB on a large one, at most 16 (the measured best:
     docs/benchmarks.md)."""
-    esize = 4 if dtype == "f32" else 2
-    per_token = 2 * heads * half * esize   # bytes of a token's rotation
+    per_token = token_bytes(heads, half, dtype)
     large = seq * batch * per_token >= BATCH_BLOCK_MIN_BYTES_PER_SM * sms
     limit = 32768 if large else 8192
     block_b = 1
@@ -172,14 +185,8 @@ def auto_config(heads: int, half: int, dtype: str, seq: int, batch: int,
         block_s, num_warps = default_config(heads, half, dtype,
                                             4096 if large else 2048)
         return block_s, num_warps, 1
-    block_s = 1
-    while block_s * block_b * per_token < 2048 and block_s < 16:
-        block_s *= 2
-    per_warp = 1024 if large else 2048
-    num_warps = 1
-    while num_warps < 16 and \
-            num_warps * per_warp < block_s * block_b * per_token:
-        num_warps *= 2
+    block_s, num_warps = _tokens_and_warps(
+        block_b * per_token, 2048, 1024 if large else 2048, 16)
     return block_s, num_warps, block_b
 
 
@@ -433,6 +440,12 @@ def _dtype_name(t) -> str:
         raise TypeError(f"RoPE: t must be bfloat16, float16 or float32, got "
                         f"{t.dtype}")
     return _TORCH_DTYPES[name]
+
+
+def torch_dtype(dtype: str):
+    """The torch dtype of one of ``DTYPES`` ("bf16" -> torch.bfloat16)."""
+    import torch
+    return getattr(torch, {v: k for k, v in _TORCH_DTYPES.items()}[dtype])
 
 
 def _table(x, seq: int, what: str):
@@ -696,8 +709,6 @@ def check(device: str = "cuda", seqs: Sequence[int] = CHECK_SEQS,
     AssertionError on a mismatch."""
     import contextlib
     import torch
-    tdt = {"bf16": torch.bfloat16, "f16": torch.float16,
-           "f32": torch.float32}
     RoPE = __getattr__("RoPE")
     cuda = torch.device(device).type == "cuda"
     tk = _triton() if triton and cuda else None
@@ -706,7 +717,7 @@ def check(device: str = "cuda", seqs: Sequence[int] = CHECK_SEQS,
     stream = torch.cuda.Stream(device=device) if cuda else None
     with torch.cuda.stream(stream) if cuda else contextlib.nullcontext():
         for dt in dtypes:
-            dtype = tdt[dt]
+            dtype = torch_dtype(dt)
             for batch, heads, dim, rot in shapes:
                 for seq in seqs:
                     max_seq = seq + 3          # rows past seq are not read
@@ -850,8 +861,7 @@ def bench(seqs: Sequence[int] = BENCH_SEQS, batch: int = 4, heads: int = 32,
     outlast the L2 flush count too). (``device="cpu"`` runs ism in the
     interpreter: a smoke test of this function, not a benchmark.)"""
     import torch
-    tdt = {"bf16": torch.bfloat16, "f16": torch.float16,
-           "f32": torch.float32}[dtype]
+    tdt = torch_dtype(dtype)
     cuda = torch.device(device).type == "cuda"
     tk = _triton() if triton and cuda else None
     timer = Timer(warmup, reps, device, gpu_only)
@@ -999,8 +1009,7 @@ def tune(seq: int = 8192, batch: int = 4, heads: int = 32,
     """Forward time of ism configurations (block_s, num_warps, block_b)
     next to Triton's num_warps 2/4/8, to pick the defaults."""
     import torch
-    tdt = {"bf16": torch.bfloat16, "f16": torch.float16,
-           "f32": torch.float32}[dtype]
+    tdt = torch_dtype(dtype)
     tk = _triton()
     timer = Timer(5, reps)
     c_np, s_np = rope_tables(seq, head_dim)
