@@ -71,8 +71,10 @@ def main():
         progs = {f"triton 8w delay {d}": delayed(int(d))
                  for d in a.delays.split(",")}
         progs["ism (default config)"] = lambda y, c, s: R.rope_ism_(y, c, s)
+        ref = V.rope_reference(t, cos, sin, False)
         for n, fn in progs.items():
-            V.check_variant(n, fn, t, cos, sin, False)
+            V.check_variant(n, fn, t, cos, sin, ref)
+        ref = None
         variants = {n: (lambda fn=fn: fn(t, cos, sin))
                     for n, fn in progs.items()}
         V.print_rounds(f"seq {seq} fwd", V.time_rounds(timer, variants,

@@ -58,25 +58,29 @@ def rope_inputs(seq, batch, heads, dim, dtype="bf16"):
     c_np, s_np = R.rope_tables(seq, dim)
     cos, sin = torch.from_numpy(c_np).cuda(), torch.from_numpy(s_np).cuda()
     t = torch.randn(seq, batch, heads, dim, device="cuda").to(
-        {"bf16": torch.bfloat16, "f16": torch.float16,
-         "f32": torch.float32}[dtype])
+        R.torch_dtype(dtype))
     return t, cos, sin
 
 
-def check_variant(name, fn, t, cos, sin, bwd):
-    """Runs ``fn`` on a copy of t and compares it with a float64 RoPE of t
-    (bf16 tolerance, the loosest of the three types); raises on a
-    mismatch."""
-    y = t.clone()
-    fn(y, cos, sin)
-    torch.cuda.synchronize()
+def rope_reference(t, cos, sin, bwd):
+    """A float64 RoPE of t (rotation by -theta with ``bwd``), on t's
+    device."""
     half = cos.shape[1]
     x = t.double()
     c = cos[:t.shape[0], None, None, :].double()
     sn = sin[:t.shape[0], None, None, :].double() * (-1 if bwd else 1)
     x1, x2 = x[..., :half], x[..., half:2 * half]
-    ref = torch.cat([x1 * c - x2 * sn, x2 * c + x1 * sn, x[..., 2 * half:]],
-                    dim=-1)
+    return torch.cat([x1 * c - x2 * sn, x2 * c + x1 * sn, x[..., 2 * half:]],
+                     dim=-1)
+
+
+def check_variant(name, fn, t, cos, sin, ref):
+    """Runs ``fn`` on a copy of t and compares it with ``ref``
+    (``rope_reference`` of t, computed once for all variants) at bf16
+    tolerance, the loosest of the three types; raises on a mismatch."""
+    y = t.clone()
+    fn(y, cos, sin)
+    torch.cuda.synchronize()
     err = (y.double() - ref).abs().max().item()
     if not torch.allclose(y.double(), ref, rtol=1.6e-2, atol=1e-2):
         raise SystemExit(f"{name}: wrong result (max abs error {err:.3g})")
@@ -88,10 +92,12 @@ def time_against_triton(timer, title, programs, t, cos, sin, bwd, rounds,
     """Times each compiled ism program (name -> program of this direction)
     on (t, cos, sin) beside Triton's kernel with 4 and 8 warps, in
     interleaved rounds, and prints them against Triton with 4 warps."""
+    ref = rope_reference(t, cos, sin, bwd)
     for n, k in programs.items():
-        check_variant(n, k, t, cos, sin, bwd)
+        check_variant(n, k, t, cos, sin, ref)
     check_variant("triton", lambda y, c, s: tk.rope_inplace_triton(
-        y, c, s, backward=bwd), t, cos, sin, bwd)
+        y, c, s, backward=bwd), t, cos, sin, ref)
+    ref = None
     variants = {n: (lambda k=k: k(t, cos, sin)) for n, k in programs.items()}
     for nw in (4, 8):
         variants[f"triton {nw} warps"] = (
