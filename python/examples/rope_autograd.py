@@ -1034,6 +1034,18 @@ def tune(seq: int = 8192, batch: int = 4, heads: int = 32,
                   f"{nbytes / ms / 1e6:.0f} GB/s")
 
 
+def _power_of_two(text: str) -> int:
+    """argparse type of the tile flags: a power of two from 1 to 32."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1 or value > 32 or value & (value - 1):
+        raise argparse.ArgumentTypeError(
+            f"must be a power of two from 1 to 32, got {text!r}")
+    return value
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--check", action="store_true",
@@ -1052,9 +1064,10 @@ def main(argv=None):
     p.add_argument("--dtype", default="bf16", choices=DTYPES)
     p.add_argument("--reps", type=int, default=100)
     p.add_argument("--warmup", type=int, default=10)
-    p.add_argument("--block-s", type=int, default=None)
-    p.add_argument("--num-warps", type=int, default=None)
-    p.add_argument("--block-b", type=int, default=None,
+    p.add_argument("--block-s", type=_power_of_two, default=None,
+                   help="tokens a program (default: by t's size)")
+    p.add_argument("--num-warps", type=_power_of_two, default=None)
+    p.add_argument("--block-b", type=_power_of_two, default=None,
                    help="batch indices a program (default: by t's size)")
     p.add_argument("--no-triton", action="store_true")
     p.add_argument("--with-launch", action="store_true",

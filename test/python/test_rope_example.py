@@ -189,6 +189,18 @@ def test_auto_config():
         rope.module_text("bf16", 32, 64, block_b=3)
 
 
+@pytest.mark.parametrize("flag", [["--block-b", "3"], ["--block-s", "0"],
+                                  ["--num-warps", "x"],
+                                  ["--num-warps", "64"]])
+def test_bad_tile_flags(flag, capsys):
+    # A tile flag that is not a power of two from 1 to 32 is a one-line
+    # usage error (exit 2), not a traceback from the module generator.
+    with pytest.raises(SystemExit) as e:
+        rope.main(["--print-mlir"] + flag)
+    assert e.value.code == 2
+    assert "must be a power of two from 1 to 32" in capsys.readouterr().err
+
+
 def test_pow2_chunks_and_config():
     assert rope.pow2_chunks(40) == [(0, 32), (32, 8)]
     assert rope.pow2_chunks(64) == [(0, 64)]
