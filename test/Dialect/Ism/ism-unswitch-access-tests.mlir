@@ -105,32 +105,3 @@ gpu.module @one {
     gpu.return
   }
 }
-
-// A test that depends on the thread (here gpu.thread_id) is never hoisted:
-// a branch on it would split the CTA. With one uniform test left, nothing
-// is versioned.
-// CHECK-LABEL: gpu.func @thread_variant
-// CHECK: %[[X:.*]] = gpu.block_id x
-// CHECK-NEXT: %[[T0:.*]] = arith.cmpi slt, %[[X]]
-// CHECK-NEXT: scf.if %[[T0]] {
-// CHECK: %[[T:.*]] = gpu.thread_id x
-// CHECK-NEXT: %[[T1:.*]] = arith.cmpi slt, %[[T]]
-// CHECK-NEXT: scf.if %[[T1]] {
-// CHECK-NOT: arith.andi
-// CHECK: gpu.return
-gpu.module @threads {
-  gpu.func @thread_variant(%m: memref<?xf32>, %n: index) kernel {
-    %zero = arith.constant 0.0 : f32
-    %x = gpu.block_id x
-    %t0 = arith.cmpi slt, %x, %n : index
-    scf.if %t0 {
-      memref.store %zero, %m[%x] : memref<?xf32>
-    } {ism.access_test}
-    %t = gpu.thread_id x
-    %t1 = arith.cmpi slt, %t, %n : index
-    scf.if %t1 {
-      memref.store %zero, %m[%t] : memref<?xf32>
-    } {ism.access_test}
-    gpu.return
-  }
-}

@@ -12,7 +12,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -29,24 +28,16 @@ using namespace mlir::ism;
 
 namespace {
 
-/// True for ops whose value may differ between the threads of a CTA: a
-/// branch on it would split the CTA (and hang at a barrier).
-bool isThreadVariant(Operation *op) {
-  return isa<gpu::ThreadIdOp, gpu::LaneIdOp>(op) ||
-         isa<NVVM::NVVMDialect>(op->getDialect());
-}
-
 /// Collects into `slice` (in no particular order) the ops of `block` that
-/// compute `value`, when all of them are pure, CTA-uniform ops without
-/// regions whose operands come, in the end, from `block`'s arguments or
-/// from such ops. False when anything else feeds it.
+/// compute `value`, when all of them are pure ops without regions whose
+/// operands come, in the end, from `block`'s arguments or from such ops.
+/// False when anything else feeds it.
 bool collectPureSlice(Value value, Block *block,
                       llvm::SetVector<Operation *> &slice) {
   if (auto arg = dyn_cast<BlockArgument>(value))
     return arg.getOwner() == block;
   Operation *def = value.getDefiningOp();
-  if (def->getBlock() != block || def->getNumRegions() != 0 || !isPure(def) ||
-      isThreadVariant(def))
+  if (def->getBlock() != block || def->getNumRegions() != 0 || !isPure(def))
     return false;
   if (slice.contains(def))
     return true;
