@@ -27,11 +27,8 @@
 // CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
 // CHECK: } else {
 // CHECK: scf.yield %{{.*}} : f32
-// The test's scf.if is marked for ism-unswitch-access-tests.
-// CHECK: } {ism.access_test}
 // The store: 16-byte vector stores on the fast path.
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
-// CHECK: } {ism.access_test}
 // CHECK: gpu.return
 ism.kernel @copy(%x: memref<?xf32>, %y: memref<?xf32>) {
   %pid = ism.program_id x : index
