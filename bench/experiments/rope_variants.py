@@ -13,9 +13,7 @@ float64 RoPE.
         [--configs 1x8,1x8s,1x4,1x16b4,1x8m8] [--batch 4] [--fwd-only]
 
 (bB: B batch indices per program, rope_autograd's ``block_b``; a
-trailing mN: the kernels' min_ctas_per_sm = N; a trailing u: lowered
-without ism-unswitch-access-tests, each tile access tested on its own as
-before that pass)
+trailing mN: the kernels' min_ctas_per_sm = N)
 """
 import argparse
 import os
@@ -118,17 +116,14 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--reps", type=int, default=200)
     p.add_argument("--configs", default="1x8s,1x8",
-                   help="BLOCK_SxWARPS[s][bBLOCK_B][mMIN_CTAS][u], "
+                   help="BLOCK_SxWARPS[s][bBLOCK_B][mMIN_CTAS], "
                    "comma-separated")
     p.add_argument("--fwd-only", action="store_true")
     p.add_argument("--dtype", default="bf16", choices=R.DTYPES)
     a = p.parse_args()
     heads, dim, half = a.heads, a.head_dim, a.head_dim // 2
     mods = {}
-    separate_tests = set()
     for c in a.configs.split(","):
-        separate = c.endswith("u")
-        c = c.rstrip("u")
         c, _, min_ctas = c.partition("m")
         c, _, block_b = c.partition("b")
         spec = c.endswith("s")
@@ -146,19 +141,9 @@ def main():
             text = text.replace(attr, f"{attr}, min_ctas_per_sm = "
                                       f"{int(min_ctas)} : i32")
             name += f" min{min_ctas}"
-        if separate:
-            name += " separate tests"
-            separate_tests.add(name)
         mods[name] = text
-    for n in separate_tests:
-        # Lowered here with the pass off; the access-test marks go too, so
-        # that ism.compile's own pipeline does not version the kernels.
-        lowered = ism.apply_pipeline(
-            ism.Module.parse(mods[n]),
-            "ism-to-gpu{unswitch-access-tests=false}")
-        mods[n] = str(lowered).replace(" {ism.access_test}", "")
-    kern = {(n, e): ism.compile(mods[n], entry=e)
-            for n in mods for e in ("main", "backward")}
+    kern = {(n, e): ism.compile(ism.Module.parse(t), entry=e)
+            for n, t in mods.items() for e in ("main", "backward")}
     timer = R.Timer(20, a.reps)
     print(f"device: {torch.cuda.get_device_name()}; {a.dtype} (seq, "
           f"{a.batch}, "

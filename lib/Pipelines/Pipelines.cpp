@@ -74,9 +74,6 @@ void mlir::ism::buildIsmToGPUPipeline(OpPassManager &pm,
   ConvertIsmToGPUOptions lowering;
   lowering.trace = options.trace;
   pm.addPass(createConvertIsmToGPU(lowering));
-  if (options.unswitchAccessTests)
-    pm.nest<gpu::GPUModuleOp>().addNestedPass<gpu::GPUFuncOp>(
-        createIsmUnswitchAccessTests());
   IsmDependentLaunchOptions dependent;
   dependent.chip = options.chip;
   pm.addPass(createIsmDependentLaunch(dependent));
@@ -118,11 +115,6 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Fused kernels record each work item's SM and times "
                      "(see ism-run --trace)"),
       llvm::cl::init(false)};
-  Option<bool> unswitchAccessTests{
-      *this, "unswitch-access-tests",
-      llvm::cl::desc("Test a straight-line kernel's tile accesses once, up "
-                     "front (ism-unswitch-access-tests)"),
-      llvm::cl::init(true)};
 
   IsmToPTXOptions get() const {
     IsmToPTXOptions options;
@@ -132,7 +124,6 @@ struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
     options.numWarps = numWarps;
     options.fuseCoschedules = coschedule;
     options.trace = trace;
-    options.unswitchAccessTests = unswitchAccessTests;
     return options;
   }
 };

@@ -53,9 +53,6 @@ struct IsmToPTXOptions : PTXOptions {
   /// its start and end into a trace buffer (CompiledKernel::Fused::trace).
   /// Off by default: without it the kernels hold no tracing code.
   bool trace = false;
-  /// Version each kernel's straight-line body on the fast-path tests of all
-  /// its tile accesses (ism-unswitch-access-tests).
-  bool unswitchAccessTests = true;
 };
 
 /// Adds the tile-level clean-up, layout assignment and lowering of ism

@@ -11,7 +11,6 @@
 #include "OperandTiles.h"
 #include "Patterns.h"
 #include "ism/Dialect/Ism/Transforms/DotLoop.h"
-#include "ism/Dialect/Ism/Transforms/Passes.h"
 
 #include "ism/Dialect/Ism/IR/IsmOps.h"
 
@@ -331,7 +330,6 @@ Value emitTileLoad(OpBuilder &rewriter, Location loc, const BlockAccess &access,
         }
         scf::YieldOp::create(b, l, buildVector(b, l, elementType, elements));
       });
-  ifOp->setAttr(kAccessTestAttrName, rewriter.getUnitAttr());
   return ifOp.getResult(0);
 }
 
@@ -810,7 +808,7 @@ struct StoreOpLowering : IsmConversionPattern<StoreOp> {
       storeQuadTransposed(rewriter, loc, dist, view, access, value, lane);
       rewriter.setInsertionPoint(quad.elseBlock()->getTerminator());
     }
-    auto test = scf::IfOp::create(
+    scf::IfOp::create(
         rewriter, loc, access.fastPathCondition(rewriter, loc, vec),
         [&](OpBuilder &b, Location l) {
           for (int64_t r = 0; r < numRegs; r += vec) {
@@ -847,7 +845,6 @@ struct StoreOpLowering : IsmConversionPattern<StoreOp> {
           }
           scf::YieldOp::create(b, l);
         });
-    test->setAttr(kAccessTestAttrName, rewriter.getUnitAttr());
     rewriter.eraseOp(op);
     return success();
   }

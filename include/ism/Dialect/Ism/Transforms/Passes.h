@@ -4,9 +4,7 @@
 #define ISM_DIALECT_ISM_TRANSFORMS_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::ism {
@@ -15,11 +13,6 @@ namespace mlir::ism {
 
 #define GEN_PASS_REGISTRATION
 #include "ism/Dialect/Ism/Transforms/Passes.h.inc"
-
-/// Marks the `scf.if` of a tile load or store whose condition is the
-/// access's CTA-uniform fast-path test (convert-ism-to-gpu sets it,
-/// ism-unswitch-access-tests reads and removes it).
-inline constexpr llvm::StringLiteral kAccessTestAttrName = "ism.access_test";
 
 /// The compute capability a chip option names ("sm_80" -> 80, "sm_90a" ->
 /// 90), or -1 when it names none (anything but sm_<digits>, optionally

@@ -347,41 +347,4 @@ def IsmExternDynamicShared : Pass<"ism-extern-dynamic-shared"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
-def IsmUnswitchAccessTests : Pass<"ism-unswitch-access-tests",
-                                  "::mlir::gpu::GPUFuncOp"> {
-  let summary = "Test every straight-line tile access once, up front";
-  let description = [{
-    `convert-ism-to-gpu` lowers each `ism.load` and `ism.store` to an
-    `scf.if` (marked `ism.access_test`) on a CTA-uniform test -- the whole
-    tile inside the memref and its vectors aligned -- whose then-branch
-    moves the tile in 16-byte vectors and whose else-branch moves each
-    element under its own bounds predicate. A program of several such
-    accesses then interleaves its loads with tests and branches, and the
-    edge paths' bounds stay live beside the fast path's data.
-
-    In a kernel whose body from its first tested access on is straight-line
-    code (no loops), this pass computes the tests of all top-level accesses
-    whose test depends only on the kernel's arguments, grid queries and
-    other pure values of the entry block, ANDs them before the first
-    access, and versions the rest of the body on the result:
-
-    ```mlir
-    %all = arith.andi %test0, %test1 ...
-    scf.if %all {
-      // every tested access on its fast path, the tests gone: the loads
-      // can issue back to back
-    } else {
-      // the body as it was, each access with its own test
-    }
-    ```
-
-    The tests are CTA-uniform, so barriers and shared memory inside the
-    body stay correct in both versions (they use the same scratch). Fewer
-    than two such accesses, or a loop after the first, leave the kernel as
-    it is. `ism-to-gpu{unswitch-access-tests=false}` turns the pass off.
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::scf::SCFDialect"];
-}
-
 #endif // ISM_DIALECT_ISM_TRANSFORMS_PASSES_TD
