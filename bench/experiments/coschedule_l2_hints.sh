@@ -22,9 +22,18 @@ json.dump(d, open(f, "w"))
 PY
   done
 }
-for m in none nf ns gl nf,ns nf,ns,gl; do patch /tmp/cc_$m $m; done
-for round in 1 2; do
-for m in none nf ns gl nf,ns nf,ns,gl; do
+MODES=${MODES:-none nf ns gl nf,ns nf,ns,gl}
+for m in $MODES; do patch /tmp/cc_$m $m; done
+# Each patched fused kernel checked against the float64 reference first, at
+# small sizes (partial GEMM tiles; the cache entry does not depend on them).
+GS="--arg bf16:300x200:randn --arg bf16:200x260:randn --arg bf16:300x260:poison"
+NS="--arg bf16:777x4096:randn --arg bf16:4096:randn --arg bf16:777x4096:poison --arg 1e-5"
+for m in $MODES; do
+  $run $ex --cache-dir=/tmp/cc_$m --coschedule=fused --check $GS $NS > /tmp/check_$m.log 2>&1
+  echo "check $m rc=$? $(grep -E 'check:|error' /tmp/check_$m.log | tr '\n' ' ' | cut -c1-160)"
+done
+for round in 1 2 3; do
+for m in $MODES; do
   $run $ex --cache-dir=/tmp/cc_$m --bench --json --reps 60 --warmup 5 $G $N 2>/dev/null | python3 -c "
 import json,sys; d=json.load(sys.stdin)['coschedule']
 print(f\"round $round hints %-10s seq {d['sequential']['median_ms']:.4f} streams {d['streams']['median_ms']:.4f} fused {d['fused']['median_ms']:.4f} x{d['fused_vs_sequential']:.3f} seq\" % '$m')"
