@@ -5,8 +5,9 @@ usage: patch_ptx_l2_hints.py MODE < in.ptx > out.ptx; MODE: comma list of
   nf  (norm cp.async loads evict_first), ns (st.global.v4 streaming .cs),
   gl  (GEMM TMA loads evict_last), none (unchanged)
 Each kernel (.entry) that gets a hint declares its own policy registers and
-creates them before its first instruction (the first version of this script
-declared them in the first kernel only)."""
+creates them before its first instruction (with the first version of this
+script, which inserted them after the first `.reg .b64` line of the file,
+the patched kernel raised an illegal instruction)."""
 import re
 import sys
 
