@@ -13,7 +13,10 @@ float64 RoPE.
         [--configs 1x8,1x8s,1x4,1x16b4,1x8m8] [--batch 4] [--fwd-only]
 
 (bB: B batch indices per program, rope_autograd's ``block_b``; a
-trailing mN: the kernels' min_ctas_per_sm = N)
+trailing mN: the kernels' min_ctas_per_sm = N; a trailing t: the grid
+transposed, batch blocks along x and token blocks along y, so that
+consecutive programs take consecutive memory of t (seq, batch, ...)
+instead of one batch index's tokens, a token's stride apart)
 """
 import argparse
 import os
@@ -116,7 +119,7 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--reps", type=int, default=200)
     p.add_argument("--configs", default="1x8s,1x8",
-                   help="BLOCK_SxWARPS[s][bBLOCK_B][mMIN_CTAS], "
+                   help="BLOCK_SxWARPS[s][bBLOCK_B][mMIN_CTAS][t], "
                    "comma-separated")
     p.add_argument("--fwd-only", action="store_true")
     p.add_argument("--dtype", default="bf16", choices=R.DTYPES)
@@ -124,6 +127,8 @@ def main():
     heads, dim, half = a.heads, a.head_dim, a.head_dim // 2
     mods = {}
     for c in a.configs.split(","):
+        transposed = c.endswith("t")
+        c = c.rstrip("t")
         c, _, min_ctas = c.partition("m")
         c, _, block_b = c.partition("b")
         spec = c.endswith("s")
@@ -141,6 +146,12 @@ def main():
             text = text.replace(attr, f"{attr}, min_ctas_per_sm = "
                                       f"{int(min_ctas)} : i32")
             name += f" min{min_ctas}"
+        if transposed:
+            text = (text.replace("ism.program_id x", "ism.program_id @@")
+                    .replace("ism.program_id y", "ism.program_id x")
+                    .replace("ism.program_id @@", "ism.program_id y")
+                    .replace("grid(%gs, %gb)", "grid(%gb, %gs)"))
+            name += " batch-major grid"
         mods[name] = text
     kern = {(n, e): ism.compile(ism.Module.parse(t), entry=e)
             for n, t in mods.items() for e in ("main", "backward")}
