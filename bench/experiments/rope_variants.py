@@ -13,10 +13,10 @@ float64 RoPE.
         [--configs 1x8,1x8s,1x4,1x16b4,1x8m8] [--batch 4] [--fwd-only]
 
 (bB: B batch indices per program, rope_autograd's ``block_b``; a
-trailing mN: the kernels' min_ctas_per_sm = N; a trailing t: the grid
-transposed, batch blocks along x and token blocks along y, so that
-consecutive programs take consecutive memory of t (seq, batch, ...)
-instead of one batch index's tokens, a token's stride apart)
+trailing mN: the kernels' min_ctas_per_sm = N; a trailing t: the
+token-major grid, token blocks along x and batch blocks along y, as the
+example had it before the batch-major grid, where consecutive programs
+take consecutive memory of t)
 """
 import argparse
 import os
@@ -127,7 +127,7 @@ def main():
     heads, dim, half = a.heads, a.head_dim, a.head_dim // 2
     mods = {}
     for c in a.configs.split(","):
-        transposed = c.endswith("t")
+        token_major = c.endswith("t")
         c = c.rstrip("t")
         c, _, min_ctas = c.partition("m")
         c, _, block_b = c.partition("b")
@@ -135,7 +135,8 @@ def main():
         bs, nw = map(int, c.rstrip("s").split("x"))
         text = R.module_text(a.dtype, heads, half, bs, nw,
                              head_dim=dim if spec else None,
-                             block_b=int(block_b) if block_b else 1)
+                             block_b=int(block_b) if block_b else 1,
+                             batch_major=not token_major)
         name = f"ism {bs}x{nw} " + ("specialized" if spec else "dynamic")
         if block_b:
             name += f" b{block_b}"
@@ -146,12 +147,8 @@ def main():
             text = text.replace(attr, f"{attr}, min_ctas_per_sm = "
                                       f"{int(min_ctas)} : i32")
             name += f" min{min_ctas}"
-        if transposed:
-            text = (text.replace("ism.program_id x", "ism.program_id @@")
-                    .replace("ism.program_id y", "ism.program_id x")
-                    .replace("ism.program_id @@", "ism.program_id y")
-                    .replace("grid(%gs, %gb)", "grid(%gb, %gs)"))
-            name += " batch-major grid"
+        if token_major:
+            name += " token-major grid"
         mods[name] = text
     kern = {(n, e): ism.compile(ism.Module.parse(t), entry=e)
             for n, t in mods.items() for e in ("main", "backward")}

@@ -53,7 +53,13 @@ once), but allocates nothing and keeps no second buffer.
 
 Kernels (MLIR text generated below, ``module_text``): one program per
 (block of ``block_s`` tokens, block of ``block_b`` batch indices), grid
-(ceil(seq / block_s), ceil(batch / block_b)). A program loads cos/sin rows
+(ceil(batch / block_b), ceil(seq / block_s)): batch blocks along x, so
+that consecutive programs (the GPU starts them in x order) rotate
+consecutive memory of t. With tokens along x they would rotate one batch
+index's tokens, a token's stride apart, and the kernel ran up to 8% slower
+at every length (docs/benchmarks.md, "The grid's order"). A sequence of
+more than 65535 token blocks (the grid's y limit) takes the token-major
+grid (``batch_major`` in ``config_key``). A program loads cos/sin rows
 (block_s x rot/2, fp32) once, shared by its batch indices, and the x1 and
 x2 halves of all heads of its tokens as separate tiles (block_s x block_b x
 heads x rot/2), so every access is a contiguous run of a row and, when the
@@ -216,14 +222,17 @@ def memref_types(dtype: str, heads: int, half: int,
 def kernel_text(name: str, dtype: str, heads: int, half: int,
                 block_s: int = 1, num_warps: int = 4,
                 backward: bool = False,
-                head_dim: Optional[int] = None, block_b: int = 1) -> str:
+                head_dim: Optional[int] = None, block_b: int = 1,
+                batch_major: bool = True) -> str:
     """One ``ism.kernel`` rotating t[s, b, :, :2*half] in place.
 
     t: (seq, batch, heads, head_dim >= 2*half); cos, sin: (rows >= seq,
     columns >= half), fp32; static or dynamic sizes as ``memref_types``
-    says. Program (x, y) handles tokens [x*block_s, x*block_s + block_s)
-    of batch indices [y*block_b, y*block_b + block_b): ``block_b`` > 1
-    shares each cos/sin row among that many batch indices."""
+    says. Program (x, y) handles batch indices [x*block_b, x*block_b +
+    block_b) of tokens [y*block_s, y*block_s + block_s) (with
+    ``batch_major`` False, tokens along x and batch indices along y):
+    ``block_b`` > 1 shares each cos/sin row among that many batch
+    indices."""
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
     if block_s < 1 or block_s & (block_s - 1):
@@ -240,7 +249,8 @@ def kernel_text(name: str, dtype: str, heads: int, half: int,
 
     emit(f"ism.kernel @{name}(%t: {mem}, %cos: {tab}, %sin: {tab})")
     emit(f"    attributes {{num_warps = {num_warps} : i32}} {{")
-    emit("  %pid = ism.program_id x : index")
+    token_axis, batch_axis = ("y", "x") if batch_major else ("x", "y")
+    emit(f"  %pid = ism.program_id {token_axis} : index")
     consts = {0} | {h0 for h0, _ in hchunks} | {d0 for d0, _ in dchunks} \
         | {half + d0 for d0, _ in dchunks} | ({block_s} if block_s > 1
                                               else set()) \
@@ -248,9 +258,9 @@ def kernel_text(name: str, dtype: str, heads: int, half: int,
     for v in sorted(consts):
         emit(f"  %c{v} = arith.constant {v} : index")
     if block_b == 1:
-        emit("  %b = ism.program_id y : index")
+        emit(f"  %b = ism.program_id {batch_axis} : index")
     else:
-        emit("  %by = ism.program_id y : index")
+        emit(f"  %by = ism.program_id {batch_axis} : index")
         emit(f"  %b = arith.muli %by, {idx(block_b)} : index")
     if block_s == 1:
         s0 = "%pid"
@@ -336,10 +346,13 @@ def kernel_text(name: str, dtype: str, heads: int, half: int,
 
 
 def host_text(entry: str, kernel: str, block_s: int, mem: str,
-              tab: str, block_b: int = 1) -> str:
+              tab: str, block_b: int = 1, batch_major: bool = True) -> str:
     """Host function ``@entry(t, cos, sin)`` launching ``@kernel`` on grid
-    (ceil(seq / block_s), ceil(batch / block_b)); ``mem``/``tab``: the
-    types of t and of the tables (``memref_types``)."""
+    (ceil(batch / block_b), ceil(seq / block_s)), or with
+    ``batch_major`` False (ceil(seq / block_s), ceil(batch / block_b));
+    ``mem``/``tab``: the types of t and of the tables
+    (``memref_types``)."""
+    grid = "(%gb, %gs)" if batch_major else "(%gs, %gb)"
     return "\n".join([
         f"func.func @{entry}(%t: {mem}, %cos: {tab}, %sin: {tab}) {{",
         "  %c0 = arith.constant 0 : index",
@@ -350,7 +363,7 @@ def host_text(entry: str, kernel: str, block_s: int, mem: str,
         f"  %batch = memref.dim %t, %c1 : {mem}",
         "  %gs = arith.ceildivui %seq, %bs : index",
         "  %gb = arith.ceildivui %batch, %bb : index",
-        f"  ism.launch @{kernel} grid(%gs, %gb) (%t, %cos, %sin)",
+        f"  ism.launch @{kernel} grid{grid} (%t, %cos, %sin)",
         f"      : ({mem}, {tab}, {tab})",
         "  return",
         "}"])
@@ -359,12 +372,13 @@ def host_text(entry: str, kernel: str, block_s: int, mem: str,
 def module_text(dtype: str, heads: int, half: int,
                 block_s: Optional[int] = None,
                 num_warps: Optional[int] = None,
-                head_dim: Optional[int] = None, block_b: int = 1) -> str:
+                head_dim: Optional[int] = None, block_b: int = 1,
+                batch_major: bool = True) -> str:
     """The whole module: ``@rope_fwd`` + ``@main`` (forward) and
     ``@rope_bwd`` + ``@backward`` (input gradient), each
     ``(t, cos, sin)``, in place on ``t``; specialized to ``head_dim``
     when it is given (see ``memref_types``); ``block_b`` batch indices a
-    program (``kernel_text``)."""
+    program and ``batch_major`` the grid's order (``kernel_text``)."""
     dbs, dnw = default_config(heads, half, dtype)
     block_s = block_s or dbs
     num_warps = num_warps or dnw
@@ -372,26 +386,32 @@ def module_text(dtype: str, heads: int, half: int,
     header = (f"// RoPE (rotate-half), in place: {dtype}, {heads} heads, "
               f"rot_dim {2 * half}, head_dim "
               f"{head_dim if head_dim else 'dynamic'}, {block_s} token(s) "
-              f"x {block_b} batch per program, {num_warps} warps.")
+              f"x {block_b} batch per program, {num_warps} warps, "
+              f"{'batch' if batch_major else 'token'} blocks along x.")
     return "\n\n".join([
         header,
         kernel_text("rope_fwd", dtype, heads, half, block_s, num_warps,
-                    head_dim=head_dim, block_b=block_b),
+                    head_dim=head_dim, block_b=block_b,
+                    batch_major=batch_major),
         kernel_text("rope_bwd", dtype, heads, half, block_s, num_warps,
-                    backward=True, head_dim=head_dim, block_b=block_b),
-        host_text("main", "rope_fwd", block_s, mem, tab, block_b),
+                    backward=True, head_dim=head_dim, block_b=block_b,
+                    batch_major=batch_major),
+        host_text("main", "rope_fwd", block_s, mem, tab, block_b,
+                  batch_major),
         host_text("backward", "rope_bwd", block_s, mem, tab,
-                  block_b)]) + "\n"
+                  block_b, batch_major)]) + "\n"
 
 
 def build_module(dtype: str, heads: int, half: int,
                  block_s: Optional[int] = None,
                  num_warps: Optional[int] = None,
-                 head_dim: Optional[int] = None, block_b: int = 1):
+                 head_dim: Optional[int] = None, block_b: int = 1,
+                 batch_major: bool = True):
     """``module_text`` parsed into an ``ism.Module``."""
     import ism
     return ism.Module.parse(module_text(dtype, heads, half, block_s,
-                                        num_warps, head_dim, block_b))
+                                        num_warps, head_dim, block_b,
+                                        batch_major))
 
 
 # ---------------------------------------------------------------------------
@@ -464,13 +484,24 @@ def _table(x, seq: int, what: str):
 def config_key(dtype: str, heads: int, half: int,
                block_s: Optional[int] = None,
                num_warps: Optional[int] = None,
-               head_dim: Optional[int] = None, block_b: int = 1) -> tuple:
-    """(dtype, heads, half, block_s, num_warps, head_dim, block_b) with the
-    defaults filled: ``module_text``'s arguments (head_dim None: dynamic
-    sizes)."""
+               head_dim: Optional[int] = None, block_b: int = 1,
+               batch_major: bool = True) -> tuple:
+    """(dtype, heads, half, block_s, num_warps, head_dim, block_b,
+    batch_major) with the defaults filled: ``module_text``'s arguments
+    (head_dim None: dynamic sizes)."""
     dbs, dnw = default_config(heads, half, dtype)
     return (dtype, heads, half, block_s or dbs, num_warps or dnw, head_dim,
-            block_b)
+            block_b, batch_major)
+
+
+#: The largest grid y (and z) a CUDA launch takes.
+MAX_GRID_Y = 65535
+
+
+def fits_batch_major(seq: int, block_s: int) -> bool:
+    """Whether the token blocks of ``seq`` tokens fit the grid's y
+    dimension, where the batch-major grid puts them."""
+    return (seq + block_s - 1) // block_s <= MAX_GRID_Y
 
 
 _SMS: Dict[int, int] = {}
@@ -493,7 +524,8 @@ def choose_key(t, half: int, block_s: Optional[int] = None,
     """The ``config_key`` for rotating ``t``: the given configuration, or,
     when none of it is given and ``t`` is on a GPU, ``auto_config``'s
     choice for t's size (on the CPU ``default_config``, one batch index a
-    program)."""
+    program); the batch-major grid unless t has more token blocks than
+    the grid's y dimension takes."""
     seq, batch, heads, _ = t.shape
     dt = _dtype_name(t)
     if (block_s is None and num_warps is None and block_b is None
@@ -504,11 +536,12 @@ def choose_key(t, half: int, block_s: Optional[int] = None,
         if key is None:
             block_s, num_warps, block_b = auto_config(
                 heads, half, dt, seq, batch, sm_count(t.device))
-            key = _AUTO_KEYS[auto] = config_key(dt, heads, half, block_s,
-                                                num_warps, None, block_b)
+            key = _AUTO_KEYS[auto] = config_key(
+                dt, heads, half, block_s, num_warps, None, block_b,
+                fits_batch_major(seq, block_s))
         return key
-    return config_key(dt, heads, half, block_s, num_warps, None,
-                      block_b or 1)
+    key = config_key(dt, heads, half, block_s, num_warps, None, block_b or 1)
+    return key[:7] + (fits_batch_major(seq, key[3]),)
 
 
 def _clear_caches() -> None:
@@ -593,8 +626,8 @@ def rope_ism_(t, cos, sin, backward: bool = False,
         if direct:
             bs, bb = key[3], key[6]
             kernel = getattr(k, "rope_bwd" if backward else "rope_fwd")
-            kernel[((seq + bs - 1) // bs, (batch + bb - 1) // bb)](
-                work, cos, sin)
+            grid = ((seq + bs - 1) // bs, (batch + bb - 1) // bb)
+            kernel[grid[::-1] if key[7] else grid](work, cos, sin)
         else:
             k(work, cos, sin)
     if work is not t:
@@ -678,6 +711,32 @@ def _triton():
     except ImportError as e:
         print(f"rope: Triton unavailable ({e}); skipping it")
         return None
+
+
+def _check_long_sequence(device, gen) -> int:
+    """More token blocks than the grid's y dimension takes (65535): one
+    token a program over 65543 tokens runs on the token-major grid, through
+    the host function and launched directly; the chosen configuration
+    (16 tokens a program) on the batch-major one. Small heads keep it
+    quick. Returns the number of comparisons."""
+    import torch
+    seq, batch, heads, dim = 65536 + 7, 2, 2, 16
+    c_np, s_np = rope_tables(seq, dim)
+    cos = torch.from_numpy(c_np).to(device)
+    sin = torch.from_numpy(s_np).to(device)
+    x = torch.randn(seq, batch, heads, dim, device=device,
+                    generator=gen).to(torch.bfloat16)
+    c32, s32 = eager_tables(cos, sin, seq, torch.float32)
+    ref = rope_torch(x.float(), c32, s32).to(torch.bfloat16)
+    n = 0
+    for block_s, direct in ((1, False), (1, True), (None, False)):
+        t = x.clone()
+        rope_ism_(t, cos, sin, block_s=block_s, direct=direct)
+        torch.testing.assert_close(
+            t, ref, msg=lambda m: f"ism seq={seq} block_s={block_s} "
+            f"direct={direct}: {m}")
+        n += 1
+    return n
 
 
 # ---------------------------------------------------------------------------
@@ -768,6 +827,7 @@ def check(device: str = "cuda", seqs: Sequence[int] = CHECK_SEQS,
                             f"{dt} seq={seq}: {m}")
                         n += 2
         if cuda:
+            n += _check_long_sequence(device, gen)
             stream.synchronize()
     if verbose:
         print(f"rope check: {n} comparisons passed (forward output and "

@@ -142,11 +142,16 @@ BATCH_BLOCK_CASES = [
 ]
 
 
+@pytest.mark.parametrize("batch_major", [True, False],
+                         ids=["batch-major", "token-major"])
 @pytest.mark.parametrize("seq,batch,heads,dim,block_s,block_b",
                          BATCH_BLOCK_CASES)
-def test_batch_blocks(seq, batch, heads, dim, block_s, block_b):
+def test_batch_blocks(seq, batch, heads, dim, block_s, block_b, batch_major):
+    # Both grid orders: batch blocks along x (the default) and tokens
+    # along x (what sequences of more than 65535 token blocks take).
     rng = np.random.default_rng(seq * 10 + batch)
-    m = rope.build_module("f32", heads, dim // 2, block_s, block_b=block_b)
+    m = rope.build_module("f32", heads, dim // 2, block_s, block_b=block_b,
+                          batch_major=batch_major)
     x = rng.standard_normal((seq, batch, heads, dim)).astype(np.float32)
     cos, sin = tables(seq, dim)
     for entry, backward in (("main", False), ("backward", True)):
@@ -229,7 +234,27 @@ def test_specialized_types_and_shape_checks():
         ism.interpret(m, "main", np.ones((3, 2, 5, 16), np.float32), cos,
                       sin)
     assert rope.config_key("bf16", 32, 64, head_dim=128) == (
-        "bf16", 32, 64, 1, 8, 128, 1)
+        "bf16", 32, 64, 1, 8, 128, 1, True)
+
+
+def test_grid_order():
+    # The batch-major grid: batch blocks along x, token blocks along y,
+    # launched on (ceil(batch / block_b), ceil(seq / block_s)); the
+    # token-major one the other way round.
+    text = rope.module_text("bf16", 32, 64, 2, 8, block_b=2)
+    assert "%pid = ism.program_id y" in text
+    assert "%by = ism.program_id x" in text
+    assert "grid(%gb, %gs)" in text and "batch blocks along x" in text
+    text = rope.module_text("bf16", 32, 64, 2, 8, block_b=2,
+                            batch_major=False)
+    assert "%pid = ism.program_id x" in text
+    assert "%by = ism.program_id y" in text
+    assert "grid(%gs, %gb)" in text and "token blocks along x" in text
+    # y takes at most 65535 token blocks: longer sequences are token-major.
+    assert rope.fits_batch_major(65535, 1)
+    assert not rope.fits_batch_major(65536, 1)
+    assert rope.fits_batch_major(65536, 2)
+    assert rope.fits_batch_major(2 * 65535 + 1, 2) is False
 
 
 def test_lowers_to_ptx_with_vector_accesses():
