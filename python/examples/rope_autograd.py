@@ -69,9 +69,9 @@ that are not are split into power-of-two chunks (40 heads = 32 + 8), each
 its own in-bounds tile, rather than padded and masked, so every access
 stays on the vector fast path; a sequence that is not a multiple of
 ``block_s`` leaves only the last program on the predicated (element-wise,
-bounds-checked) path. ``block_b`` is 1 on small tensors and up to 4 on
-large ones (``auto_config``: sharing the tables is worth up to 10% there,
-and costs too many programs on small ones). All loads of a program are
+bounds-checked) path. ``block_b`` is up to 4 on small tensors (while a
+program stays within 8 KB: 1 for a Llama token) and up to 2 on large ones
+(``auto_config``: sharing the tables is worth up to 3% there). All loads of a program are
 issued before its first store (in place, the compiler could not move a load
 above a store to the same buffer). Every size is dynamic; ``head_dim=``
 makes a module specialized to the head count and head_dim instead (static
@@ -153,11 +153,14 @@ def default_config(heads: int, half: int, dtype: str = "bf16",
 
 
 #: Bytes of ``t`` per SM from which a tensor counts as large
-#: (``auto_config``). On the H200 (132 SMs, 21 MiB; bf16 Llama t of batch
-#: 4, 32 heads x 128): at 512 tokens (16 MiB) one batch index a program is
-#: fastest, from 768 (24 MiB) four with 16 warps are, up to 10%
-#: (docs/benchmarks.md, "RoPE with programs over several batch indices").
-BATCH_BLOCK_MIN_BYTES_PER_SM = 160 * 1024
+#: (``auto_config``): 24.75 MiB on the H200's 132 SMs. With the batch-major
+#: grid, bf16 Llama t (32 heads x 128) of batch 4 is fastest with one
+#: batch index and 8 warps a program up to 1024 tokens (32 MiB) and two
+#: with 16 warps from 2048, by 2-3%; 8 heads of batch 4 take two batch
+#: indices and 4 warps from 4096 tokens (32 MiB), 1.5-5% ahead of four.
+#: The threshold sits between them: at 32 MiB either choice is within
+#: 1.5% of the best (docs/benchmarks.md, "The grid's order").
+BATCH_BLOCK_MIN_BYTES_PER_SM = 192 * 1024
 
 
 def auto_config(heads: int, half: int, dtype: str, seq: int, batch: int,
@@ -166,10 +169,12 @@ def auto_config(heads: int, half: int, dtype: str, seq: int, batch: int,
     ``sms`` SMs. A program handles the same tokens of ``block_b`` batch
     indices, which share their cos/sin rows: the tables are then loaded
     (and held in registers, one copy per thread's columns) once for all of
-    them. ``block_b`` is the largest power of two up to 4 that divides
-    ``batch`` (so no program takes the bounds-checked path for a partial
-    block) and keeps a program's share of ``t`` within 8 KB, or, on a
-    large tensor (``BATCH_BLOCK_MIN_BYTES_PER_SM``), within 32 KB. Batch
+    them. ``block_b`` is the largest power of two that divides ``batch``
+    (so no program takes the bounds-checked path for a partial block) and
+    keeps a program's share of ``t`` within 8 KB, up to 4 batch indices;
+    on a large tensor (``BATCH_BLOCK_MIN_BYTES_PER_SM``) within 32 KB, up
+    to 2 (with the batch-major grid, four measured 1-3% slower than two
+    on every large shape tried). Batch
     indices come before tokens (several tokens a program share nothing);
     only a program still under 2 KB takes more tokens (``default_config``),
     or, on a large tensor that cannot block the batch, under 4 KB.
@@ -178,9 +183,9 @@ def auto_config(heads: int, half: int, dtype: str, seq: int, batch: int,
     docs/benchmarks.md)."""
     per_token = token_bytes(heads, half, dtype)
     large = seq * batch * per_token >= BATCH_BLOCK_MIN_BYTES_PER_SM * sms
-    limit = 32768 if large else 8192
+    limit, max_b = (32768, 2) if large else (8192, 4)
     block_b = 1
-    while (block_b < 4 and batch % (2 * block_b) == 0
+    while (block_b < max_b and batch % (2 * block_b) == 0
            and 2 * block_b * per_token <= limit):
         block_b *= 2
     if block_b == 1:
@@ -746,10 +751,10 @@ def _check_long_sequence(device, gen) -> int:
 #: (batch, heads, head_dim, rot_dim) cases: Llama-like, a head count that is
 #: not a power of two (12 = 8 + 4), partial rotary (rot 64 of 128, 40 heads
 #: = 32 + 8), a half-dim that is not a power of two (48 = 32 + 16), and
-#: batch 4 (at 4096 tokens the programs take 4 batch indices, with 2 at
-#: batch 2: ``auto_config``).
+#: 8 heads of batch 4 (the programs take 4 batch indices at 1000 tokens
+#: and 2 at 4096, 2 at batch 2: ``auto_config``).
 CHECK_SHAPES = ((2, 32, 128, 128), (3, 12, 64, 64), (2, 40, 128, 64),
-                (1, 6, 96, 96), (4, 16, 128, 128))
+                (1, 6, 96, 96), (4, 8, 128, 128))
 #: Sequence lengths: 1, odd and not a multiple of any block, a power of two.
 CHECK_SEQS = (1, 77, 1000, 4096)
 

@@ -163,26 +163,28 @@ def test_batch_blocks(seq, batch, heads, dim, block_s, block_b, batch_major):
 
 def test_auto_config():
     # (block_s, num_warps, block_b). Llama's 32 x 128 in bf16 on 132 SMs
-    # (the H200): 512 tokens of batch 4 (16 MiB, small) keep one batch
-    # index a program (8 KB already), 768 (24 MiB, large) take all four
-    # (32 KB a program, 16 warps); an odd batch, or one batch index,
-    # cannot be blocked; batch 2 takes two; f32 (16 KB a token) takes two
-    # (32 KB); never more than 32 KB a program.
+    # (the H200): 512 and 768 tokens of batch 4 (16 and 24 MiB, small)
+    # keep one batch index a program (8 KB already), 1024 (32 MiB, large)
+    # take two (16 KB a program, 16 warps), never four; an odd batch, or
+    # one batch index, cannot be blocked; batch 2 takes two; f32 (16 KB a
+    # token) takes two (32 KB); never more than 32 KB a program.
     assert rope.auto_config(32, 64, "bf16", 512, 4, 132) == (1, 8, 1)
-    assert rope.auto_config(32, 64, "bf16", 768, 4, 132) == (1, 16, 4)
+    assert rope.auto_config(32, 64, "bf16", 768, 4, 132) == (1, 8, 1)
+    assert rope.auto_config(32, 64, "bf16", 1024, 4, 132) == (1, 16, 2)
+    assert rope.auto_config(32, 64, "bf16", 8192, 4, 132) == (1, 16, 2)
     assert rope.auto_config(32, 64, "bf16", 8192, 3, 132) == (1, 8, 1)
     assert rope.auto_config(32, 64, "bf16", 8192, 1, 132) == (1, 8, 1)
     assert rope.auto_config(32, 64, "bf16", 8192, 2, 132) == (1, 16, 2)
     assert rope.auto_config(32, 64, "f32", 8192, 4, 132) == (1, 16, 2)
     assert rope.auto_config(64, 64, "bf16", 8192, 8, 132) == (1, 16, 2)
     # The threshold scales with the SM count.
-    assert rope.auto_config(32, 64, "bf16", 768, 4, 264) == (1, 8, 1)
-    # 8 heads (2 KB a token, a GQA model's keys): batch indices first, up
-    # to 8 KB a program on a small tensor (a warp per 2 KB) and on a large
-    # one too (capped by 4 batch indices; a warp per KB); alone, one token
-    # and 2 warps on a small tensor, 2 tokens and 4 warps on a large one.
+    assert rope.auto_config(32, 64, "bf16", 1024, 4, 264) == (1, 8, 1)
+    # 8 heads (2 KB a token, a GQA model's keys): batch indices first, four
+    # (8 KB) on a small tensor (a warp per 2 KB), two on a large one (a
+    # warp per KB); alone, one token and 2 warps on a small tensor, 2
+    # tokens and 4 warps on a large one.
     assert rope.auto_config(8, 64, "bf16", 1024, 4, 132) == (1, 4, 4)
-    assert rope.auto_config(8, 64, "bf16", 16384, 4, 132) == (1, 8, 4)
+    assert rope.auto_config(8, 64, "bf16", 16384, 4, 132) == (1, 4, 2)
     assert rope.auto_config(8, 64, "bf16", 4096, 1, 132) == (1, 2, 1)
     assert rope.auto_config(8, 64, "bf16", 16384, 1, 132) == (2, 4, 1)
     # 2 heads (512 B a token): 4 batch indices, then tokens up to 2 KB.
