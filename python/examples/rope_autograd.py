@@ -71,11 +71,12 @@ stays on the vector fast path; a sequence that is not a multiple of
 ``block_s`` leaves only the last program on the predicated (element-wise,
 bounds-checked) path. ``block_b`` is up to 4 on small tensors (while a
 program stays within 8 KB: 1 for a Llama token) and up to 2 on large ones
-(``auto_config``: sharing the tables is worth up to 3% there). All loads of a program are
-issued before its first store (in place, the compiler could not move a load
-above a store to the same buffer). Every size is dynamic; ``head_dim=``
-makes a module specialized to the head count and head_dim instead (static
-inner sizes, ``memref_types``), which measured slower (docs/benchmarks.md).
+(``auto_config``: sharing the tables is worth up to 3% there). All loads
+of a program are issued before its first store (in place, the compiler
+could not move a load above a store to the same buffer). Every size is
+dynamic; ``head_dim=`` makes a module specialized to the head count and
+head_dim instead (static inner sizes, ``memref_types``), which measured
+slower (docs/benchmarks.md).
 The same module holds ``@rope_fwd`` (launched by host function ``@main``)
 and ``@rope_bwd`` (host function ``@backward``).
 
