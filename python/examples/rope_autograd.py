@@ -174,7 +174,7 @@ def auto_config(heads: int, half: int, dtype: str, seq: int, batch: int,
     (so no program takes the bounds-checked path for a partial block) and
     keeps a program's share of ``t`` within 8 KB, up to 4 batch indices;
     on a large tensor (``BATCH_BLOCK_MIN_BYTES_PER_SM``) within 32 KB, up
-    to 2 (with the batch-major grid, four measured 1-3% slower than two
+    to 2 (with the batch-major grid, four measured 2-5% slower than two
     on every large shape tried). Batch
     indices come before tokens (several tokens a program share nothing);
     only a program still under 2 KB takes more tokens (``default_config``),
