@@ -15,8 +15,9 @@ float64 RoPE.
 (bB: B batch indices per program, rope_autograd's ``block_b``; a
 trailing mN: the kernels' min_ctas_per_sm = N; a trailing t: the
 token-major grid, token blocks along x and batch blocks along y, as the
-example had it before the batch-major grid, where consecutive programs
-take consecutive memory of t)
+example had it before 1b5824c. Without it the grid is the example's
+batch-major one, whose consecutive programs take consecutive memory of t
+and whose y dimension, the token blocks, stops at 65535)
 """
 import argparse
 import os
