@@ -68,14 +68,11 @@ def rope_inputs(seq, batch, heads, dim, dtype="bf16"):
 
 def rope_reference(t, cos, sin, bwd):
     """A float64 RoPE of t (rotation by -theta with ``bwd``), on t's
-    device."""
-    half = cos.shape[1]
-    x = t.double()
-    c = cos[:t.shape[0], None, None, :].double()
-    sn = sin[:t.shape[0], None, None, :].double() * (-1 if bwd else 1)
-    x1, x2 = x[..., :half], x[..., half:2 * half]
-    return torch.cat([x1 * c - x2 * sn, x2 * c + x1 * sn, x[..., 2 * half:]],
-                     dim=-1)
+    device: the example's PyTorch eager RoPE (``rope_torch``) in
+    float64."""
+    c, s = R.eager_tables(cos, -sin if bwd else sin, t.shape[0],
+                          torch.float64)
+    return R.rope_torch(t.double(), c, s)
 
 
 def check_variant(name, fn, t, cos, sin, ref):
