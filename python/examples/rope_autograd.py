@@ -546,8 +546,9 @@ def choose_key(t, half: int, block_s: Optional[int] = None,
                 dt, heads, half, block_s, num_warps, None, block_b,
                 fits_batch_major(seq, block_s))
         return key
-    key = config_key(dt, heads, half, block_s, num_warps, None, block_b or 1)
-    return key[:7] + (fits_batch_major(seq, key[3]),)
+    block_s = block_s or default_config(heads, half, dt)[0]
+    return config_key(dt, heads, half, block_s, num_warps, None, block_b or 1,
+                      fits_batch_major(seq, block_s))
 
 
 def _clear_caches() -> None:
