@@ -3,6 +3,7 @@
 #include "ism/Conversion/IsmToGPU/IsmToGPU.h"
 #include "ism/Conversion/Passes.h"
 
+#include "AxisInfo.h"
 #include "Distribution.h"
 #include "Patterns.h"
 
@@ -304,6 +305,11 @@ struct ConvertIsmToGPUPass
                                                          target);
     if (failed(prepareAsyncOperands(root, context)))
       return failure();
+    AxisInfo axisInfo;
+    root->walk([&](Operation *op) {
+      if (isa<GatherOp, ScatterOp>(op))
+        context.indexedVectorWidths[op] = getIndexedVectorWidth(op, axisInfo);
+    });
     if (failed(applyPartialConversion(root, target, std::move(patterns))))
       return failure();
     if (failed(takeTurns(root, context)))

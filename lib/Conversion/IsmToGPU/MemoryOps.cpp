@@ -869,7 +869,97 @@ std::pair<Value, Value> indexedElement(OpBuilder &b, Location loc,
   return {elementAddress(b, loc, view, linear), andAll(b, loc, conds)};
 }
 
-/// ism.gather -> predicated element loads at the index tiles' coordinates.
+/// One group of `vec` consecutive registers of an indexed access whose index
+/// tiles make them consecutive elements of the memref's last dimension
+/// (getIndexedVectorWidth): the address of its first element, whether all
+/// of its elements are in bounds and unmasked (`full`), and whether it
+/// allows the vector path (`ok`: no element in bounds, or all of them at an
+/// address aligned to the vector).
+struct IndexedGroup {
+  Value address, full, ok;
+};
+
+SmallVector<IndexedGroup> indexedGroups(OpBuilder &b, Location loc,
+                                        const GlobalView &view,
+                                        ValueRange indices, Value mask,
+                                        int64_t numRegs, unsigned vec) {
+  SmallVector<IndexedGroup> groups;
+  unsigned last = indices.size() - 1;
+  Value zero = indexConstant(b, loc, 0);
+  Value size = view.sizes[last];
+  Value vecBytes = arith::ConstantIntOp::create(
+      b, loc, int64_t(vec) * view.elementBytes, 64);
+  Value zero64 = arith::ConstantIntOp::create(b, loc, 0, 64);
+  for (int64_t r = 0; r < numRegs; r += vec) {
+    Value linear = zero;
+    SmallVector<Value> others;
+    Value first;
+    for (auto [d, indexTile] : llvm::enumerate(indices)) {
+      Value idx = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                             extractReg(b, loc, indexTile, r));
+      if (d == last)
+        first = idx;
+      else
+        others.push_back(inRange(b, loc, idx, view.sizes[d]));
+      linear = arith::AddIOp::create(
+          b, loc, linear, arith::MulIOp::create(b, loc, idx, view.strides[d]));
+    }
+    if (mask)
+      others.push_back(extractReg(b, loc, mask, r));
+    Value other = andAll(b, loc, others);
+    Value end =
+        arith::AddIOp::create(b, loc, first, indexConstant(b, loc, vec));
+    Value full = arith::AndIOp::create(
+        b, loc, other,
+        arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, first,
+                                  zero),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, end,
+                                  size)));
+    Value anyIn = arith::AndIOp::create(
+        b, loc, other,
+        arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, first,
+                                  size),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, end,
+                                  zero)));
+    Value byteAddress = arith::AddIOp::create(
+        b, loc, view.baseInt,
+        arith::MulIOp::create(
+            b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), linear),
+            arith::ConstantIntOp::create(b, loc, view.elementBytes, 64)));
+    Value aligned = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, byteAddress, vecBytes), zero64);
+    Value ok = arith::OrIOp::create(
+        b, loc,
+        arith::XOrIOp::create(b, loc, anyIn,
+                              arith::ConstantIntOp::create(b, loc, 1, 1)),
+        arith::AndIOp::create(b, loc, full, aligned));
+    groups.push_back({elementAddress(b, loc, view, linear), full, ok});
+  }
+  return groups;
+}
+
+/// Whether this thread takes the vector path of an indexed access: the
+/// memref's last dimension is contiguous and every group allows it.
+Value indexedFastPath(OpBuilder &b, Location loc, const GlobalView &view,
+                      ArrayRef<IndexedGroup> groups) {
+  SmallVector<Value> conds{
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            view.strides.back(), indexConstant(b, loc, 1))};
+  for (const IndexedGroup &g : groups)
+    conds.push_back(g.ok);
+  return andAll(b, loc, conds);
+}
+
+/// ism.gather -> predicated element loads at the index tiles' coordinates;
+/// where the index tiles make a thread's consecutive registers consecutive
+/// memory (a row of a table gathered by row index), predicated vector loads
+/// of up to 16 bytes instead, when this thread's groups are aligned and
+/// each wholly in or out of bounds.
 struct GatherOpLowering : IsmConversionPattern<GatherOp> {
   using IsmConversionPattern::IsmConversionPattern;
 
@@ -885,20 +975,49 @@ struct GatherOpLowering : IsmConversionPattern<GatherOp> {
     const GlobalView &view = tileAccess->view;
     Type elementType = op.getType().getElementType();
     Value padding = paddingValue(rewriter, loc, elementType, op.getPadding());
-    SmallVector<Value> elements;
-    for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
-      auto [address, pred] = indexedElement(
-          rewriter, loc, view, adaptor.getIndices(), adaptor.getMask(), r);
-      elements.push_back(predicatedLoad(rewriter, loc, pred, address,
-                                        elementType, padding,
-                                        view.elementBytes));
+    int64_t numRegs = dist.getNumRegs();
+    auto elementLoads = [&](OpBuilder &b, Location l) {
+      SmallVector<Value> elements;
+      for (int64_t r = 0; r < numRegs; ++r) {
+        auto [address, pred] = indexedElement(b, l, view, adaptor.getIndices(),
+                                              adaptor.getMask(), r);
+        elements.push_back(predicatedLoad(b, l, pred, address, elementType,
+                                          padding, view.elementBytes));
+      }
+      return buildVector(b, l, elementType, elements);
+    };
+    unsigned vec = context.indexedVectorWidths.lookup(op);
+    if (vec < 2 || numRegs % vec != 0) {
+      rewriter.replaceOp(op, elementLoads(rewriter, loc));
+      return success();
     }
-    rewriter.replaceOp(op, buildVector(rewriter, loc, elementType, elements));
+    SmallVector<IndexedGroup> groups =
+        indexedGroups(rewriter, loc, view, adaptor.getIndices(),
+                      adaptor.getMask(), numRegs, vec);
+    auto chunkType = VectorType::get({int64_t(vec)}, elementType);
+    auto ifOp = scf::IfOp::create(
+        rewriter, loc, indexedFastPath(rewriter, loc, view, groups),
+        [&](OpBuilder &b, Location l) {
+          Value pad = vector::BroadcastOp::create(b, l, chunkType, padding);
+          SmallVector<Value> elements;
+          for (const IndexedGroup &g : groups) {
+            Value chunk = predicatedLoad(b, l, g.full, g.address, chunkType,
+                                         pad, vec * view.elementBytes);
+            for (unsigned i = 0; i < vec; ++i)
+              elements.push_back(extractReg(b, l, chunk, i));
+          }
+          scf::YieldOp::create(b, l, buildVector(b, l, elementType, elements));
+        },
+        [&](OpBuilder &b, Location l) {
+          scf::YieldOp::create(b, l, elementLoads(b, l));
+        });
+    rewriter.replaceOp(op, ifOp.getResult(0));
     return success();
   }
 };
 
-/// ism.scatter -> predicated element stores.
+/// ism.scatter -> predicated element stores; vector stores where the index
+/// tiles allow, as for ism.gather.
 struct ScatterOpLowering : IsmConversionPattern<ScatterOp> {
   using IsmConversionPattern::IsmConversionPattern;
 
@@ -913,18 +1032,50 @@ struct ScatterOpLowering : IsmConversionPattern<ScatterOp> {
     Location loc = op.getLoc();
     const Distribution &dist = tileAccess->dist;
     const GlobalView &view = tileAccess->view;
+    Type elementType = tileType.getElementType();
+    int64_t numRegs = dist.getNumRegs();
     Value owner = dist.getOwnerCondition(
         rewriter, loc, context.getLaneId(rewriter, loc),
         context.getWarpId(rewriter, loc));
-    for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
-      auto [address, pred] = indexedElement(
-          rewriter, loc, view, adaptor.getIndices(), adaptor.getMask(), r);
-      if (owner)
-        pred = arith::AndIOp::create(rewriter, loc, pred, owner);
-      predicatedStore(rewriter, loc, pred,
-                      extractReg(rewriter, loc, adaptor.getValue(), r), address,
-                      view.elementBytes);
+    Value value = adaptor.getValue();
+    auto elementStores = [&](OpBuilder &b, Location l) {
+      for (int64_t r = 0; r < numRegs; ++r) {
+        auto [address, pred] = indexedElement(b, l, view, adaptor.getIndices(),
+                                              adaptor.getMask(), r);
+        if (owner)
+          pred = arith::AndIOp::create(b, l, pred, owner);
+        predicatedStore(b, l, pred, extractReg(b, l, value, r), address,
+                        view.elementBytes);
+      }
+    };
+    unsigned vec = context.indexedVectorWidths.lookup(op);
+    if (vec < 2 || numRegs % vec != 0) {
+      elementStores(rewriter, loc);
+      rewriter.eraseOp(op);
+      return success();
     }
+    SmallVector<IndexedGroup> groups =
+        indexedGroups(rewriter, loc, view, adaptor.getIndices(),
+                      adaptor.getMask(), numRegs, vec);
+    scf::IfOp::create(
+        rewriter, loc, indexedFastPath(rewriter, loc, view, groups),
+        [&](OpBuilder &b, Location l) {
+          for (auto [i, g] : llvm::enumerate(groups)) {
+            SmallVector<Value> elements;
+            for (unsigned j = 0; j < vec; ++j)
+              elements.push_back(extractReg(b, l, value, i * vec + j));
+            Value pred =
+                owner ? arith::AndIOp::create(b, l, g.full, owner) : g.full;
+            predicatedStore(b, l, pred,
+                            buildVector(b, l, elementType, elements), g.address,
+                            vec * view.elementBytes);
+          }
+          scf::YieldOp::create(b, l);
+        },
+        [&](OpBuilder &b, Location l) {
+          elementStores(b, l);
+          scf::YieldOp::create(b, l);
+        });
     rewriter.eraseOp(op);
     return success();
   }

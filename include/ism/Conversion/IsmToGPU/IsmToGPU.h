@@ -251,6 +251,10 @@ public:
   /// write it once.
   llvm::DenseMap<Value, Value> ownOperands;
 
+  /// Elements per vector access of each ism.gather and ism.scatter, by op
+  /// (before conversion; getIndexedVectorWidth in AxisInfo.h). Absent: 1.
+  llvm::DenseMap<Operation *, unsigned> indexedVectorWidths;
+
   /// Lays the scratch regions out one after the other (from the
   /// partition's base) once every op of `root` is lowered: fixes the
   /// offsets of the views getScratch made.
