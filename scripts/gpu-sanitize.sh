@@ -30,6 +30,8 @@ mkdir -p "$log_dir"
 # The inputs the cases name under %t.
 python3 "$root/test/Runner/Inputs/make_csr.py" 500 700 40 7 "$scratch/csr." ||
   exit 1
+python3 "$root/test/Runner/Inputs/make_row_ids.py" 100 90 3 "$scratch/ids.npy" ||
+  exit 1
 sed 's/ism.coschedule warp_specialized/ism.coschedule block_interleaved/' \
   "$root/examples/coschedule_matmul_softmax.mlir" > "$scratch/interleaved.mlir"
 sed 's/ism.coschedule warp_specialized {/ism.coschedule warp_specialized attributes {fallback = false} {/' \
