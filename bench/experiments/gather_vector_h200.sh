@@ -5,7 +5,9 @@
 # runner before the change (OLD_RUNNER_TAR, unpacked to /tmp/old) and
 # after (dist/), in one session:
 #   OUT=/tmp/out OLD_RUNNER_TAR=dist/old/ism-runner-X.tar.xz \
-#     bash bench/experiments/gather_vector_h200.sh [tests] [sanitize] [bench]
+#     bash bench/experiments/gather_vector_h200.sh [tests] [sanitize] [bench] [ncu]
+# ncu: the fused pair and the SpMM alone at ROWS (default 7936) rows, both
+# runners: time, memory and warp-state sections, in $OUT/ncu-TAG-MODE.txt.
 set -uo pipefail
 source "$(dirname "$0")/h200_setup.sh"
 old=/tmp/old/ism-runner/bin/ism-run
@@ -18,7 +20,7 @@ for step in "$@"; do
     tests) gpu_tests ;;
     sanitize)
       ISM_SANITIZE_FILTER='spmm|gather|compact' \
-        scripts/gpu-sanitize.sh "$run" \
+        bash scripts/gpu-sanitize.sh "$run" \
         memcheck,racecheck,synccheck "$OUT/sanitize" > "$OUT/sanitize.log" 2>&1
       echo "sanitize rc=$?"
       tail -3 "$OUT/sanitize.log" ;;
@@ -30,6 +32,35 @@ for step in "$@"; do
           --out "$OUT/co-$tag" > "$OUT/spmm-pair-$tag.log" 2>&1
         echo "pair $tag rc=$?"
         sed -n '/^pair /,$p' "$OUT/spmm-pair-$tag.log"
+      done ;;
+    ncu)
+      rows=${ROWS:-7936}
+      python3 - "$rows" <<'PY'
+import sys, types
+sys.modules.setdefault("torch", types.ModuleType("torch"))
+sys.path.insert(0, "bench")
+import coschedule
+rows = int(sys.argv[1])
+coschedule.csr(rows, 4096, 64, rows, "/tmp")
+PY
+      csr="--arg npy:/tmp/rowptr_${rows}_${rows}.npy --arg npy:/tmp/colind_${rows}_${rows}.npy
+        --arg npy:/tmp/values_${rows}_${rows}.npy --arg f32:4096x512:randn --arg f32:${rows}x512"
+      for tag in old new; do
+        r=$run
+        [ $tag = old ] && r=$old
+        ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
+          --section WarpStateStats --section SchedulerStats --section LaunchStats \
+          "$r" examples/coschedule_matmul_spmm.mlir --coschedule=fused \
+          --arg bf16:4096x4096:randn --arg bf16:4096x4096:randn --arg bf16:4096x4096 \
+          $csr > "$OUT/ncu-$tag-fused.txt" 2>&1
+        ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
+          --section WarpStateStats --section SchedulerStats --section LaunchStats \
+          "$r" examples/spmm.mlir $csr > "$OUT/ncu-$tag-spmm.txt" 2>&1
+        for m in fused spmm; do
+          echo "== ncu $tag $m"
+          grep -E "Duration|L1/TEX Hit|L2 Hit|Memory Throughput|Warp Cycles Per Issued|Issued Warp|No Eligible|Registers Per|Achieved Occupancy|Long Scoreboard" \
+            "$OUT/ncu-$tag-$m.txt" | head -14
+        done
       done ;;
   esac
 done
