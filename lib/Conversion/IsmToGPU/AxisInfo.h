@@ -21,10 +21,13 @@ namespace mlir::ism {
 
 /// Per dimension of a tile: `contiguity[d] = c` says that in every run of c
 /// consecutive elements along d starting at a multiple of c, the values are
-/// v, v + 1, ..., v + c - 1; `constancy[d] = c` that they are all equal.
-/// 1 is always true (a run of one element).
+/// v, v + 1, ..., v + c - 1; `constancy[d] = c` that they are all equal;
+/// `divisibility[d] = k` that the first value of each of those contiguity
+/// runs is a multiple of k (of every value, where contiguity[d] is 1).
+/// `elementDivisibility` divides every value. 1 is always true.
 struct AxisFacts {
-  SmallVector<int64_t> contiguity, constancy;
+  SmallVector<int64_t> contiguity, constancy, divisibility;
+  int64_t elementDivisibility = 1;
 };
 
 class AxisInfo {
@@ -38,13 +41,22 @@ private:
   llvm::DenseMap<Value, AxisFacts> facts;
 };
 
-/// Elements of `gatherOrScatter` (an ism.gather or ism.scatter before
-/// conversion) that each thread can move with one vector access: its
-/// register run along the layout's fast dimension, capped at 16 bytes, and
-/// reduced to what the index tiles guarantee (the last memref dimension's
-/// index contiguous along that dimension, the other indices and the mask
-/// constant along it). A power of two; 1 when nothing is guaranteed.
-unsigned getIndexedVectorWidth(Operation *gatherOrScatter, AxisInfo &info);
+/// How an ism.gather or ism.scatter (before conversion) moves each thread's
+/// elements.
+struct IndexedVectors {
+  /// Elements a vector access: the thread's register run along the
+  /// layout's fast dimension, capped at 16 bytes, and reduced to what the
+  /// index tiles guarantee (the last memref dimension's index contiguous
+  /// along that dimension, the other indices and the mask constant along
+  /// it). A power of two; 1: element accesses.
+  unsigned width = 1;
+  /// Whether the last index at the start of each vector is a multiple of
+  /// `width`: then alignment and whole-vector bounds follow from uniform
+  /// facts of the memref (its base, strides and last size), and no thread
+  /// needs a test of its own.
+  bool aligned = false;
+};
+IndexedVectors getIndexedVectors(Operation *gatherOrScatter, AxisInfo &info);
 
 } // namespace mlir::ism
 

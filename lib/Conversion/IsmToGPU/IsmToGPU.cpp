@@ -307,8 +307,10 @@ struct ConvertIsmToGPUPass
       return failure();
     AxisInfo axisInfo;
     root->walk([&](Operation *op) {
-      if (isa<GatherOp, ScatterOp>(op))
-        context.indexedVectorWidths[op] = getIndexedVectorWidth(op, axisInfo);
+      if (isa<GatherOp, ScatterOp>(op)) {
+        IndexedVectors v = getIndexedVectors(op, axisInfo);
+        context.indexedVectors[op] = {v.width, v.aligned};
+      }
     });
     if (failed(applyPartialConversion(root, target, std::move(patterns))))
       return failure();

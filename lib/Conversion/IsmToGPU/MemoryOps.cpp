@@ -871,10 +871,13 @@ std::pair<Value, Value> indexedElement(OpBuilder &b, Location loc,
 
 /// One group of `vec` consecutive registers of an indexed access whose index
 /// tiles make them consecutive elements of the memref's last dimension
-/// (getIndexedVectorWidth): the address of its first element, whether all
-/// of its elements are in bounds and unmasked (`full`), and whether it
-/// allows the vector path (`ok`: no element in bounds, or all of them at an
-/// address aligned to the vector).
+/// (getIndexedVectors): the address of its first element, whether all of
+/// its elements are in bounds and unmasked (`full`), and, unless the
+/// access is `aligned`, whether it allows the vector path (`ok`: no element
+/// in bounds, or all of them at an address aligned to the vector). An
+/// aligned access's groups start at multiples of `vec` along the last
+/// dimension, so under indexedFastPath's uniform conditions each is aligned
+/// and wholly in or out of bounds, and its first element decides.
 struct IndexedGroup {
   Value address, full, ok;
 };
@@ -882,14 +885,12 @@ struct IndexedGroup {
 SmallVector<IndexedGroup> indexedGroups(OpBuilder &b, Location loc,
                                         const GlobalView &view,
                                         ValueRange indices, Value mask,
-                                        int64_t numRegs, unsigned vec) {
+                                        int64_t numRegs, unsigned vec,
+                                        bool aligned) {
   SmallVector<IndexedGroup> groups;
   unsigned last = indices.size() - 1;
   Value zero = indexConstant(b, loc, 0);
   Value size = view.sizes[last];
-  Value vecBytes = arith::ConstantIntOp::create(
-      b, loc, int64_t(vec) * view.elementBytes, 64);
-  Value zero64 = arith::ConstantIntOp::create(b, loc, 0, 64);
   for (int64_t r = 0; r < numRegs; r += vec) {
     Value linear = zero;
     SmallVector<Value> others;
@@ -907,6 +908,14 @@ SmallVector<IndexedGroup> indexedGroups(OpBuilder &b, Location loc,
     if (mask)
       others.push_back(extractReg(b, loc, mask, r));
     Value other = andAll(b, loc, others);
+    Value address = elementAddress(b, loc, view, linear);
+    if (aligned) {
+      groups.push_back(
+          {address,
+           arith::AndIOp::create(b, loc, other, inRange(b, loc, first, size)),
+           Value()});
+      continue;
+    }
     Value end =
         arith::AddIOp::create(b, loc, first, indexConstant(b, loc, vec));
     Value full = arith::AndIOp::create(
@@ -930,28 +939,54 @@ SmallVector<IndexedGroup> indexedGroups(OpBuilder &b, Location loc,
         arith::MulIOp::create(
             b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), linear),
             arith::ConstantIntOp::create(b, loc, view.elementBytes, 64)));
-    Value aligned = arith::CmpIOp::create(
+    Value isAligned = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, loc, byteAddress, vecBytes), zero64);
+        arith::RemUIOp::create(
+            b, loc, byteAddress,
+            arith::ConstantIntOp::create(b, loc,
+                                         int64_t(vec) * view.elementBytes, 64)),
+        arith::ConstantIntOp::create(b, loc, 0, 64));
     Value ok = arith::OrIOp::create(
         b, loc,
         arith::XOrIOp::create(b, loc, anyIn,
                               arith::ConstantIntOp::create(b, loc, 1, 1)),
-        arith::AndIOp::create(b, loc, full, aligned));
-    groups.push_back({elementAddress(b, loc, view, linear), full, ok});
+        arith::AndIOp::create(b, loc, full, isAligned));
+    groups.push_back({address, full, ok});
   }
   return groups;
 }
 
 /// Whether this thread takes the vector path of an indexed access: the
-/// memref's last dimension is contiguous and every group allows it.
+/// memref's last dimension is contiguous, and either every group allows it
+/// (`groups`) or, for an aligned access (no groups), the base, the other
+/// dimensions' strides and the last size are multiples of the vector: the
+/// same for every thread, and loop-invariant where the memref is.
 Value indexedFastPath(OpBuilder &b, Location loc, const GlobalView &view,
-                      ArrayRef<IndexedGroup> groups) {
+                      unsigned vec, ArrayRef<IndexedGroup> groups) {
   SmallVector<Value> conds{
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                             view.strides.back(), indexConstant(b, loc, 1))};
   for (const IndexedGroup &g : groups)
     conds.push_back(g.ok);
+  if (groups.empty()) {
+    int64_t vecBytes = int64_t(vec) * view.elementBytes;
+    Value zero = indexConstant(b, loc, 0);
+    Value vb = indexConstant(b, loc, vecBytes);
+    auto multiple = [&](Value v, Value of) {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                   arith::RemUIOp::create(b, loc, v, of), zero);
+    };
+    conds.push_back(multiple(
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), view.baseInt),
+        vb));
+    for (Value stride : ArrayRef<Value>(view.strides).drop_back())
+      conds.push_back(multiple(
+          arith::MulIOp::create(b, loc, stride,
+                                indexConstant(b, loc, view.elementBytes)),
+          vb));
+    conds.push_back(
+        multiple(view.sizes.back(), indexConstant(b, loc, int64_t(vec))));
+  }
   return andAll(b, loc, conds);
 }
 
@@ -986,20 +1021,27 @@ struct GatherOpLowering : IsmConversionPattern<GatherOp> {
       }
       return buildVector(b, l, elementType, elements);
     };
-    unsigned vec = context.indexedVectorWidths.lookup(op);
+    auto [vec, aligned] = context.indexedVectors.lookup(op);
     if (vec < 2 || numRegs % vec != 0) {
       rewriter.replaceOp(op, elementLoads(rewriter, loc));
       return success();
     }
-    SmallVector<IndexedGroup> groups =
-        indexedGroups(rewriter, loc, view, adaptor.getIndices(),
-                      adaptor.getMask(), numRegs, vec);
+    // An aligned access builds its groups inside the vector path: nothing
+    // per thread runs before the uniform test.
+    auto groupsOf = [&](OpBuilder &b, Location l) {
+      return indexedGroups(b, l, view, adaptor.getIndices(), adaptor.getMask(),
+                           numRegs, vec, aligned);
+    };
+    SmallVector<IndexedGroup> tested;
+    if (!aligned)
+      tested = groupsOf(rewriter, loc);
     auto chunkType = VectorType::get({int64_t(vec)}, elementType);
     auto ifOp = scf::IfOp::create(
-        rewriter, loc, indexedFastPath(rewriter, loc, view, groups),
+        rewriter, loc, indexedFastPath(rewriter, loc, view, vec, tested),
         [&](OpBuilder &b, Location l) {
           Value pad = vector::BroadcastOp::create(b, l, chunkType, padding);
           SmallVector<Value> elements;
+          SmallVector<IndexedGroup> groups = aligned ? groupsOf(b, l) : tested;
           for (const IndexedGroup &g : groups) {
             Value chunk = predicatedLoad(b, l, g.full, g.address, chunkType,
                                          pad, vec * view.elementBytes);
@@ -1048,18 +1090,23 @@ struct ScatterOpLowering : IsmConversionPattern<ScatterOp> {
                         view.elementBytes);
       }
     };
-    unsigned vec = context.indexedVectorWidths.lookup(op);
+    auto [vec, aligned] = context.indexedVectors.lookup(op);
     if (vec < 2 || numRegs % vec != 0) {
       elementStores(rewriter, loc);
       rewriter.eraseOp(op);
       return success();
     }
-    SmallVector<IndexedGroup> groups =
-        indexedGroups(rewriter, loc, view, adaptor.getIndices(),
-                      adaptor.getMask(), numRegs, vec);
+    auto groupsOf = [&](OpBuilder &b, Location l) {
+      return indexedGroups(b, l, view, adaptor.getIndices(), adaptor.getMask(),
+                           numRegs, vec, aligned);
+    };
+    SmallVector<IndexedGroup> tested;
+    if (!aligned)
+      tested = groupsOf(rewriter, loc);
     scf::IfOp::create(
-        rewriter, loc, indexedFastPath(rewriter, loc, view, groups),
+        rewriter, loc, indexedFastPath(rewriter, loc, view, vec, tested),
         [&](OpBuilder &b, Location l) {
+          SmallVector<IndexedGroup> groups = aligned ? groupsOf(b, l) : tested;
           for (auto [i, g] : llvm::enumerate(groups)) {
             SmallVector<Value> elements;
             for (unsigned j = 0; j < vec; ++j)

@@ -10,6 +10,8 @@
 // in or out of bounds; otherwise it falls back to element accesses.
 
 // A 32 x 128 f32 tile on 4 warps: 4 consecutive columns a thread, 8 rows.
+// The columns start at the program id, which may not be a multiple of 4:
+// each thread tests each of its groups (alignment, bounds) first.
 // CHECK-LABEL: gpu.func @rows
 // CHECK: arith.remui %{{.*}}, %{{.*}} : i64
 // CHECK: scf.if %{{.*}} -> (vector<32xf32>) {
@@ -33,6 +35,39 @@ ism.kernel @rows(%t: memref<?x?xf32>, %ids: memref<?xi32>, %y: memref<?x?xf32>) 
   %cb = ism.broadcast %ce : tensor<1x128xi32> -> tensor<32x128xi32>
   %g = ism.gather %t[%rb, %cb] : memref<?x?xf32>[tensor<32x128xi32>, tensor<32x128xi32>] -> tensor<32x128xf32>
   ism.scatter %g, %y[%rb, %cb] : tensor<32x128xf32> -> memref<?x?xf32>[tensor<32x128xi32>, tensor<32x128xi32>]
+  ism.return
+}
+
+// -----
+
+// Columns from a multiple of 128 (pid x 128, a range from 0): every group
+// starts at a multiple of 4, so alignment and whole-group bounds follow
+// from uniform facts of the memref (base, row stride, column count); no
+// per-thread test runs before the loads.
+// CHECK-LABEL: gpu.func @rows_aligned
+// CHECK-NOT: arith.remui %{{.*}}, %{{.*}} : i64
+// CHECK: arith.remui %{{.*}}, %{{.*}} : index
+// CHECK: scf.if %{{.*}} -> (vector<32xf32>) {
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: } else {
+// CHECK-NOT: arith.remui %{{.*}}, %{{.*}} : i64
+// CHECK: gpu.return
+ism.kernel @rows_aligned(%t: memref<?x?xf32>, %ids: memref<?xi32>, %y: memref<?x?xf32>) attributes {num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %r = ism.load %ids[%c0] : memref<?xi32> -> tensor<32xi32>
+  %re = ism.expand_dims %r axis = 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %rb = ism.broadcast %re : tensor<32x1xi32> -> tensor<32x128xi32>
+  %cols = ism.range 0 to 128 : tensor<128xi32>
+  %pid = ism.program_id x : index
+  %n0 = arith.muli %pid, %c128 : index
+  %n32 = arith.index_cast %n0 : index to i32
+  %ns = ism.splat %n32 : i32 -> tensor<128xi32>
+  %cs = arith.addi %cols, %ns : tensor<128xi32>
+  %ce = ism.expand_dims %cs axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %cb = ism.broadcast %ce : tensor<1x128xi32> -> tensor<32x128xi32>
+  %g = ism.gather %t[%rb, %cb] : memref<?x?xf32>[tensor<32x128xi32>, tensor<32x128xi32>] -> tensor<32x128xf32>
+  ism.store %g, %y[%c0, %c0] : tensor<32x128xf32> -> memref<?x?xf32>
   ism.return
 }
 

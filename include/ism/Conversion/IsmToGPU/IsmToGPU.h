@@ -252,8 +252,10 @@ public:
   llvm::DenseMap<Value, Value> ownOperands;
 
   /// Elements per vector access of each ism.gather and ism.scatter, by op
-  /// (before conversion; getIndexedVectorWidth in AxisInfo.h). Absent: 1.
-  llvm::DenseMap<Operation *, unsigned> indexedVectorWidths;
+  /// (before conversion), and whether each vector's alignment follows from
+  /// uniform facts of the memref (getIndexedVectors in AxisInfo.h). Absent:
+  /// element accesses.
+  llvm::DenseMap<Operation *, std::pair<unsigned, bool>> indexedVectors;
 
   /// Lays the scratch regions out one after the other (from the
   /// partition's base) once every op of `root` is lowered: fixes the
