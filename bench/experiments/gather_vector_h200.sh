@@ -5,7 +5,9 @@
 # runner before the change (OLD_RUNNER_TAR, unpacked to /tmp/old) and
 # after (dist/), in one session:
 #   OUT=/tmp/out OLD_RUNNER_TAR=dist/old/ism-runner-X.tar.xz \
-#     bash bench/experiments/gather_vector_h200.sh [tests] [sanitize] [bench] [ncu]
+#     bash bench/experiments/gather_vector_h200.sh [tests] [sanitize] [bench] [ncu] [variants]
+# variants: bench/experiments/spmm/run.py (each SpMM program shape alone and
+# in the pair at ROWS rows) with both runners.
 # ncu: the fused pair and the SpMM alone at ROWS (default 7936) rows, both
 # runners: time, memory and warp-state sections, in $OUT/ncu-TAG-MODE.txt.
 set -uo pipefail
@@ -32,6 +34,16 @@ for step in "$@"; do
           --out "$OUT/co-$tag" > "$OUT/spmm-pair-$tag.log" 2>&1
         echo "pair $tag rc=$?"
         sed -n '/^pair /,$p' "$OUT/spmm-pair-$tag.log"
+      done ;;
+    variants)
+      for tag in old new; do
+        r=$run
+        [ $tag = old ] && r=$old
+        python3 bench/experiments/spmm/run.py "$r" "${ROWS:-11008}" \
+          "${VARIANTS:-orig,v512x8,p512x8,v256x16,v512x4}" \
+          > "$OUT/spmm-variants-$tag.log" 2>&1
+        echo "variants $tag rc=$?"
+        sed -n '/^variant /,$p' "$OUT/spmm-variants-$tag.log"
       done ;;
     ncu)
       rows=${ROWS:-7936}
