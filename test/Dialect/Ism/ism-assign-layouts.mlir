@@ -77,17 +77,15 @@ ism.kernel @kept(%x: memref<?xf32>) {
 // over those warps (it has no size-1 dimension to put them on), so the
 // load takes the #ism.slice of the expansion's layout, and the expand_dims
 // moves no data (before: a trip through shared memory and a barrier). A
-// masked load does too when its mask can be rebuilt in that layout (here a
-// splat constant; a range against a bound also can, see @csr_chunk).
+// masked load keeps a blocked layout (its mask has one).
 // CHECK-DAG: #[[$T4:.*]] = #ism.blocked<{sizePerThread = [1, 1, 1, 8], threadsPerWarp = [1, 1, 4, 8], warpsPerCTA = [1, 1, 8, 1], order = [3, 2, 1, 0]}>
 // CHECK-DAG: #[[$T3:.*]] = #ism.blocked<{sizePerThread = [1, 1, 8], threadsPerWarp = [1, 4, 8], warpsPerCTA = [1, 8, 1], order = [2, 1, 0]}>
 // CHECK-DAG: #[[$T2:.*]] = #ism.slice<{dim = 1, parent = #[[$T3]]}>
 // CHECK-LABEL: ism.kernel @token_rows
-// CHECK: %[[M:.*]] = arith.constant dense<true> : tensor<2x64xi1, #[[$T2]]>
 // CHECK: ism.load {{.*}} -> tensor<2x64xf32, #[[$T2]]>
 // CHECK: ism.expand_dims {{.*}} : tensor<2x64xf32, #[[$T2]]> -> tensor<2x1x64xf32, #[[$T3]]>
 // CHECK: ism.expand_dims {{.*}} -> tensor<2x1x1x64xf32, #[[$T4]]>
-// CHECK: ism.load {{.*}} mask %[[M]] {{.*}} -> tensor<2x64xf32, #[[$T2]]>
+// CHECK: ism.load {{.*}} mask {{.*}} -> tensor<2x64xf32, #blocked{{[0-9]*}}>
 ism.kernel @token_rows(%x: memref<?x?x?x?xbf16>, %c: memref<?x?xf32>,
                        %y: memref<?x?x?x?xf32>)
     attributes {num_warps = 8 : i32} {
@@ -183,70 +181,5 @@ ism.kernel @rows_in_warps(%x: memref<?x?xbf16>, %y: memref<?xf32>,
     ism.yield %s : f32
   }
   ism.store %c, %y[%c0] : tensor<128xf32> -> memref<?xf32>
-  ism.return
-}
-
-// -----
-
-// A CSR chunk (spmm.mlir): the column indices and values of 8 nonzeros,
-// masked by a range against the row's end, broadcast over 512 columns. The
-// mask is rebuilt in the #ism.slice of the expansion's layout (range, splat,
-// addi, cmpi again), so both loads take that slice: each thread loads the
-// 8 indices it needs, with no trip through shared memory. The blocked
-// originals are gone. A mask that is loaded cannot be rebuilt: that load
-// keeps its blocked layout.
-// CHECK-DAG: #[[$C2:.*]] = #ism.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
-// CHECK-DAG: #[[$C1:.*]] = #ism.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
-// CHECK-DAG: #[[$CS:.*]] = #ism.slice<{dim = 1, parent = #[[$C1]]}>
-// CHECK-LABEL: ism.kernel @csr_chunk
-// CHECK: %[[R:.*]] = ism.range 0 to 8 : tensor<8xi32, #[[$CS]]>
-// CHECK: %[[E:.*]] = ism.splat %{{.*}} : i32 -> tensor<8xi32, #[[$CS]]>
-// CHECK: scf.for
-// CHECK: %[[K:.*]] = ism.splat %{{.*}} : i32 -> tensor<8xi32, #[[$CS]]>
-// CHECK: %[[I:.*]] = arith.addi %[[R]], %[[K]] : tensor<8xi32, #[[$CS]]>
-// CHECK: %[[L:.*]] = arith.cmpi slt, %[[I]], %[[E]] : tensor<8xi32, #[[$CS]]>
-// CHECK: ism.load %{{.*}} mask %[[L]] : memref<?xi32> -> tensor<8xi32, #[[$CS]]>
-// CHECK: ism.load %{{.*}} mask %[[L]] : memref<?xf32> -> tensor<8xf32, #[[$CS]]>
-// CHECK: ism.gather {{.*}} -> tensor<8x512xf32, #[[$C2]]>
-// CHECK: ism.load %{{.*}} mask %{{.*}} : memref<?xf32> -> tensor<8xf32, #blocked{{[0-9]*}}>
-// CHECK-NOT: ism.range 0 to 8 : tensor<8xi32, #blocked
-ism.kernel @csr_chunk(%colind: memref<?xi32>, %values: memref<?xf32>,
-                      %flags: memref<?xi8>, %B: memref<?x?xf32>,
-                      %Y: memref<?x?xf32>, %start: index, %end: index,
-                      %end32: i32) attributes {num_warps = 4 : i32} {
-  %c0 = arith.constant 0 : index
-  %c8 = arith.constant 8 : index
-  %lane = ism.range 0 to 8 : tensor<8xi32>
-  %cols = ism.range 0 to 512 : tensor<512xi32>
-  %colsr = ism.expand_dims %cols axis = 0 : tensor<512xi32> -> tensor<1x512xi32>
-  %colb = ism.broadcast %colsr : tensor<1x512xi32> -> tensor<8x512xi32>
-  %ends = ism.splat %end32 : i32 -> tensor<8xi32>
-  %zero = arith.constant dense<0.0> : tensor<8x512xf32>
-  %acc = scf.for %k = %start to %end step %c8 iter_args(%acc = %zero)
-      -> (tensor<8x512xf32>) {
-    %k32 = arith.index_cast %k : index to i32
-    %ks = ism.splat %k32 : i32 -> tensor<8xi32>
-    %idx = arith.addi %lane, %ks : tensor<8xi32>
-    %live = arith.cmpi slt, %idx, %ends : tensor<8xi32>
-    %ci = ism.load %colind[%k] mask %live : memref<?xi32> -> tensor<8xi32>
-    %v = ism.load %values[%k] mask %live : memref<?xf32> -> tensor<8xf32>
-    %cie = ism.expand_dims %ci axis = 1 : tensor<8xi32> -> tensor<8x1xi32>
-    %rowb = ism.broadcast %cie : tensor<8x1xi32> -> tensor<8x512xi32>
-    %bt = ism.gather %B[%rowb, %colb] : memref<?x?xf32>[tensor<8x512xi32>,
-        tensor<8x512xi32>] -> tensor<8x512xf32>
-    %ve = ism.expand_dims %v axis = 1 : tensor<8xf32> -> tensor<8x1xf32>
-    %vb = ism.broadcast %ve : tensor<8x1xf32> -> tensor<8x512xf32>
-    %f8 = ism.load %flags[%k] : memref<?xi8> -> tensor<8xi8>
-    %z8 = arith.constant dense<0> : tensor<8xi8>
-    %fm = arith.cmpi ne, %f8, %z8 : tensor<8xi8>
-    %w = ism.load %values[%k] mask %fm : memref<?xf32> -> tensor<8xf32>
-    %we = ism.expand_dims %w axis = 1 : tensor<8xf32> -> tensor<8x1xf32>
-    %wb = ism.broadcast %we : tensor<8x1xf32> -> tensor<8x512xf32>
-    %p = arith.mulf %vb, %bt : tensor<8x512xf32>
-    %q = arith.mulf %p, %wb : tensor<8x512xf32>
-    %next = arith.addf %acc, %q : tensor<8x512xf32>
-    scf.yield %next : tensor<8x512xf32>
-  }
-  ism.store %acc, %Y[%c0, %c0] : tensor<8x512xf32> -> memref<?x?xf32>
   ism.return
 }

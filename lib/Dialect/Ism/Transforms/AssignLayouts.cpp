@@ -253,94 +253,28 @@ void sliceBroadcastSources(KernelOp kernel,
   });
 }
 
-/// `value` (a tile) rebuilt with `layout`, next to its original, when it is
-/// computed from ranges, splats, splat constants and integer elementwise
-/// ops on them (a mask from a range and a bound): cheaper to compute again
-/// in every thread that needs it than to move. Null otherwise. `done`
-/// caches the rebuilt values.
-Value rematerialize(Value value, Attribute layout,
-                    DenseMap<Value, Value> &done) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type)
-    return value; // a scalar operand (a splat's, a bound)
-  if (Value v = done.lookup(value))
-    return v;
-  Operation *def = value.getDefiningOp();
-  if (!def || def->getNumResults() != 1 || def->getNumRegions() != 0 ||
-      !isa<RangeOp, SplatOp, arith::ConstantOp, arith::AddIOp, arith::SubIOp,
-           arith::MulIOp, arith::AndIOp, arith::OrIOp, arith::XOrIOp,
-           arith::CmpIOp, arith::SelectOp, arith::ExtSIOp, arith::ExtUIOp,
-           arith::TruncIOp, arith::MinSIOp, arith::MaxSIOp>(def))
-    return {};
-  if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
-    auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-    if (!dense || !dense.isSplat())
-      return {};
-  }
-  SmallVector<Value> operands;
-  for (Value operand : def->getOperands()) {
-    Value v = rematerialize(operand, layout, done);
-    if (!v)
-      return {};
-    operands.push_back(v);
-  }
-  OpBuilder b(def->getContext());
-  b.setInsertionPointAfter(def);
-  Operation *clone = b.clone(*def);
-  clone->setOperands(operands);
-  auto newType = ism::withEncoding(type, layout);
-  clone->getResult(0).setType(newType);
-  if (auto constant = dyn_cast<arith::ConstantOp>(clone))
-    constant.setValueAttr(
-        cast<DenseElementsAttr>(constant.getValue()).reshape(newType));
-  done[value] = clone->getResult(0);
-  return clone->getResult(0);
-}
-
-/// The loads of `toSlice`'s shapes that feed an expand_dims (and nothing
-/// else) take the #ism.slice of the expansion's layout: every thread loads
-/// the elements it holds after the expansion, and the expand_dims moves no
-/// data (instead of a trip through shared memory and a barrier). A masked
-/// load's mask is rebuilt in that layout where it can be (rematerialize;
-/// a CSR row's column indices, masked by a range against the row's end);
-/// otherwise the load keeps its blocked layout.
+/// The unmasked loads of `toSlice`'s shapes that feed an expand_dims (and
+/// nothing else) take the #ism.slice of the expansion's layout: every
+/// thread loads the elements it holds after the expansion, and the
+/// expand_dims moves no data (instead of a trip through shared memory and
+/// a barrier).
 void sliceExpandedLoads(KernelOp kernel, const llvm::DenseSet<Shape> &toSlice) {
   if (toSlice.empty())
     return;
-  DenseMap<Attribute, DenseMap<Value, Value>> rebuilt;
   kernel.walk([&](ExpandDimsOp expand) {
     Value src = expand.getSrc();
     auto type = cast<RankedTensorType>(src.getType());
     auto load = src.getDefiningOp<LoadOp>();
-    if (!toSlice.contains(Shape(type.getShape())) || !src.hasOneUse() || !load)
+    if (!toSlice.contains(Shape(type.getShape())) || !src.hasOneUse() ||
+        !load || load.getMask())
       return;
     auto result = cast<RankedTensorType>(expand.getType()).getEncoding();
     if (!isa_and_nonnull<BlockedEncodingAttr>(result))
       return;
-    auto slice =
-        SliceEncodingAttr::get(kernel.getContext(), expand.getAxis(), result);
-    if (Value mask = load.getMask()) {
-      Value sliced = rematerialize(mask, slice, rebuilt[slice]);
-      if (!sliced)
-        return;
-      load.getMaskMutable().assign(sliced);
-    }
-    src.setType(ism::withEncoding(type, slice));
+    src.setType(ism::withEncoding(
+        type,
+        SliceEncodingAttr::get(kernel.getContext(), expand.getAxis(), result)));
   });
-  // The originals the rebuilt masks replaced, where nothing else uses them.
-  bool erased = true;
-  while (erased) {
-    erased = false;
-    for (auto &[layout, values] : rebuilt)
-      for (auto &[original, copy] : values)
-        if (Operation *def = original.getDefiningOp();
-            def && def->use_empty() && isPure(def)) {
-          def->erase();
-          values.erase(original);
-          erased = true;
-          break;
-        }
-  }
 }
 
 struct IsmAssignLayoutsPass
