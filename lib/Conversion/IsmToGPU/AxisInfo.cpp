@@ -166,25 +166,20 @@ AxisFacts AxisInfo::compute(Value tile) {
           })
           .Case<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp>(
               [&](Operation *op) { return get(op->getOperand(0)); })
-          .Case([&](arith::AddIOp op) {
-            AxisFacts a = get(op.getLhs());
-            AxisFacts b = get(op.getRhs());
+          .Case<arith::AddIOp, arith::SubIOp>([&](Operation *op) {
+            // a - b counts up where a does and b is constant; a + b also
+            // where b counts up and a is constant.
+            bool add = isa<arith::AddIOp>(op);
+            AxisFacts a = get(op->getOperand(0));
+            AxisFacts b = get(op->getOperand(1));
             AxisFacts r = unknown(rank);
             commonConstancy(r, {&a, &b});
-            for (int64_t d = 0; d < rank; ++d)
-              r.contiguity[d] =
-                  std::max(std::gcd(a.contiguity[d], b.constancy[d]),
-                           std::gcd(a.constancy[d], b.contiguity[d]));
-            sumDivisibility(r, a, b);
-            return r;
-          })
-          .Case([&](arith::SubIOp op) {
-            AxisFacts a = get(op.getLhs());
-            AxisFacts b = get(op.getRhs());
-            AxisFacts r = unknown(rank);
-            commonConstancy(r, {&a, &b});
-            for (int64_t d = 0; d < rank; ++d)
+            for (int64_t d = 0; d < rank; ++d) {
               r.contiguity[d] = std::gcd(a.contiguity[d], b.constancy[d]);
+              if (add)
+                r.contiguity[d] = std::max(
+                    r.contiguity[d], std::gcd(a.constancy[d], b.contiguity[d]));
+            }
             sumDivisibility(r, a, b);
             return r;
           })

@@ -990,6 +990,43 @@ Value indexedFastPath(OpBuilder &b, Location loc, const GlobalView &view,
   return andAll(b, loc, conds);
 }
 
+/// The vector path of an indexed access, when getIndexedVectors allows one:
+/// the groups a thread tests before its accesses (none when the access is
+/// aligned, whose groups are built inside the path), and the path's
+/// condition.
+struct IndexedVectorPath {
+  const GlobalView &view;
+  ValueRange indices;
+  Value mask;
+  int64_t numRegs;
+  unsigned vec;
+  bool aligned;
+  SmallVector<IndexedGroup> tested;
+  Value condition;
+
+  /// The groups to access inside the path (built at `b` when aligned).
+  SmallVector<IndexedGroup> groups(OpBuilder &b, Location loc) const {
+    if (!aligned)
+      return tested;
+    return indexedGroups(b, loc, view, indices, mask, numRegs, vec, true);
+  }
+};
+
+std::optional<IndexedVectorPath>
+planIndexedVectors(OpBuilder &b, Location loc, const LoweringContext &context,
+                   Operation *op, const GlobalView &view, ValueRange indices,
+                   Value mask, int64_t numRegs) {
+  auto [vec, aligned] = context.indexedVectors.lookup(op);
+  if (vec < 2 || numRegs % vec != 0)
+    return std::nullopt;
+  IndexedVectorPath path{view, indices, mask, numRegs, vec, aligned, {}, {}};
+  if (!aligned)
+    path.tested =
+        indexedGroups(b, loc, view, indices, mask, numRegs, vec, false);
+  path.condition = indexedFastPath(b, loc, view, vec, path.tested);
+  return path;
+}
+
 /// ism.gather -> predicated element loads at the index tiles' coordinates;
 /// where the index tiles make a thread's consecutive registers consecutive
 /// memory (a row of a table gathered by row index), predicated vector loads
@@ -1021,28 +1058,21 @@ struct GatherOpLowering : IsmConversionPattern<GatherOp> {
       }
       return buildVector(b, l, elementType, elements);
     };
-    auto [vec, aligned] = context.indexedVectors.lookup(op);
-    if (vec < 2 || numRegs % vec != 0) {
+    std::optional<IndexedVectorPath> path =
+        planIndexedVectors(rewriter, loc, context, op, view,
+                           adaptor.getIndices(), adaptor.getMask(), numRegs);
+    if (!path) {
       rewriter.replaceOp(op, elementLoads(rewriter, loc));
       return success();
     }
-    // An aligned access builds its groups inside the vector path: nothing
-    // per thread runs before the uniform test.
-    auto groupsOf = [&](OpBuilder &b, Location l) {
-      return indexedGroups(b, l, view, adaptor.getIndices(), adaptor.getMask(),
-                           numRegs, vec, aligned);
-    };
-    SmallVector<IndexedGroup> tested;
-    if (!aligned)
-      tested = groupsOf(rewriter, loc);
+    unsigned vec = path->vec;
     auto chunkType = VectorType::get({int64_t(vec)}, elementType);
     auto ifOp = scf::IfOp::create(
-        rewriter, loc, indexedFastPath(rewriter, loc, view, vec, tested),
+        rewriter, loc, path->condition,
         [&](OpBuilder &b, Location l) {
           Value pad = vector::BroadcastOp::create(b, l, chunkType, padding);
           SmallVector<Value> elements;
-          SmallVector<IndexedGroup> groups = aligned ? groupsOf(b, l) : tested;
-          for (const IndexedGroup &g : groups) {
+          for (const IndexedGroup &g : path->groups(b, l)) {
             Value chunk = predicatedLoad(b, l, g.full, g.address, chunkType,
                                          pad, vec * view.elementBytes);
             for (unsigned i = 0; i < vec; ++i)
@@ -1090,24 +1120,19 @@ struct ScatterOpLowering : IsmConversionPattern<ScatterOp> {
                         view.elementBytes);
       }
     };
-    auto [vec, aligned] = context.indexedVectors.lookup(op);
-    if (vec < 2 || numRegs % vec != 0) {
+    std::optional<IndexedVectorPath> path =
+        planIndexedVectors(rewriter, loc, context, op, view,
+                           adaptor.getIndices(), adaptor.getMask(), numRegs);
+    if (!path) {
       elementStores(rewriter, loc);
       rewriter.eraseOp(op);
       return success();
     }
-    auto groupsOf = [&](OpBuilder &b, Location l) {
-      return indexedGroups(b, l, view, adaptor.getIndices(), adaptor.getMask(),
-                           numRegs, vec, aligned);
-    };
-    SmallVector<IndexedGroup> tested;
-    if (!aligned)
-      tested = groupsOf(rewriter, loc);
+    unsigned vec = path->vec;
     scf::IfOp::create(
-        rewriter, loc, indexedFastPath(rewriter, loc, view, vec, tested),
+        rewriter, loc, path->condition,
         [&](OpBuilder &b, Location l) {
-          SmallVector<IndexedGroup> groups = aligned ? groupsOf(b, l) : tested;
-          for (auto [i, g] : llvm::enumerate(groups)) {
+          for (auto [i, g] : llvm::enumerate(path->groups(b, l))) {
             SmallVector<Value> elements;
             for (unsigned j = 0; j < vec; ++j)
               elements.push_back(extractReg(b, l, value, i * vec + j));
