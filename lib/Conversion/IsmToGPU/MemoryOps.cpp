@@ -918,22 +918,21 @@ SmallVector<IndexedGroup> indexedGroups(OpBuilder &b, Location loc,
     }
     Value end =
         arith::AddIOp::create(b, loc, first, indexConstant(b, loc, vec));
-    Value full = arith::AndIOp::create(
-        b, loc, other,
-        arith::AndIOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, first,
-                                  zero),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, end,
-                                  size)));
-    Value anyIn = arith::AndIOp::create(
-        b, loc, other,
-        arith::AndIOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, first,
-                                  size),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, end,
-                                  zero)));
+    // `other`, `lhs p1 rhs1` and `end p2 rhs2`.
+    auto both = [&](Value lhs, arith::CmpIPredicate p1, Value rhs1,
+                    arith::CmpIPredicate p2, Value rhs2) {
+      return arith::AndIOp::create(
+          b, loc, other,
+          arith::AndIOp::create(b, loc,
+                                arith::CmpIOp::create(b, loc, p1, lhs, rhs1),
+                                arith::CmpIOp::create(b, loc, p2, end, rhs2)));
+    };
+    // Every element in bounds: first >= 0 and end <= size; any: first <
+    // size and end > 0.
+    Value full = both(first, arith::CmpIPredicate::sge, zero,
+                      arith::CmpIPredicate::sle, size);
+    Value anyIn = both(first, arith::CmpIPredicate::slt, size,
+                       arith::CmpIPredicate::sgt, zero);
     Value byteAddress = arith::AddIOp::create(
         b, loc, view.baseInt,
         arith::MulIOp::create(
