@@ -1,7 +1,8 @@
 // Rows of a table picked by index (an embedding lookup), 8 rows a program:
 // the gather and the scatter move 16 bytes a thread where the index tiles
-// allow it (gather-vector.mlir). ids < 0 are masked off; ids past the table
-// read padding (gather) and write nothing (scatter).
+// allow it (gather-vector.mlir). ids < 0 are masked off (the last program's
+// slots past the end of ids read -1); ids past the table read padding
+// (gather) and write nothing (scatter).
 ism.kernel @gather_rows(%table: memref<?x?xbf16>, %ids: memref<?xi32>,
                         %out: memref<?x?xbf16>, %scattered: memref<?x?xbf16>)
     attributes {num_warps = 4 : i32} {
@@ -9,7 +10,7 @@ ism.kernel @gather_rows(%table: memref<?x?xbf16>, %ids: memref<?xi32>,
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index
   %row0 = arith.muli %pid, %c8 : index
-  %r = ism.load %ids[%row0] : memref<?xi32> -> tensor<8xi32>
+  %r = ism.load %ids[%row0] {padding = -1 : i32} : memref<?xi32> -> tensor<8xi32>
   %zero = arith.constant dense<0> : tensor<8xi32>
   %live = arith.cmpi sge, %r, %zero : tensor<8xi32>
   %le = ism.expand_dims %live axis = 1 : tensor<8xi1> -> tensor<8x1xi1>

@@ -13,7 +13,7 @@ ism.kernel @gather_rows_offset(%table: memref<?x?xbf16>, %ids: memref<?xi32>,
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index
   %row0 = arith.muli %pid, %c8 : index
-  %r = ism.load %ids[%row0] : memref<?xi32> -> tensor<8xi32>
+  %r = ism.load %ids[%row0] {padding = -1 : i32} : memref<?xi32> -> tensor<8xi32>
   %zero = arith.constant dense<0> : tensor<8xi32>
   %live = arith.cmpi sge, %r, %zero : tensor<8xi32>
   %le = ism.expand_dims %live axis = 1 : tensor<8xi1> -> tensor<8x1xi1>
