@@ -79,6 +79,31 @@ Value andAll(OpBuilder &b, Location loc, ArrayRef<Value> conds) {
   return result;
 }
 
+/// Appends the conditions under which `vec`-element vectors along memref
+/// dimension `fast`, starting at byte address `startBytes` (index) and
+/// stepping by whole strides along the other dimensions, are all aligned:
+/// `fast` has unit stride, `startBytes` and every other dimension's stride
+/// in bytes are multiples of the vector. The same for every thread.
+void appendVectorAlignment(OpBuilder &b, Location loc, const GlobalView &view,
+                           unsigned fast, unsigned vec, Value startBytes,
+                           SmallVectorImpl<Value> &conds) {
+  Value zero = indexConstant(b, loc, 0);
+  Value vb = indexConstant(b, loc, int64_t(vec) * view.elementBytes);
+  auto multipleOfVector = [&](Value bytes) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                 arith::RemUIOp::create(b, loc, bytes, vb),
+                                 zero);
+  };
+  conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                        view.strides[fast],
+                                        indexConstant(b, loc, 1)));
+  conds.push_back(multipleOfVector(startBytes));
+  for (auto [d, stride] : llvm::enumerate(view.strides))
+    if (d != fast)
+      conds.push_back(multipleOfVector(arith::MulIOp::create(
+          b, loc, stride, indexConstant(b, loc, view.elementBytes))));
+}
+
 /// The addressing of a block access of tile `dist` at `offsets`. In-tile
 /// coordinates are 32-bit (tiles are small); only the thread's base address
 /// is 64-bit, so per-element addresses are the base plus constants.
@@ -183,12 +208,6 @@ struct BlockAccess {
                                             end, view.sizes[d]));
     }
     if (vec > 1) {
-      int64_t vecBytes = int64_t(vec) * view.elementBytes;
-      Value vb = indexConstant(b, loc, vecBytes);
-      unsigned fast = dist.getAccessRun().first;
-      conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            view.strides[fast],
-                                            indexConstant(b, loc, 1)));
       // Origin address alignment.
       Value origin = indexConstant(b, loc, 0);
       for (unsigned d = 0; d < dist.getRank(); ++d)
@@ -200,18 +219,8 @@ struct BlockAccess {
           arith::IndexCastOp::create(b, loc, b.getIndexType(), view.baseInt),
           arith::MulIOp::create(b, loc, origin,
                                 indexConstant(b, loc, view.elementBytes)));
-      conds.push_back(arith::CmpIOp::create(
-          b, loc, arith::CmpIPredicate::eq,
-          arith::RemUIOp::create(b, loc, originBytes, vb), zero));
-      for (unsigned d = 0; d < dist.getRank(); ++d) {
-        if (d == fast)
-          continue;
-        Value strideBytes = arith::MulIOp::create(
-            b, loc, view.strides[d], indexConstant(b, loc, view.elementBytes));
-        conds.push_back(arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::eq,
-            arith::RemUIOp::create(b, loc, strideBytes, vb), zero));
-      }
+      appendVectorAlignment(b, loc, view, dist.getAccessRun().first, vec,
+                            originBytes, conds);
     }
     return andAll(b, loc, conds);
   }
@@ -962,30 +971,25 @@ SmallVector<IndexedGroup> indexedGroups(OpBuilder &b, Location loc,
 /// same for every thread, and loop-invariant where the memref is.
 Value indexedFastPath(OpBuilder &b, Location loc, const GlobalView &view,
                       unsigned vec, ArrayRef<IndexedGroup> groups) {
-  SmallVector<Value> conds{
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                            view.strides.back(), indexConstant(b, loc, 1))};
-  for (const IndexedGroup &g : groups)
-    conds.push_back(g.ok);
-  if (groups.empty()) {
-    int64_t vecBytes = int64_t(vec) * view.elementBytes;
-    Value zero = indexConstant(b, loc, 0);
-    Value vb = indexConstant(b, loc, vecBytes);
-    auto multiple = [&](Value v, Value of) {
-      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                   arith::RemUIOp::create(b, loc, v, of), zero);
-    };
-    conds.push_back(multiple(
-        arith::IndexCastOp::create(b, loc, b.getIndexType(), view.baseInt),
-        vb));
-    for (Value stride : ArrayRef<Value>(view.strides).drop_back())
-      conds.push_back(multiple(
-          arith::MulIOp::create(b, loc, stride,
-                                indexConstant(b, loc, view.elementBytes)),
-          vb));
-    conds.push_back(
-        multiple(view.sizes.back(), indexConstant(b, loc, int64_t(vec))));
+  unsigned last = view.strides.size() - 1;
+  SmallVector<Value> conds;
+  if (!groups.empty()) {
+    conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          view.strides[last],
+                                          indexConstant(b, loc, 1)));
+    for (const IndexedGroup &g : groups)
+      conds.push_back(g.ok);
+    return andAll(b, loc, conds);
   }
+  appendVectorAlignment(
+      b, loc, view, last, vec,
+      arith::IndexCastOp::create(b, loc, b.getIndexType(), view.baseInt),
+      conds);
+  conds.push_back(arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, loc, view.sizes[last],
+                             indexConstant(b, loc, int64_t(vec))),
+      indexConstant(b, loc, 0)));
   return andAll(b, loc, conds);
 }
 
