@@ -311,6 +311,12 @@ struct ConvertIsmToGPUPass
         IndexedVectors v = getIndexedVectors(op, axisInfo);
         context.indexedVectors[op] = {v.width, v.aligned};
       }
+      if (auto load = dyn_cast<LoadOp>(op))
+        if (Value mask = load.getMask()) {
+          AxisFacts facts = axisInfo.get(mask);
+          if (!facts.constancy.empty())
+            context.maskRuns[op] = facts.constancy.back();
+        }
     });
     if (failed(applyPartialConversion(root, target, std::move(patterns))))
       return failure();

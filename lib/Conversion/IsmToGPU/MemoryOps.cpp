@@ -286,13 +286,26 @@ FailureOr<TileAccess> beginAccess(ConversionPatternRewriter &rewriter,
 
 /// The thread's `numRegs` elements loaded `vec` at a time (`bytes` each
 /// access, its alignment) from `address(r)`, the address of register r.
+/// With `pred`, the chunk that starts at register r is loaded only where
+/// `pred(r)` holds and is `padding` elsewhere: a branch around the load,
+/// which ptxas turns into a predicated load, so nothing waits for the data
+/// before its first use (a select of the loaded value against the padding
+/// would, and would keep the next load from issuing until then).
 Value loadChunks(OpBuilder &b, Location l, Type elementType, int64_t numRegs,
                  unsigned vec, unsigned bytes,
-                 function_ref<Value(int64_t)> address) {
+                 function_ref<Value(int64_t)> address,
+                 function_ref<Value(int64_t)> pred = nullptr,
+                 Value padding = Value()) {
   auto chunkType = VectorType::get({vec}, elementType);
+  Value paddingChunk;
+  if (pred)
+    paddingChunk = vector::BroadcastOp::create(b, l, chunkType, padding);
   SmallVector<Value> elements;
   for (int64_t r = 0; r < numRegs; r += vec) {
-    Value chunk = LLVM::LoadOp::create(b, l, chunkType, address(r), bytes);
+    Value chunk =
+        pred ? predicatedLoad(b, l, pred(r), address(r), chunkType,
+                              paddingChunk, bytes)
+             : LLVM::LoadOp::create(b, l, chunkType, address(r), bytes);
     for (unsigned i = 0; i < vec; ++i)
       elements.push_back(extractReg(b, l, chunk, i));
   }
@@ -301,23 +314,39 @@ Value loadChunks(OpBuilder &b, Location l, Type elementType, int64_t numRegs,
 
 /// The per-thread vector of a tile load: 16-byte vector loads when the
 /// whole tile is in bounds and aligned (a uniform test), predicated element
-/// loads otherwise. `mask` may be null.
+/// loads otherwise. `mask` may be null; `maskRun` is how many consecutive
+/// elements along the last dimension the mask is known to keep equal (in
+/// aligned runs, AxisInfo's constancy; 0 or 1 when unknown).
 Value emitTileLoad(OpBuilder &rewriter, Location loc, const BlockAccess &access,
                    Type elementType, Type vectorType, Value padding,
-                   Value mask) {
+                   Value mask, int64_t maskRun = 1) {
   const Distribution &dist = access.dist;
   const GlobalView &view = access.view;
   unsigned vec = access.vectorWidth();
   int64_t numRegs = dist.getNumRegs();
+  // Where every vector access lies inside one run of equal mask bits, the
+  // fast path predicates each access on its first bit; otherwise it loads
+  // the whole tile and selects the padding where the mask is off.
+  bool predicated = mask && (vec == 1 || (maskRun > 0 && maskRun % vec == 0));
   auto ifOp = scf::IfOp::create(
       rewriter, loc, access.fastPathCondition(rewriter, loc, vec),
       [&](OpBuilder &b, Location l) {
         // Fast path: the whole tile is in bounds and aligned.
-        Value result = loadChunks(
-            b, l, elementType, numRegs, vec, vec * view.elementBytes,
-            [&](int64_t r) {
-              return elementAddress(b, l, view, access.linearIndex(b, l, r));
-            });
+        auto address = [&](int64_t r) {
+          return elementAddress(b, l, view, access.linearIndex(b, l, r));
+        };
+        if (predicated) {
+          scf::YieldOp::create(
+              b, l,
+              loadChunks(
+                  b, l, elementType, numRegs, vec, vec * view.elementBytes,
+                  address,
+                  [&](int64_t r) { return extractReg(b, l, mask, r); },
+                  padding));
+          return;
+        }
+        Value result = loadChunks(b, l, elementType, numRegs, vec,
+                                  vec * view.elementBytes, address);
         if (mask) {
           Value pad = vector::BroadcastOp::create(b, l, vectorType, padding);
           result = arith::SelectOp::create(b, l, mask, result, pad);
@@ -385,7 +414,8 @@ struct LoadOpLowering : TileLoadPattern<LoadOp> {
                          Type elementType, Type vectorType, Value padding) {
                        return emitTileLoad(rewriter, op.getLoc(), access,
                                            elementType, vectorType, padding,
-                                           adaptor.getMask());
+                                           adaptor.getMask(),
+                                           context.maskRuns.lookup(op));
                      });
   }
 };

@@ -257,6 +257,11 @@ public:
   /// element accesses.
   llvm::DenseMap<Operation *, std::pair<unsigned, bool>> indexedVectors;
 
+  /// Of each masked ism.load (before conversion), how many consecutive
+  /// elements along the last dimension its mask keeps equal, in aligned
+  /// runs (AxisInfo's constancy). Absent: 0, nothing known.
+  llvm::DenseMap<Operation *, int64_t> maskRuns;
+
   /// Lays the scratch regions out one after the other (from the
   /// partition's base) once every op of `root` is lowered: fixes the
   /// offsets of the views getScratch made.
