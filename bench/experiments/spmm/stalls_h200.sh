@@ -2,7 +2,7 @@
 # On the H200: ncu's per-instruction warp-stall samples (SourceCounters,
 # SASS) of the fused GEMM + SpMM kernel and of the SpMM alone at ROWS
 # (default 7936) rows, as CSV in $OUT/stalls-{fused,spmm}.csv.xz, for
-# stall_regions.py to sum by partition and reason.
+# stall_summary.py to sum by reason and instruction.
 #   OUT=... bash bench/experiments/spmm/stalls_h200.sh
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
