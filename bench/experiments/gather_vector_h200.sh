@@ -46,17 +46,7 @@ for step in "$@"; do
         sed -n '/^variant /,$p' "$OUT/spmm-variants-$tag.log"
       done ;;
     ncu)
-      rows=${ROWS:-7936}
-      python3 - "$rows" <<'PY'
-import sys, types
-sys.modules.setdefault("torch", types.ModuleType("torch"))
-sys.path.insert(0, "bench")
-import coschedule
-rows = int(sys.argv[1])
-coschedule.csr(rows, 4096, 64, rows, "/tmp")
-PY
-      csr="--arg npy:/tmp/rowptr_${rows}_${rows}.npy --arg npy:/tmp/colind_${rows}_${rows}.npy
-        --arg npy:/tmp/values_${rows}_${rows}.npy --arg f32:4096x512:randn --arg f32:${rows}x512"
+      csr=$(spmm_csr_args "${ROWS:-7936}")
       for tag in old new; do
         r=$run
         [ $tag = old ] && r=$old

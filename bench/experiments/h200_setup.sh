@@ -62,3 +62,19 @@ sanitize_gemm() {
     done
   done
 }
+# The benchmark's CSR matrix at $1 rows (4096 columns, 32-96 nonzeros a
+# row, bench/coschedule.py's csr()) written to /tmp; prints the SpMM's
+# ism-run arguments: rowptr, colind, values, B (4096 x 512 f32), Y.
+spmm_csr_args() {
+  local rows=$1
+  python3 - "$rows" <<'PY'
+import sys, types
+sys.modules.setdefault("torch", types.ModuleType("torch"))
+sys.path.insert(0, "bench")
+import coschedule
+rows = int(sys.argv[1])
+coschedule.csr(rows, 4096, 64, rows, "/tmp")
+PY
+  echo "--arg npy:/tmp/rowptr_${rows}_${rows}.npy --arg npy:/tmp/colind_${rows}_${rows}.npy" \
+    "--arg npy:/tmp/values_${rows}_${rows}.npy --arg f32:4096x512:randn --arg f32:${rows}x512"
+}

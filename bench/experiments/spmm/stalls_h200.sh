@@ -9,16 +9,7 @@ cd "$(dirname "$0")/../../.."
 source bench/experiments/h200_setup.sh
 rows=${ROWS:-7936}
 ex=${EXAMPLE:-examples/coschedule_matmul_spmm.mlir}
-python3 - "$rows" <<'PY'
-import sys, types
-sys.modules.setdefault("torch", types.ModuleType("torch"))
-sys.path.insert(0, "bench")
-import coschedule
-rows = int(sys.argv[1])
-coschedule.csr(rows, 4096, 64, rows, "/tmp")
-PY
-csr="--arg npy:/tmp/rowptr_${rows}_${rows}.npy --arg npy:/tmp/colind_${rows}_${rows}.npy
-  --arg npy:/tmp/values_${rows}_${rows}.npy --arg f32:4096x512:randn --arg f32:${rows}x512"
+csr=$(spmm_csr_args "$rows")
 gemm="--arg bf16:4096x4096:randn --arg bf16:4096x4096:randn --arg bf16:4096x4096"
 ncu --clock-control none --section WarpStateStats --section SourceCounters \
   --section SpeedOfLight -k regex:matmul__spmm -c 1 -f -o /tmp/fused \
