@@ -1252,8 +1252,11 @@ struct AtomicRMWOpLowering : IsmConversionPattern<AtomicRMWOp> {
         context.getWarpId(rewriter, loc));
     SmallVector<Value> elements;
     for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
-      auto [address, pred] = indexedElement(
+      // (a pair, not a structured binding: the lambda below captures the
+      // address, which C++17 does not allow for a binding)
+      std::pair<Value, Value> element = indexedElement(
           rewriter, loc, view, adaptor.getIndices(), adaptor.getMask(), r);
+      Value address = element.first, pred = element.second;
       if (owner)
         pred = arith::AndIOp::create(rewriter, loc, pred, owner);
       Value value = extractReg(rewriter, loc, adaptor.getValue(), r);
