@@ -1099,19 +1099,16 @@ struct GatherOpLowering : IsmConversionPattern<GatherOp> {
       return success();
     }
     unsigned vec = path->vec;
-    auto chunkType = VectorType::get({int64_t(vec)}, elementType);
     auto ifOp = scf::IfOp::create(
         rewriter, loc, path->condition,
         [&](OpBuilder &b, Location l) {
-          Value pad = vector::BroadcastOp::create(b, l, chunkType, padding);
-          SmallVector<Value> elements;
-          for (const IndexedGroup &g : path->groups(b, l)) {
-            Value chunk = predicatedLoad(b, l, g.full, g.address, chunkType,
-                                         pad, vec * view.elementBytes);
-            for (unsigned i = 0; i < vec; ++i)
-              elements.push_back(extractReg(b, l, chunk, i));
-          }
-          scf::YieldOp::create(b, l, buildVector(b, l, elementType, elements));
+          SmallVector<IndexedGroup> groups = path->groups(b, l);
+          scf::YieldOp::create(
+              b, l,
+              loadChunks(
+                  b, l, elementType, numRegs, vec, vec * view.elementBytes,
+                  [&](int64_t r) { return groups[r / vec].address; },
+                  [&](int64_t r) { return groups[r / vec].full; }, padding));
         },
         [&](OpBuilder &b, Location l) {
           scf::YieldOp::create(b, l, elementLoads(b, l));
