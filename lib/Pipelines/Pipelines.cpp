@@ -69,6 +69,7 @@ void mlir::ism::buildIsmToGPUPipeline(OpPassManager &pm,
   pm.addPass(createIsmAccelerateDot(accelerate));
   pm.addPass(createIsmPipeline());
   pm.addPass(createIsmRemoveLayoutConversions());
+  pm.addPass(createIsmPipelineGathers());
   if (options.fuseCoschedules)
     pm.addPass(createIsmCoschedule());
   ConvertIsmToGPUOptions lowering;

@@ -248,6 +248,11 @@ IndexedVectors mlir::ism::getIndexedVectors(Operation *op, AxisInfo &info) {
     memref = gather.getBase().getType();
     indices = gather.getIndices();
     mask = gather.getMask();
+  } else if (auto async = dyn_cast<AsyncGatherOp>(op)) {
+    tile = async.getTileType();
+    memref = async.getBase().getType();
+    indices = async.getIndices();
+    mask = async.getMask();
   } else if (auto scatter = dyn_cast<ScatterOp>(op)) {
     tile = scatter.getValue().getType();
     memref = scatter.getBase().getType();

@@ -307,7 +307,7 @@ struct ConvertIsmToGPUPass
       return failure();
     AxisInfo axisInfo;
     root->walk([&](Operation *op) {
-      if (isa<GatherOp, ScatterOp>(op)) {
+      if (isa<GatherOp, AsyncGatherOp, ScatterOp>(op)) {
         IndexedVectors v = getIndexedVectors(op, axisInfo);
         context.indexedVectors[op] = {v.width, v.aligned};
       }

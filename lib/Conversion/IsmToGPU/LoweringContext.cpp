@@ -117,6 +117,19 @@ Value LoweringContext::getOwnScratch(OpBuilder &b, Location loc,
   return getScratch(b, loc, 3, elementType, numElements, regionBytes[3]);
 }
 
+FailureOr<Value> LoweringContext::getGatherRing(OpBuilder &b, Operation *op,
+                                                uint32_t ring, int64_t bytes) {
+  auto [it, fresh] = gatherRings.try_emplace(ring, regionBytes[3], bytes);
+  if (!fresh && it->second.second != bytes)
+    return op->emitOpError("ring ")
+           << ring << " is used with " << bytes << " bytes here and "
+           << it->second.second << " bytes elsewhere";
+  Location loc = op->getLoc();
+  Value view = getScratch(b, loc, 3, b.getI8Type(), bytes, it->second.first);
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, view);
+  return Value(arith::IndexCastOp::create(b, loc, b.getI64Type(), address));
+}
+
 Value LoweringContext::getRingScratch(OpBuilder &b, Location loc,
                                       Type elementType, int64_t numElements) {
   return getScratch(b, loc, 4, elementType, numElements, 0);

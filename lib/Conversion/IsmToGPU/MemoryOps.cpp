@@ -1118,6 +1118,190 @@ struct GatherOpLowering : IsmConversionPattern<GatherOp> {
   }
 };
 
+/// Where ism.async_gather puts register r of a thread's elements in its
+/// ring slot, and ism.async_gather_wait reads it: registers in chunks of
+/// `chunkRegs` (the largest power of two that divides the thread's count,
+/// at most 16 bytes), chunk c of thread t at (c * threads + t) * chunk
+/// bytes, so a warp's accesses of one chunk are consecutive 16-byte words
+/// (no bank conflicts) and any vector of the gather's (a power of two of
+/// at most 16 bytes that divides the count) lies within one chunk.
+struct GatherSlotLayout {
+  int64_t numRegs, chunkRegs;
+  unsigned elementBytes;
+  int64_t slotBytes;
+
+  GatherSlotLayout(const Distribution &dist, unsigned elementBytes,
+                   unsigned numThreads)
+      : numRegs(dist.getNumRegs()), elementBytes(elementBytes) {
+    chunkRegs = numRegs & -numRegs;
+    while (chunkRegs > 1 && chunkRegs * elementBytes > 16)
+      chunkRegs /= 2;
+    slotBytes = (numRegs * elementBytes * numThreads + 15) / 16 * 16;
+  }
+
+  /// The shared-memory address (!llvm.ptr<3>) of register r.
+  Value address(OpBuilder &b, Location loc, Value slotBase, Value tid,
+                int64_t numThreads, int64_t r) const {
+    int64_t chunkBytes = chunkRegs * elementBytes;
+    Value offset = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(
+            b, loc, tid, arith::ConstantIntOp::create(b, loc, chunkBytes, 64)),
+        arith::ConstantIntOp::create(b, loc,
+                                     (r / chunkRegs) * numThreads * chunkBytes +
+                                         (r % chunkRegs) * elementBytes,
+                                     64));
+    return LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+        Value(arith::AddIOp::create(b, loc, slotBase, offset)));
+  }
+};
+
+/// The address (i64) of slot `slot` of gather ring `ring`, whose slots
+/// hold `layout`.
+FailureOr<Value> gatherSlotBase(OpBuilder &b, Operation *op,
+                                LoweringContext &context, uint32_t ring,
+                                uint32_t slots, const GatherSlotLayout &layout,
+                                Value slot) {
+  FailureOr<Value> base =
+      context.getGatherRing(b, op, ring, int64_t(slots) * layout.slotBytes);
+  if (failed(base))
+    return failure();
+  Location loc = op->getLoc();
+  return Value(arith::AddIOp::create(
+      b, loc, *base,
+      arith::MulIOp::create(
+          b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), slot),
+          arith::ConstantIntOp::create(b, loc, layout.slotBytes, 64))));
+}
+
+/// ism.async_gather -> (when its predicate holds) cp.async of the thread's
+/// vectors where ism.gather's lowering would load vectors of 4 to 16
+/// bytes, else element loads stored into the slot; then
+/// cp.async.commit_group.
+struct AsyncGatherOpLowering : IsmConversionPattern<AsyncGatherOp> {
+  using IsmConversionPattern::IsmConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncGatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType tile = op.getTileType();
+    FailureOr<TileAccess> tileAccess = beginAccess(
+        rewriter, op, tile, op.getBase().getType(), adaptor.getBase());
+    if (failed(tileAccess))
+      return failure();
+    Location loc = op.getLoc();
+    const Distribution &dist = tileAccess->dist;
+    const GlobalView &view = tileAccess->view;
+    Type elementType = tile.getElementType();
+    int64_t numRegs = dist.getNumRegs();
+    int64_t threads = context.getNumThreads();
+    GatherSlotLayout layout(dist, view.elementBytes, threads);
+    FailureOr<Value> slotBase =
+        gatherSlotBase(rewriter, op, context, op.getRing(), op.getSlots(),
+                       layout, adaptor.getSlot());
+    if (failed(slotBase))
+      return failure();
+    Value tid = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                           context.getThreadId(rewriter, loc));
+    auto copies = [&](OpBuilder &b, Location l) {
+      auto elementCopies = [&](OpBuilder &eb, Location el) {
+        Value zero = paddingValue(eb, el, elementType, {});
+        for (int64_t r = 0; r < numRegs; ++r) {
+          auto [address, pred] = indexedElement(
+              eb, el, view, adaptor.getIndices(), adaptor.getMask(), r);
+          Value v = predicatedLoad(eb, el, pred, address, elementType, zero,
+                                   view.elementBytes);
+          LLVM::StoreOp::create(
+              eb, el, v, layout.address(eb, el, *slotBase, tid, threads, r),
+              view.elementBytes);
+        }
+      };
+      std::optional<IndexedVectorPath> path =
+          planIndexedVectors(b, l, context, op, view, adaptor.getIndices(),
+                             adaptor.getMask(), numRegs);
+      unsigned bytes = path ? path->vec * view.elementBytes : 0;
+      if (!path || bytes < 4) {
+        elementCopies(b, l);
+        return;
+      }
+      scf::IfOp::create(
+          b, l, path->condition,
+          [&](OpBuilder &vb, Location vl) {
+            SmallVector<IndexedGroup> groups = path->groups(vb, vl);
+            for (auto [i, g] : llvm::enumerate(groups)) {
+              // Outside the memref or masked off: zeros, nothing read.
+              Value size = arith::SelectOp::create(
+                  vb, vl, g.full, i32Const(vb, vl, bytes), i32Const(vb, vl, 0));
+              Value src =
+                  arith::SelectOp::create(vb, vl, g.full, g.address, view.base);
+              NVVM::CpAsyncOp::create(
+                  vb, vl,
+                  layout.address(vb, vl, *slotBase, tid, threads,
+                                 int64_t(i) * path->vec),
+                  src, vb.getI32IntegerAttr(bytes),
+                  NVVM::LoadCacheModifierKindAttr::get(
+                      vb.getContext(), NVVM::LoadCacheModifierKind::CA),
+                  size);
+            }
+            scf::YieldOp::create(vb, vl);
+          },
+          [&](OpBuilder &eb, Location el) {
+            elementCopies(eb, el);
+            scf::YieldOp::create(eb, el);
+          });
+    };
+    if (Value pred = adaptor.getPred()) {
+      scf::IfOp::create(rewriter, loc, pred, [&](OpBuilder &b, Location l) {
+        copies(b, l);
+        scf::YieldOp::create(b, l);
+      });
+    } else {
+      copies(rewriter, loc);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// ism.async_gather_wait -> cp.async.wait_group, then the thread's chunks
+/// from its slot.
+struct AsyncGatherWaitOpLowering : IsmConversionPattern<AsyncGatherWaitOp> {
+  using IsmConversionPattern::IsmConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncGatherWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType tile = op.getType();
+    if (failed(checkDistributable(rewriter, op, tile)))
+      return failure();
+    Location loc = op.getLoc();
+    Distribution dist(tile);
+    Type elementType = tile.getElementType();
+    unsigned elementBytes = (elementType.getIntOrFloatBitWidth() + 7) / 8;
+    int64_t threads = context.getNumThreads();
+    GatherSlotLayout layout(dist, elementBytes, threads);
+    FailureOr<Value> slotBase =
+        gatherSlotBase(rewriter, op, context, op.getRing(), op.getSlots(),
+                       layout, adaptor.getSlot());
+    if (failed(slotBase))
+      return failure();
+    Value tid = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                           context.getThreadId(rewriter, loc));
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, loc, op.getPending());
+    rewriter.replaceOp(
+        op,
+        loadChunks(rewriter, loc, elementType, layout.numRegs,
+                   unsigned(layout.chunkRegs),
+                   unsigned(layout.chunkRegs) * elementBytes, [&](int64_t r) {
+                     return layout.address(rewriter, loc, *slotBase, tid,
+                                           threads, r);
+                   }));
+    return success();
+  }
+};
+
 /// ism.scatter -> predicated element stores; vector stores where the index
 /// tiles allow, as for ism.gather.
 struct ScatterOpLowering : IsmConversionPattern<ScatterOp> {
@@ -1289,7 +1473,8 @@ struct AtomicRMWOpLowering : IsmConversionPattern<AtomicRMWOp> {
 void mlir::ism::populateMemoryOpPatterns(TileTypeConverter &converter,
                                          LoweringContext &context,
                                          RewritePatternSet &patterns) {
-  patterns.add<AsyncCopyOpLowering, AsyncLoadOpLowering, LoadOpLowering,
-               StoreOpLowering, GatherOpLowering, ScatterOpLowering,
-               AtomicRMWOpLowering>(converter, patterns.getContext(), context);
+  patterns.add<AsyncCopyOpLowering, AsyncLoadOpLowering, AsyncGatherOpLowering,
+               AsyncGatherWaitOpLowering, LoadOpLowering, StoreOpLowering,
+               GatherOpLowering, ScatterOpLowering, AtomicRMWOpLowering>(
+      converter, patterns.getContext(), context);
 }

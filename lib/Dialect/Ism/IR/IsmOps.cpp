@@ -199,6 +199,14 @@ LogicalResult KernelOp::verify() {
     if (Attribute value = (*this)->getAttr(flag);
         value && !isa<BoolAttr>(value))
       return emitOpError() << flag << " must be true or false, got " << value;
+  // ism-pipeline-gathers: the ring slots of a pipelined gather (1: none).
+  if (Attribute value = (*this)->getAttr("gather_stages")) {
+    auto stages = dyn_cast<IntegerAttr>(value);
+    if (!stages || stages.getInt() < 1 || stages.getInt() > 8)
+      return emitOpError("gather_stages must be an integer from 1 (gathers "
+                         "not pipelined) to 8, got ")
+             << value;
+  }
   if (std::optional<int32_t> minCtas = getMinCtasPerSm()) {
     // An SM holds at most 32 CTAs and 2048 threads (sm_80 and sm_90).
     if (*minCtas < 1 || *minCtas > 32)
@@ -543,6 +551,45 @@ LogicalResult GatherOp::verify() {
                                  getType())))
     return failure();
   return verifyPadding(*this, getPadding(), getType());
+}
+
+RankedTensorType AsyncGatherOp::getTileType() {
+  auto index = cast<RankedTensorType>(getIndices().front().getType());
+  return RankedTensorType::get(index.getShape(),
+                               getBase().getType().getElementType(),
+                               index.getEncoding());
+}
+
+/// Checks a ring's slot count (the ops of one ring agree on it).
+static LogicalResult verifyRingSlots(Operation *op, uint32_t slots) {
+  if (slots < 2 || slots > 8)
+    return op->emitOpError("a ring has 2 to 8 slots, got ") << slots;
+  return success();
+}
+
+LogicalResult AsyncGatherOp::verify() {
+  if (getIndices().empty())
+    return emitOpError("expects one index tile per dimension of ")
+           << getBase().getType() << ", got none";
+  RankedTensorType tile = getTileType();
+  if (failed(
+          verifyIndexedAccess(*this, getBase().getType(), getIndices(), tile)))
+    return failure();
+  for (auto [i, index] : llvm::enumerate(getIndices()))
+    if (cast<RankedTensorType>(index.getType()).getEncoding() !=
+        tile.getEncoding())
+      return emitOpError("index tile #")
+             << i << " has a different layout than index tile #0";
+  if (Value mask = getMask())
+    if (cast<RankedTensorType>(mask.getType()).getShape() != tile.getShape())
+      return emitOpError("mask has shape ")
+             << shapeStr(cast<RankedTensorType>(mask.getType()).getShape())
+             << " but the index tiles have shape " << shapeStr(tile.getShape());
+  return verifyRingSlots(*this, getSlots());
+}
+
+LogicalResult AsyncGatherWaitOp::verify() {
+  return verifyRingSlots(*this, getSlots());
 }
 
 LogicalResult ScatterOp::verify() {

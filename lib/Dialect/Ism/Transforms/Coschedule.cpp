@@ -147,6 +147,7 @@ void estimate(Partition &p, bool prefetch) {
   int64_t shared = 0, maxPerThread = 0, ownShared = 0;
   llvm::SmallPtrSet<Operation *, 4> ringLoads;
   llvm::MapVector<Operation *, int64_t> ringBytes;
+  llvm::SmallDenseSet<uint32_t> gatherRings;
   int64_t threads = 32 * int64_t(p.kernelWarps);
   p.kernel.walk([&](Operation *op) {
     for (Type type : op->getResultTypes()) {
@@ -177,12 +178,26 @@ void estimate(Partition &p, bool prefetch) {
                       a.getWarpsPerCTA() == b.getWarpsPerCTA() &&
                       a.getInstrShape()[0] == b.getInstrShape()[0];
       }
+      // A broadcast exchanges its source's elements, not the result's.
+      RankedTensorType exchanged = tile;
+      if (isa<BroadcastOp>(op))
+        exchanged = cast<RankedTensorType>(op->getOperand(0).getType());
       if ((isa<ReduceOp, ScanOp, ConvertLayoutOp, ReshapeOp, TransOp,
                BroadcastOp, ExpandDimsOp>(op) &&
            !inRegisters) ||
           (isa<DotOp>(op) &&
            !isa_and_nonnull<MmaEncodingAttr>(tile.getEncoding())))
-        shared = std::max(shared, tile.getNumElements() * elementBytes(tile));
+        shared = std::max(shared,
+                          exchanged.getNumElements() * elementBytes(exchanged));
+    }
+    // The ring of a gather issued ahead (ism-pipeline-gathers): its slots
+    // of each thread's elements, shared memory of its own.
+    if (auto issue = dyn_cast<AsyncGatherOp>(op)) {
+      RankedTensorType tile = issue.getTileType();
+      int64_t perThread = (tile.getNumElements() + threads - 1) / threads;
+      if (gatherRings.insert(issue.getRing()).second)
+        ownShared += int64_t(issue.getSlots()) *
+                     alignTo16(perThread * threads * elementBytes(tile));
     }
     // A tensor-core product stages its operands in scratch: mma.sync both,
     // wgmma its B (unless a ring holds it), with a loop-invariant A written

@@ -583,6 +583,66 @@ def Ism_AsyncLoadOp : Ism_Op<"async_load", [
   }];
 }
 
+def Ism_AsyncGatherOp : Ism_Op<"async_gather", [AttrSizedOperandSegments]> {
+  let summary = "Starts a gather into a slot of a shared-memory ring";
+  let description = [{
+    Thread level, made by `ism-pipeline-gathers`: when `pred` holds (always
+    without it), each thread starts copying its own elements of the gather
+    `base[indices...]` (as `ism.gather` reads them: coordinates outside the
+    memref and masked-off elements read zero) into slot `slot` of ring
+    `ring`, a buffer of `slots` slots in the kernel's shared memory that only
+    this op and the `ism.async_gather_wait` ops of the same `ring` use.
+    Then it commits the copies as one group (`cp.async.commit_group`), also
+    when `pred` is false. Where a thread's elements are consecutive, aligned
+    and in bounds the copies are `cp.async` of up to 16 bytes, which hold no
+    registers while in flight; elsewhere the thread loads the elements and
+    stores them into its slot. Each thread reads back only what it copied,
+    so no barrier is needed.
+
+    ```mlir
+    ism.async_gather %B[%rows, %cols] slot %s if %p {ring = 0 : i32,
+        slots = 2 : i32} : memref<?x?xf32>[tensor<8x512xi32, #blocked>,
+        tensor<8x512xi32, #blocked>]
+    ```
+  }];
+  let arguments = (ins Arg<Ism_GlobalMemRef, "", [MemRead]>:$base,
+                       Variadic<Ism_IntTile>:$indices,
+                       Optional<Ism_MaskTile>:$mask, Index:$slot,
+                       Optional<I1>:$pred, I32Attr:$ring, I32Attr:$slots);
+  let assemblyFormat = [{
+    $base `[` $indices `]` (`mask` $mask^)? `slot` $slot (`if` $pred^)?
+    attr-dict `:` type($base) `[` type($indices) `]` (`,` type($mask)^)?
+  }];
+  let extraClassDeclaration = [{
+    /// The gathered tile's type: the index tiles' shape and layout with the
+    /// memref's element type.
+    ::mlir::RankedTensorType getTileType();
+  }];
+  let hasVerifier = 1;
+}
+
+def Ism_AsyncGatherWaitOp : Ism_Op<"async_gather_wait", [Ism_TileShaped]> {
+  let summary = "Reads a tile an ism.async_gather put into a ring slot";
+  let description = [{
+    Waits until at most `pending` of this thread's copy groups are in flight
+    (`cp.async.wait_group`), then reads the thread's elements of the tile
+    from slot `slot` of ring `ring`, where the matching `ism.async_gather`
+    (same ring, same result type) put them.
+
+    ```mlir
+    %t = ism.async_gather_wait ring 0 slot %s {slots = 2 : i32,
+        pending = 1 : i32} : tensor<8x512xf32, #blocked>
+    ```
+  }];
+  let arguments = (ins Index:$slot, I32Attr:$ring, I32Attr:$slots,
+                       I32Attr:$pending);
+  let results = (outs Ism_Tile:$result);
+  let assemblyFormat = [{
+    `ring` $ring `slot` $slot attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Host level
 //===----------------------------------------------------------------------===//

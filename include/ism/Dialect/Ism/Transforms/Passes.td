@@ -222,6 +222,41 @@ def IsmPipeline : Pass<"ism-pipeline", "::mlir::ModuleOp"> {
   ];
 }
 
+def IsmPipelineGathers : Pass<"ism-pipeline-gathers", "::mlir::ModuleOp"> {
+  let summary = "Issue the gathers of SIMT loops ahead through cp.async rings";
+  let description = [{
+    In an `scf.for` of a kernel whose body gathers (`ism.gather`) at
+    coordinates it loads (CSR SpMM: the column indices of a chunk of
+    nonzeros, then the rows of B they name), each iteration waits for two
+    round trips to memory, one after the other, and has one gather in
+    flight. This pass software-pipelines such loops (MLIR's
+    `scf::pipelineForLoop`, the epilogue predicated, so loops of any trip
+    count, zero included, stay one loop). With S = the kernel's
+    `gather_stages` (default 2; 1 leaves the kernel alone), each gather
+    becomes an `ism.async_gather` issued S - 1 iterations ahead into a ring
+    of S slots in shared memory and an `ism.async_gather_wait` where the
+    gather was, and the loop's stages are:
+
+    - stage 0: the `ism.load`s the gathers' coordinates depend on (and what
+      computes their addresses), S iterations ahead;
+    - stage 1: the rest of the coordinates and the `ism.async_gather`s,
+      S - 1 iterations ahead (in the last ones, predicated off);
+    - stage S - 1: the other `ism.load`s whose addresses depend only on the
+      induction variable (one iteration ahead, in registers);
+    - stage S: everything else, including the waits.
+
+    So S gathers and their coordinate loads are in flight while an
+    iteration computes, without holding registers. A loop qualifies when
+    its body (nested regions included) writes no memory, every gather with
+    zero padding directly in its body has coordinates computed from the
+    induction variable, loop-invariant values and loads only (not from the
+    loop's other iteration arguments), and the rings of the loop's gathers
+    take at most 48 KiB. Other loops are left as they are.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def IsmCoschedule : Pass<"ism-coschedule", "::mlir::ModuleOp"> {
   let summary = "Fuse the launches of each ism.coschedule into one kernel";
   let description = [{
