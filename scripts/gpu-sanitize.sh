@@ -36,6 +36,12 @@ sed 's/ism.coschedule warp_specialized/ism.coschedule block_interleaved/' \
   "$root/examples/coschedule_matmul_softmax.mlir" > "$scratch/interleaved.mlir"
 sed 's/ism.coschedule warp_specialized {/ism.coschedule warp_specialized attributes {fallback = false} {/' \
   "$root/examples/coschedule_rmsnorm_softmax.mlir" > "$scratch/nofallback.mlir"
+# The SpMM's gathers pipelined through a shared-memory ring
+# (ism-pipeline-gathers), alone and in the fused pair.
+sed 's/num_warps = 4 : i32}/num_warps = 4 : i32, gather_stages = 2 : i32}/' \
+  "$root/examples/spmm.mlir" > "$scratch/spmm_gathers2.mlir"
+sed 's/num_warps = 4 : i32}/num_warps = 4 : i32, gather_stages = 2 : i32}/' \
+  "$root/examples/coschedule_matmul_spmm.mlir" > "$scratch/pair_gathers2.mlir"
 
 results=$scratch/results
 mkdir -p "$results"

@@ -71,6 +71,30 @@ namespace {
 /// threads, and the first constant or memory access the lowering cannot
 /// handle, naming the op.
 LogicalResult checkTiles(KernelOp kernel) {
+  // The ops of one gather ring agree on its tile and slots (they share its
+  // shared memory and each thread's place in it).
+  llvm::DenseMap<uint32_t, std::pair<Type, uint32_t>> rings;
+  auto checkRing = [&](Operation *op, uint32_t ring, Type tile,
+                       uint32_t slots) {
+    auto [it, fresh] = rings.try_emplace(ring, tile, slots);
+    if (fresh || (it->second.first == tile && it->second.second == slots))
+      return success();
+    return LogicalResult(op->emitOpError("ring ")
+                         << ring << " holds " << slots << " slots of " << tile
+                         << " here but " << it->second.second << " slots of "
+                         << it->second.first << " elsewhere");
+  };
+  WalkResult ringsChecked = kernel.walk([&](Operation *op) {
+    LogicalResult ok = success();
+    if (auto issue = dyn_cast<AsyncGatherOp>(op))
+      ok =
+          checkRing(op, issue.getRing(), issue.getTileType(), issue.getSlots());
+    else if (auto wait = dyn_cast<AsyncGatherWaitOp>(op))
+      ok = checkRing(op, wait.getRing(), wait.getType(), wait.getSlots());
+    return failed(ok) ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (ringsChecked.wasInterrupted())
+    return failure();
   WalkResult result = kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
     // A pipelined K loop's tiles live in shared memory and registers the
     // wgmma and mma.sync lowerings lay out themselves.
@@ -115,8 +139,8 @@ LogicalResult checkTiles(KernelOp kernel) {
     }
     for (Value operand : op->getOperands()) {
       auto memref = dyn_cast<MemRefType>(operand.getType());
-      if (!memref ||
-          !isa<LoadOp, StoreOp, GatherOp, ScatterOp, AtomicRMWOp>(op))
+      if (!memref || !isa<LoadOp, StoreOp, GatherOp, AsyncGatherOp, ScatterOp,
+                          AtomicRMWOp>(op))
         continue;
       unsigned bits = memref.getElementTypeBitWidth();
       if (!memref.getElementType().isIntOrFloat() || bits % 8 != 0) {

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::ism;
@@ -118,12 +119,16 @@ Value LoweringContext::getOwnScratch(OpBuilder &b, Location loc,
 }
 
 FailureOr<Value> LoweringContext::getGatherRing(OpBuilder &b, Operation *op,
-                                                uint32_t ring, int64_t bytes) {
+                                                uint32_t ring, int64_t bytes,
+                                                std::string &error) {
   auto [it, fresh] = gatherRings.try_emplace(ring, regionBytes[3], bytes);
-  if (!fresh && it->second.second != bytes)
-    return op->emitOpError("ring ")
-           << ring << " is used with " << bytes << " bytes here and "
-           << it->second.second << " bytes elsewhere";
+  if (!fresh && it->second.second != bytes) {
+    error = llvm::formatv("ring {0} is used with {1} bytes here and {2} bytes "
+                          "elsewhere",
+                          ring, bytes, it->second.second)
+                .str();
+    return failure();
+  }
   Location loc = op->getLoc();
   Value view = getScratch(b, loc, 3, b.getI8Type(), bytes, it->second.first);
   Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, view);

@@ -1159,14 +1159,15 @@ struct GatherSlotLayout {
 
 /// The address (i64) of slot `slot` of gather ring `ring`, whose slots
 /// hold `layout`.
-FailureOr<Value> gatherSlotBase(OpBuilder &b, Operation *op,
+FailureOr<Value> gatherSlotBase(ConversionPatternRewriter &b, Operation *op,
                                 LoweringContext &context, uint32_t ring,
                                 uint32_t slots, const GatherSlotLayout &layout,
                                 Value slot) {
-  FailureOr<Value> base =
-      context.getGatherRing(b, op, ring, int64_t(slots) * layout.slotBytes);
+  std::string error;
+  FailureOr<Value> base = context.getGatherRing(
+      b, op, ring, int64_t(slots) * layout.slotBytes, error);
   if (failed(base))
-    return failure();
+    return b.notifyMatchFailure(op, error);
   Location loc = op->getLoc();
   return Value(arith::AddIOp::create(
       b, loc, *base,

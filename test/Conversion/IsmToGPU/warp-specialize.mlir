@@ -15,11 +15,11 @@
 // up; the launch passes null TMA descriptors and a null counter pointer
 // (the partitions then copy tiles themselves and stride statically).
 
-// CHECK: gpu.launch_func @ism_kernels::@matmul__rownorm blocks in (%{{.*}}) threads in (%c640, %{{.*}}) dynamic_shared_memory_size %c214128_i32 args(%arg0 : memref<?x?xbf16>, %arg1 : memref<?x?xbf16>, %arg2 : memref<?x?xbf16>, %arg3 : memref<?x?xf32>, %arg4 : memref<?x?xf32>, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %[[NULL:.*]] : i64, %[[NULL]] : i64, %[[NULL]] : i64)
+// CHECK: gpu.launch_func @ism_kernels::@matmul__rownorm blocks in (%{{.*}}) threads in (%c640, %{{.*}}) dynamic_shared_memory_size %c197776_i32 args(%arg0 : memref<?x?xbf16>, %arg1 : memref<?x?xbf16>, %arg2 : memref<?x?xbf16>, %arg3 : memref<?x?xf32>, %arg4 : memref<?x?xf32>, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %[[NULL:.*]] : i64, %[[NULL]] : i64, %[[NULL]] : i64)
 // CHECK-LABEL: gpu.func @matmul__rownorm(
 // CHECK-SAME: %[[COUNTERS:[a-z0-9]+]]: i64) kernel
 // CHECK-SAME: ism.num_threads = 640
-// CHECK-SAME: ism.shared_memory_bytes = 214128
+// CHECK-SAME: ism.shared_memory_bytes = 197776
 // CHECK-SAME: ism.tma = [array<i64: 0, 128, 64>, array<i64: 1, 64, 64>]
 // CHECK-SAME: known_block_size = array<i32: 640, 1, 1>
 // CHECK-SAME: nvvm.maxnreg = 96
@@ -48,7 +48,7 @@
 // CHECK: arith.cmpi uge, %[[TID]], %c512
 // CHECK: arith.cmpi ult, %[[TID]], %c640
 // CHECK: nvvm.setmaxregister decrease 72
-// CHECK: memref.view %{{.*}}[%c181328][]
+// CHECK: memref.view %{{.*}}[%c164976][]
 // CHECK: nvvm.barrier id = %c5_i32{{.*}} number_of_threads = %c128_i32
 // CHECK: scf.while
 // CHECK: gpu.return

@@ -360,6 +360,42 @@ ism.kernel @gather_padding(%x: memref<?xf32>) {
 
 // -----
 
+ism.kernel @async_gather_slots(%x: memref<?xf32>, %s: index) {
+  %idx = ism.range 0 to 16 : tensor<16xi32>
+  // expected-error @+1 {{a ring has 2 to 8 slots, got 1}}
+  ism.async_gather %x[%idx] slot %s {ring = 0 : i32, slots = 1 : i32} : memref<?xf32>[tensor<16xi32>]
+  ism.return
+}
+
+// -----
+
+#b1 = #ism.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+#b2 = #ism.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+ism.kernel @async_gather_layouts(%x: memref<?x?xf32>, %s: index) {
+  %i = "test.tile"() : () -> tensor<8x128xi32, #b1>
+  %j = "test.tile"() : () -> tensor<8x128xi32, #b2>
+  // expected-error @+1 {{index tile #1 has a different layout than index tile #0}}
+  ism.async_gather %x[%i, %j] slot %s {ring = 0 : i32, slots = 2 : i32} : memref<?x?xf32>[tensor<8x128xi32, #b1>, tensor<8x128xi32, #b2>]
+  ism.return
+}
+
+// -----
+
+ism.kernel @async_gather_wait_slots(%s: index) {
+  // expected-error @+1 {{a ring has 2 to 8 slots, got 9}}
+  %t = ism.async_gather_wait ring 0 slot %s {slots = 9 : i32, pending = 1 : i32} : tensor<16xf32>
+  ism.return
+}
+
+// -----
+
+// expected-error @+1 {{gather_stages must be an integer from 1 (gathers not pipelined) to 8, got 0 : i32}}
+ism.kernel @gather_stages_zero() attributes {num_warps = 4 : i32, gather_stages = 0 : i32} {
+  ism.return
+}
+
+// -----
+
 ism.kernel @scatter_element(%x: memref<?xf32>, %s: f16) {
   %idx = ism.range 0 to 16 : tensor<16xi32>
   %v = ism.splat %s : f16 -> tensor<16xf16>

@@ -21,12 +21,12 @@
 // CHECK: ism.warp_specialize warp_specialized grids(%[[G0X]], %[[G0Y]], %[[G0Z]], %[[G1X]], %[[G1Y]], %[[G1Z]], %[[G1X]], %[[G1Y]], %[[G1Z]], %[[G1X]], %[[G1Y]], %[[G1Z]], %[[G1X]], %[[G1Y]], %[[G1Z]])
 // CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 12, registers = [144, 144, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 4, workCounter = -1, groupSize = 8}>
 // CHECK-SAME: #ism.partition<{warpBase = 12, numWarps = 4, registers = [72], barriers = [4], sharedMemory = 132160, stages = 0, workCounter = 0, groupSize = 0}>
-// CHECK-SAME: #ism.partition<{warpBase = 16, numWarps = 4, registers = [72], barriers = [5], sharedMemory = 181328, stages = 0, workCounter = 0, groupSize = 0}>
+// CHECK-SAME: #ism.partition<{warpBase = 16, numWarps = 4, registers = [72], barriers = [5], sharedMemory = 164976, stages = 0, workCounter = 0, groupSize = 0}>
 // Once the GEMM's tiles are done, each consumer warpgroup runs one more
-// copy of the norm (after = 0) in the GEMM's ring, one 49168-byte slice
+// copy of the norm (after = 0) in the GEMM's ring, one 32816-byte slice
 // each, on a barrier of its own.
 // CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 4, registers = [72], barriers = [6], sharedMemory = 0, stages = 0, workCounter = 0, groupSize = 0, after = 0}>
-// CHECK-SAME: #ism.partition<{warpBase = 4, numWarps = 4, registers = [72], barriers = [7], sharedMemory = 49168, stages = 0, workCounter = 0, groupSize = 0, after = 0}>]
+// CHECK-SAME: #ism.partition<{warpBase = 4, numWarps = 4, registers = [72], barriers = [7], sharedMemory = 32816, stages = 0, workCounter = 0, groupSize = 0, after = 0}>]
 // CHECK: ism.program_id x
 // CHECK: scf.for
 // CHECK: ism.dot
@@ -272,7 +272,7 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
 // CHECK-SAME: num_warps = 20
 // CHECK: ism.warp_specialize warp_specialized
 // CHECK-SAME: #ism.partition<{warpBase = 4, numWarps = 4, registers = [80], barriers = [2], sharedMemory = 66576, stages = 0, workCounter = 1, groupSize = 0}>
-// CHECK-SAME: #ism.partition<{warpBase = 16, numWarps = 4, registers = [80], barriers = [5], sharedMemory = 140352, stages = 0, workCounter = 1, groupSize = 0}>
+// CHECK-SAME: #ism.partition<{warpBase = 16, numWarps = 4, registers = [80], barriers = [5], sharedMemory = 115872, stages = 0, workCounter = 1, groupSize = 0}>
 // CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 4, registers = [136], barriers = [1], sharedMemory = 0, stages = 0, workCounter = 0, groupSize = 0, operandStages = 2}>
 // CHECK: ism.reduce
 // CHECK: }, {

@@ -29,3 +29,14 @@ ism.kernel @ring(%x: memref<?xf32>, %i: index, %s: index) {
   %t = ism.async_load %x[%i] slot %s {ring = 16, slot_bytes = 4096, pending = 3 : i32} : memref<?xf32> -> tensor<1024xf32, #blocked>
   ism.return
 }
+
+// CHECK-LABEL: ism.kernel @gather_ring
+// CHECK: ism.async_gather %{{.*}}[%{{.*}}] mask %{{.*}} slot %{{.*}} if %{{.*}} {ring = 3 : i32, slots = 2 : i32} : memref<?xf32>[tensor<1024xi32, #blocked>], tensor<1024xi1, #blocked>
+// CHECK: ism.async_gather_wait ring 3 slot %{{.*}} {pending = 1 : i32, slots = 2 : i32} : tensor<1024xf32, #blocked>
+ism.kernel @gather_ring(%x: memref<?xf32>, %s: index, %p: i1) {
+  %i = ism.range 0 to 1024 : tensor<1024xi32, #blocked>
+  %m = arith.cmpi sgt, %i, %i : tensor<1024xi32, #blocked>
+  ism.async_gather %x[%i] mask %m slot %s if %p {ring = 3 : i32, slots = 2 : i32} : memref<?xf32>[tensor<1024xi32, #blocked>], tensor<1024xi1, #blocked>
+  %t = ism.async_gather_wait ring 3 slot %s {slots = 2 : i32, pending = 1 : i32} : tensor<1024xf32, #blocked>
+  ism.return
+}

@@ -265,10 +265,10 @@ public:
   /// The shared-memory address (i64, shared window) of ring `ring` of
   /// ism.async_gather / ism.async_gather_wait (ism-pipeline-gathers):
   /// `bytes` of shared memory of its own, taken when the ring is first
-  /// asked for. Fails (with an error on `op`) when the ring was asked for
+  /// asked for. Fails (saying why in `error`) when the ring was asked for
   /// with another size.
   FailureOr<Value> getGatherRing(OpBuilder &b, Operation *op, uint32_t ring,
-                                 int64_t bytes);
+                                 int64_t bytes, std::string &error);
 
   /// Lays the scratch regions out one after the other (from the
   /// partition's base) once every op of `root` is lowered: fixes the
