@@ -164,6 +164,9 @@ ism.kernel @two_gathers(%idx: memref<?xi32>, %A: memref<?xf32>,
 // CHECK-LABEL: ism.kernel @padded
 // CHECK-NOT: ism.async_gather
 // CHECK: ism.gather
+// CHECK-LABEL: ism.kernel @carries_index
+// CHECK-NOT: ism.async_gather
+// CHECK: ism.gather
 ism.kernel @default(%idx: memref<?xi32>, %A: memref<?xf32>, %Y: memref<?xf32>,
                     %n: index) attributes {num_warps = 4 : i32} {
   %c0 = arith.constant 0 : index
@@ -234,5 +237,24 @@ ism.kernel @padded(%idx: memref<?xi32>, %A: memref<?xf32>, %Y: memref<?xf32>,
     scf.yield %next : tensor<128xf32>
   }
   ism.store %acc, %Y[%c0] : tensor<128xf32> -> memref<?xf32>
+  ism.return
+}
+// The loop carries the loaded indices out (a value of an early stage).
+ism.kernel @carries_index(%idx: memref<?xi32>, %A: memref<?xf32>,
+                          %Y: memref<?xf32>, %Z: memref<?xi32>, %n: index)
+    attributes {num_warps = 4 : i32, gather_stages = 2 : i32} {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant dense<0.0> : tensor<128xf32>
+  %none = arith.constant dense<0> : tensor<128xi32>
+  %r:2 = scf.for %k = %c0 to %n step %c128 iter_args(%acc = %zero, %last = %none)
+      -> (tensor<128xf32>, tensor<128xi32>) {
+    %i = ism.load %idx[%k] : memref<?xi32> -> tensor<128xi32>
+    %a = ism.gather %A[%i] : memref<?xf32>[tensor<128xi32>] -> tensor<128xf32>
+    %next = arith.addf %acc, %a : tensor<128xf32>
+    scf.yield %next, %i : tensor<128xf32>, tensor<128xi32>
+  }
+  ism.store %r#0, %Y[%c0] : tensor<128xf32> -> memref<?xf32>
+  ism.store %r#1, %Z[%c0] : tensor<128xi32> -> memref<?xi32>
   ism.return
 }

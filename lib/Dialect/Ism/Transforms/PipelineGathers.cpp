@@ -182,6 +182,9 @@ struct IsmPipelineGathersPass
 
     SmallVector<GatherOp> gathers;
     int64_t ringBytes = 0;
+    // Ops that may move to an early stage (a superset: the gathers'
+    // coordinates, the small loads and their addresses).
+    llvm::SetVector<Operation *> early;
     for (auto gather : body->getOps<GatherOp>()) {
       llvm::SetVector<Operation *> slice;
       if (!isZeroPadding(gather) ||
@@ -189,9 +192,23 @@ struct IsmPipelineGathersPass
         continue;
       gathers.push_back(gather);
       ringBytes += int64_t(slots) * tileBytes(gather.getType());
+      early.insert(slice.begin(), slice.end());
     }
     if (gathers.empty() || ringBytes > kMaxRingBytes)
       return;
+    for (auto load : body->getOps<LoadOp>()) {
+      llvm::SetVector<Operation *> slice;
+      if (succeeded(collectSlice(loop, load->getOperands(), slice))) {
+        early.insert(slice.begin(), slice.end());
+        early.insert(load);
+      }
+    }
+    // A value the loop carries must be made in its last stage (so that the
+    // kernel loop yields each iteration's own); leave loops that carry one
+    // of the early ops' values alone.
+    for (Value v : body->getTerminator()->getOperands())
+      if (early.contains(v.getDefiningOp()))
+        return;
 
     // Stages: 0 the loads the coordinates depend on, 1 the coordinates and
     // the async gathers, slots - 1 the other small loads, slots the rest.
