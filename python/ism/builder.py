@@ -493,7 +493,8 @@ class KernelBuilder(_Builder):
 
     def __init__(self, module: Module, name: str, arg_types: Sequence,
                  num_warps: int = 4,
-                 min_ctas_per_sm: Optional[int] = None) -> None:
+                 min_ctas_per_sm: Optional[int] = None,
+                 gather_stages: Optional[int] = None) -> None:
         super().__init__(module)
         self.name = name
         types = [t if isinstance(t, _ism.Type) else scalar(t, module.context)
@@ -504,6 +505,10 @@ class KernelBuilder(_Builder):
                  "num_warps": f"{int(num_warps)} : i32"}
         if min_ctas_per_sm is not None:
             attrs["min_ctas_per_sm"] = f"{int(min_ctas_per_sm)} : i32"
+        # ism-pipeline-gathers: gathers at loaded coordinates issued
+        # gather_stages - 1 iterations ahead through a shared-memory ring.
+        if gather_stages is not None:
+            attrs["gather_stages"] = f"{int(gather_stages)} : i32"
         self._op = self._create("ism.kernel", [], [], attrs, regions=1,
                                 verify=False)
         self._blocks.pop()

@@ -136,6 +136,20 @@ def test_separate_contexts():
     assert "ism.kernel @k" in str(m.clone())
 
 
+def test_kernel_gather_stages():
+    # The kernel option of ism-pipeline-gathers, range-checked by the
+    # kernel's verifier.
+    m = ism.Module()
+    with m.kernel("k", [f32_buf()], gather_stages=2) as k:
+        k.store(k.zeros((256,), "f32"), k.args[0], [0])
+    assert "gather_stages = 2 : i32" in str(m)
+    bad = ism.Module()
+    with pytest.raises(ism.VerificationError,
+                       match="gather_stages must be an integer from 1"):
+        with bad.kernel("k", [f32_buf()], gather_stages=9) as k:
+            k.store(k.zeros((256,), "f32"), k.args[0], [0])
+
+
 def test_kernel_min_ctas_per_sm():
     m = ism.Module()
     with m.kernel("k", [f32_buf()], num_warps=8, min_ctas_per_sm=8) as k:
