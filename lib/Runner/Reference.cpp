@@ -869,6 +869,11 @@ llvm::Error Interpreter::executeIsm(Operation *op) {
     return executeCombiner(op, /*isScan=*/false);
   if (isa<ScanOp>(op))
     return executeCombiner(op, /*isScan=*/true);
+  // The lowering's thread-level ops without a result (ism.async_copy,
+  // ism.async_gather, ism.warp_specialize) are not tile-program ops.
+  if (op->getNumResults() == 0)
+    return fail(op, "not supported by the reference interpreter (it runs "
+                    "tile programs, not the lowering's thread-level ops)");
 
   Value result = op->getResult(0);
   Val out = makeVal(result.getType());
