@@ -264,9 +264,12 @@ struct IsmPipelineGathersPass
       if (Value mask = issue.getMask())
         roots.push_back(mask);
       llvm::SetVector<Operation *> slice = anchor(roots, 1);
-      for (Operation *op : slice)
-        if (auto load = dyn_cast<LoadOp>(op))
-          anchor(load->getOperands(), 0), lower(load, 0);
+      for (Operation *op : slice) {
+        if (auto load = dyn_cast<LoadOp>(op)) {
+          anchor(load->getOperands(), 0);
+          lower(load, 0);
+        }
+      }
     }
     // Other small loads whose addresses need no gathered data: one
     // iteration ahead.
