@@ -9,7 +9,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::ism;
@@ -118,21 +117,12 @@ Value LoweringContext::getOwnScratch(OpBuilder &b, Location loc,
   return getScratch(b, loc, 3, elementType, numElements, regionBytes[3]);
 }
 
-FailureOr<Value> LoweringContext::getGatherRing(OpBuilder &b, Operation *op,
-                                                uint32_t ring, int64_t bytes,
-                                                std::string &error) {
-  auto [it, fresh] = gatherRings.try_emplace(ring, regionBytes[3], bytes);
-  if (!fresh && it->second.second != bytes) {
-    error = llvm::formatv("ring {0} is used with {1} bytes here and {2} bytes "
-                          "elsewhere",
-                          ring, bytes, it->second.second)
-                .str();
-    return failure();
-  }
-  Location loc = op->getLoc();
-  Value view = getScratch(b, loc, 3, b.getI8Type(), bytes, it->second.first);
+Value LoweringContext::getGatherRing(OpBuilder &b, Location loc, uint32_t ring,
+                                     int64_t bytes) {
+  int64_t offset = gatherRings.try_emplace(ring, regionBytes[3]).first->second;
+  Value view = getScratch(b, loc, 3, b.getI8Type(), bytes, offset);
   Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, view);
-  return Value(arith::IndexCastOp::create(b, loc, b.getI64Type(), address));
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
 }
 
 Value LoweringContext::getRingScratch(OpBuilder &b, Location loc,

@@ -1060,6 +1060,21 @@ planIndexedVectors(OpBuilder &b, Location loc, const LoweringContext &context,
   return path;
 }
 
+/// The thread's `numRegs` elements of a gather at the index tiles'
+/// coordinates, each loaded under its own bounds (and mask) predicate and
+/// `padding` elsewhere.
+Value gatherElements(OpBuilder &b, Location l, const GlobalView &view,
+                     ValueRange indices, Value mask, int64_t numRegs,
+                     Value padding) {
+  SmallVector<Value> elements;
+  for (int64_t r = 0; r < numRegs; ++r) {
+    auto [address, pred] = indexedElement(b, l, view, indices, mask, r);
+    elements.push_back(predicatedLoad(b, l, pred, address, view.elementType,
+                                      padding, view.elementBytes));
+  }
+  return buildVector(b, l, view.elementType, elements);
+}
+
 /// ism.gather -> predicated element loads at the index tiles' coordinates;
 /// where the index tiles make a thread's consecutive registers consecutive
 /// memory (a row of a table gathered by row index), predicated vector loads
@@ -1082,14 +1097,8 @@ struct GatherOpLowering : IsmConversionPattern<GatherOp> {
     Value padding = paddingValue(rewriter, loc, elementType, op.getPadding());
     int64_t numRegs = dist.getNumRegs();
     auto elementLoads = [&](OpBuilder &b, Location l) {
-      SmallVector<Value> elements;
-      for (int64_t r = 0; r < numRegs; ++r) {
-        auto [address, pred] = indexedElement(b, l, view, adaptor.getIndices(),
-                                              adaptor.getMask(), r);
-        elements.push_back(predicatedLoad(b, l, pred, address, elementType,
-                                          padding, view.elementBytes));
-      }
-      return buildVector(b, l, elementType, elements);
+      return gatherElements(b, l, view, adaptor.getIndices(), adaptor.getMask(),
+                            numRegs, padding);
     };
     std::optional<IndexedVectorPath> path =
         planIndexedVectors(rewriter, loc, context, op, view,
@@ -1125,56 +1134,52 @@ struct GatherOpLowering : IsmConversionPattern<GatherOp> {
 /// bytes, so a warp's accesses of one chunk are consecutive 16-byte words
 /// (no bank conflicts) and any vector of the gather's (a power of two of
 /// at most 16 bytes that divides the count) lies within one chunk.
-struct GatherSlotLayout {
-  int64_t numRegs, chunkRegs;
+struct GatherSlot {
+  int64_t numRegs, chunkRegs, numThreads;
   unsigned elementBytes;
-  int64_t slotBytes;
+  /// The i64 shared-memory address of this thread's chunk 0 in the slot.
+  Value threadBase;
 
-  GatherSlotLayout(const Distribution &dist, unsigned elementBytes,
-                   unsigned numThreads)
-      : numRegs(dist.getNumRegs()), elementBytes(elementBytes) {
+  /// The slot `slot` of ring `ring` (of `slots` slots) holding `dist`.
+  /// (checkTiles has made sure the ops of a ring agree on its tile and
+  /// slots, so every op asks for the ring with the same size.)
+  GatherSlot(OpBuilder &b, Location loc, LoweringContext &context,
+             const Distribution &dist, unsigned elementBytes, uint32_t ring,
+             uint32_t slots, Value slot)
+      : numRegs(dist.getNumRegs()), numThreads(context.getNumThreads()),
+        elementBytes(elementBytes) {
     chunkRegs = numRegs & -numRegs;
     while (chunkRegs > 1 && chunkRegs * elementBytes > 16)
       chunkRegs /= 2;
-    slotBytes = (numRegs * elementBytes * numThreads + 15) / 16 * 16;
+    int64_t slotBytes = (numRegs * elementBytes * numThreads + 15) / 16 * 16;
+    Value base =
+        context.getGatherRing(b, loc, ring, int64_t(slots) * slotBytes);
+    auto i64 = [&](Value v) {
+      return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+    };
+    auto constant = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, loc, v, 64);
+    };
+    threadBase = arith::AddIOp::create(
+        b, loc, base,
+        arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, i64(slot), constant(slotBytes)),
+            arith::MulIOp::create(b, loc, i64(context.getThreadId(b, loc)),
+                                  constant(chunkRegs * elementBytes))));
   }
 
   /// The shared-memory address (!llvm.ptr<3>) of register r.
-  Value address(OpBuilder &b, Location loc, Value slotBase, Value tid,
-                int64_t numThreads, int64_t r) const {
-    int64_t chunkBytes = chunkRegs * elementBytes;
-    Value offset = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(
-            b, loc, tid, arith::ConstantIntOp::create(b, loc, chunkBytes, 64)),
-        arith::ConstantIntOp::create(b, loc,
-                                     (r / chunkRegs) * numThreads * chunkBytes +
-                                         (r % chunkRegs) * elementBytes,
-                                     64));
+  Value address(OpBuilder &b, Location loc, int64_t r) const {
+    int64_t offset = (r / chunkRegs) * numThreads * chunkRegs * elementBytes +
+                     (r % chunkRegs) * elementBytes;
     return LLVM::IntToPtrOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
-        Value(arith::AddIOp::create(b, loc, slotBase, offset)));
+        Value(arith::AddIOp::create(
+            b, loc, threadBase,
+            arith::ConstantIntOp::create(b, loc, offset, 64))));
   }
 };
-
-/// The address (i64) of slot `slot` of gather ring `ring`, whose slots
-/// hold `layout`.
-FailureOr<Value> gatherSlotBase(ConversionPatternRewriter &b, Operation *op,
-                                LoweringContext &context, uint32_t ring,
-                                uint32_t slots, const GatherSlotLayout &layout,
-                                Value slot) {
-  std::string error;
-  FailureOr<Value> base = context.getGatherRing(
-      b, op, ring, int64_t(slots) * layout.slotBytes, error);
-  if (failed(base))
-    return b.notifyMatchFailure(op, error);
-  Location loc = op->getLoc();
-  return Value(arith::AddIOp::create(
-      b, loc, *base,
-      arith::MulIOp::create(
-          b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), slot),
-          arith::ConstantIntOp::create(b, loc, layout.slotBytes, 64))));
-}
 
 /// ism.async_gather -> (when its predicate holds) cp.async of the thread's
 /// vectors where ism.gather's lowering would load vectors of 4 to 16
@@ -1194,29 +1199,17 @@ struct AsyncGatherOpLowering : IsmConversionPattern<AsyncGatherOp> {
     Location loc = op.getLoc();
     const Distribution &dist = tileAccess->dist;
     const GlobalView &view = tileAccess->view;
-    Type elementType = tile.getElementType();
     int64_t numRegs = dist.getNumRegs();
-    int64_t threads = context.getNumThreads();
-    GatherSlotLayout layout(dist, view.elementBytes, threads);
-    FailureOr<Value> slotBase =
-        gatherSlotBase(rewriter, op, context, op.getRing(), op.getSlots(),
-                       layout, adaptor.getSlot());
-    if (failed(slotBase))
-      return failure();
-    Value tid = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
-                                           context.getThreadId(rewriter, loc));
+    GatherSlot slot(rewriter, loc, context, dist, view.elementBytes,
+                    op.getRing(), op.getSlots(), adaptor.getSlot());
     auto copies = [&](OpBuilder &b, Location l) {
       auto elementCopies = [&](OpBuilder &eb, Location el) {
-        Value zero = paddingValue(eb, el, elementType, {});
-        for (int64_t r = 0; r < numRegs; ++r) {
-          auto [address, pred] = indexedElement(
-              eb, el, view, adaptor.getIndices(), adaptor.getMask(), r);
-          Value v = predicatedLoad(eb, el, pred, address, elementType, zero,
-                                   view.elementBytes);
-          LLVM::StoreOp::create(
-              eb, el, v, layout.address(eb, el, *slotBase, tid, threads, r),
-              view.elementBytes);
-        }
+        Value elements = gatherElements(
+            eb, el, view, adaptor.getIndices(), adaptor.getMask(), numRegs,
+            paddingValue(eb, el, view.elementType, {}));
+        for (int64_t r = 0; r < numRegs; ++r)
+          LLVM::StoreOp::create(eb, el, extractReg(eb, el, elements, r),
+                                slot.address(eb, el, r), view.elementBytes);
       };
       std::optional<IndexedVectorPath> path =
           planIndexedVectors(b, l, context, op, view, adaptor.getIndices(),
@@ -1237,10 +1230,8 @@ struct AsyncGatherOpLowering : IsmConversionPattern<AsyncGatherOp> {
               Value src =
                   arith::SelectOp::create(vb, vl, g.full, g.address, view.base);
               NVVM::CpAsyncOp::create(
-                  vb, vl,
-                  layout.address(vb, vl, *slotBase, tid, threads,
-                                 int64_t(i) * path->vec),
-                  src, vb.getI32IntegerAttr(bytes),
+                  vb, vl, slot.address(vb, vl, int64_t(i) * path->vec), src,
+                  vb.getI32IntegerAttr(bytes),
                   NVVM::LoadCacheModifierKindAttr::get(
                       vb.getContext(), NVVM::LoadCacheModifierKind::CA),
                   size);
@@ -1278,27 +1269,17 @@ struct AsyncGatherWaitOpLowering : IsmConversionPattern<AsyncGatherWaitOp> {
     if (failed(checkDistributable(rewriter, op, tile)))
       return failure();
     Location loc = op.getLoc();
-    Distribution dist(tile);
     Type elementType = tile.getElementType();
     unsigned elementBytes = (elementType.getIntOrFloatBitWidth() + 7) / 8;
-    int64_t threads = context.getNumThreads();
-    GatherSlotLayout layout(dist, elementBytes, threads);
-    FailureOr<Value> slotBase =
-        gatherSlotBase(rewriter, op, context, op.getRing(), op.getSlots(),
-                       layout, adaptor.getSlot());
-    if (failed(slotBase))
-      return failure();
-    Value tid = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
-                                           context.getThreadId(rewriter, loc));
+    GatherSlot slot(rewriter, loc, context, Distribution(tile), elementBytes,
+                    op.getRing(), op.getSlots(), adaptor.getSlot());
     NVVM::CpAsyncWaitGroupOp::create(rewriter, loc, op.getPending());
-    rewriter.replaceOp(
-        op,
-        loadChunks(rewriter, loc, elementType, layout.numRegs,
-                   unsigned(layout.chunkRegs),
-                   unsigned(layout.chunkRegs) * elementBytes, [&](int64_t r) {
-                     return layout.address(rewriter, loc, *slotBase, tid,
-                                           threads, r);
-                   }));
+    rewriter.replaceOp(op, loadChunks(rewriter, loc, elementType, slot.numRegs,
+                                      unsigned(slot.chunkRegs),
+                                      unsigned(slot.chunkRegs) * elementBytes,
+                                      [&](int64_t r) {
+                                        return slot.address(rewriter, loc, r);
+                                      }));
     return success();
   }
 };

@@ -265,10 +265,8 @@ public:
   /// The shared-memory address (i64, shared window) of ring `ring` of
   /// ism.async_gather / ism.async_gather_wait (ism-pipeline-gathers):
   /// `bytes` of shared memory of its own, taken when the ring is first
-  /// asked for. Fails (saying why in `error`) when the ring was asked for
-  /// with another size.
-  FailureOr<Value> getGatherRing(OpBuilder &b, Operation *op, uint32_t ring,
-                                 int64_t bytes, std::string &error);
+  /// asked for (the ops of a ring agree on its size: checkTiles).
+  Value getGatherRing(OpBuilder &b, Location loc, uint32_t ring, int64_t bytes);
 
   /// Lays the scratch regions out one after the other (from the
   /// partition's base) once every op of `root` is lowered: fixes the
@@ -329,8 +327,8 @@ public:
 private:
   PartitionInfo partition;
   unsigned numWarps;
-  /// Of each gather ring: its byte offset in region 3 and its size.
-  llvm::DenseMap<uint32_t, std::pair<int64_t, int64_t>> gatherRings;
+  /// Of each gather ring: its byte offset in region 3.
+  llvm::DenseMap<uint32_t, int64_t> gatherRings;
   /// Bytes of the alternating regions 0 and 1, of region 2 (nested uses),
   /// of the kernel's own tiles (region 3, getOwnScratch) and of the loops'
   /// operand rings (region 4, getRingScratch).
