@@ -11,9 +11,14 @@ and run by ism-run. Two modes:
     python3 bench/gemm.py bench --ism-run ISM_RUN [--out DIR] [--quick]
         TFLOP/s of ism, torch.matmul and Triton's tutorial matmul
         (autotuned) on the same inputs, CUDA events, L2 flushed, medians
-    python3 bench/gemm.py tune [--out DIR] [--quick]
-        the same through ism.autotune on torch tensors (the ism wheel):
-        chosen configuration, tuning time, warm-cache lookup per shape
+    python3 bench/gemm.py tune [--out DIR] [--quick] [--dtypes bf16,f16]
+        the same through ism.autotune on torch tensors (the ism wheel), by
+        default on the GEMM issue's shapes (ISSUE_SHAPES), bf16 and f16,
+        against cuBLAS and Triton (tutorial and persistent TMA): chosen
+        configuration, tuning time, warm-cache lookup per shape; the table,
+        the issue's targets (met or missed), gemm-tune.{json,csv,png}
+    python3 bench/gemm.py summary --json RUN1/gemm-tune.json ... --out DIR
+        the table, targets, CSV and chart of several tune runs together
 
 `program` also writes the .mlir files: `python3 bench/gemm.py emit DIR`.
 """
@@ -488,6 +493,123 @@ ism.kernel @split_sum(%W: memref<?x?xf32>, %C: memref<?x?x{t}>, %band: index)
 """
 
 
+
+def gemv_program(dtype="bf16", bk=128, bn=64, warps=4, splits=8):
+    """Decode-shaped C = A x B (M of 1 to a few rows) on the CUDA cores,
+    no tensor cores: program (m, n, z) multiplies row m of A by a
+    BLOCK_K x BLOCK_N tile of B at a time over the z-th of `splits` K
+    chunks, keeping the products in a BLOCK_K x BLOCK_N f32 tile (no
+    reduction inside the loop), sums the tile's rows once after it, and
+    stores the partial row in an f32 workspace (`splits` bands of M rows x
+    N). The program with the last ticket of its (m, n) counter sums the
+    bands into C (split-K's one-pass fix-up, splitk_program()). A GEMV reads
+    B once, K x N elements, so the kernel is bound by memory, where a
+    tensor-core tile would pad M to 64 and keep fewer bytes in flight.
+    Same signature as program(): (A, B, C), any M, N, K."""
+    if splits < 1:
+        raise ValueError(f"gemv needs at least 1 split, not {splits}")
+    t = DTYPES[dtype]
+    acc = f"tensor<{bk}x{bn}xf32>"
+    row = f"tensor<1x{bn}xf32>"
+    return f"""ism.kernel @gemv(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %W: memref<?x?xf32>,
+                 %C: memref<?x?x{t}>, %Count: memref<?xi32>)
+    attributes {{num_warps = {warps} : i32}} {{
+  %m = ism.program_id x : index
+  %pn = ism.program_id y : index
+  %z = ism.program_id z : index
+  %M = ism.num_programs x : index
+  %gn = ism.num_programs y : index
+  %splits = ism.num_programs z : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bn = arith.constant {bn} : index
+  %bk = arith.constant {bk} : index
+  %K = memref.dim %A, %c1 : memref<?x?x{t}>
+  %steps = arith.ceildivui %K, %bk : index
+  %per = arith.ceildivui %steps, %splits : index
+  %chunk = arith.muli %per, %bk : index
+  %lo = arith.muli %z, %chunk : index
+  %hi0 = arith.addi %lo, %chunk : index
+  %hi = arith.minui %hi0, %K : index
+  %n0 = arith.muli %pn, %bn : index
+  %zero = arith.constant dense<0.0> : {acc}
+  %acc = scf.for %k = %lo to %hi step %bk iter_args(%acc = %zero) -> ({acc}) {{
+    %b = ism.load %B[%k, %n0] : memref<?x?x{t}> -> tensor<{bk}x{bn}x{t}>
+    %a = ism.load %A[%m, %k] : memref<?x?x{t}> -> tensor<1x{bk}x{t}>
+    %af = arith.extf %a : tensor<1x{bk}x{t}> to tensor<1x{bk}xf32>
+    %a1 = ism.reshape %af : tensor<1x{bk}xf32> -> tensor<{bk}xf32>
+    %ac = ism.expand_dims %a1 axis = 1 : tensor<{bk}xf32> -> tensor<{bk}x1xf32>
+    %ab = ism.broadcast %ac : tensor<{bk}x1xf32> -> {acc}
+    %bf = arith.extf %b : tensor<{bk}x{bn}x{t}> to {acc}
+    %p = math.fma %ab, %bf, %acc : {acc}
+    scf.yield %p : {acc}
+  }}
+  %r = ism.reduce %acc axis = 0 : {acc} -> tensor<{bn}xf32> {{
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %y : f32
+    ism.yield %s : f32
+  }}
+  %part = ism.expand_dims %r axis = 0 : tensor<{bn}xf32> -> {row}
+  %zm = arith.muli %z, %M : index
+  %wrow = arith.addi %zm, %m : index
+  ism.store %part, %W[%wrow, %n0] : {row} -> memref<?x?xf32>
+  // A ticket from the (m, n) counter (acq_rel: the partial row is stored
+  // before it; the last program reads every partial after it).
+  %tm = arith.muli %m, %gn : index
+  %tile = arith.addi %tm, %pn : index
+  %tile_i = arith.index_cast %tile : index to i32
+  %slot = ism.splat %tile_i : i32 -> tensor<1xi32>
+  %one = arith.constant dense<1> : tensor<1xi32>
+  %t1 = ism.atomic_rmw add %Count[%slot], %one sem = acq_rel
+      : memref<?xi32>[tensor<1xi32>], tensor<1xi32>
+  %ticket = ism.reduce %t1 axis = 0 : tensor<1xi32> -> i32 {{
+  ^bb0(%x: i32, %y: i32):
+    %s = arith.addi %x, %y : i32
+    ism.yield %s : i32
+  }}
+  %splits_i = arith.index_cast %splits : index to i32
+  %c1_i = arith.constant 1 : i32
+  %last = arith.subi %splits_i, %c1_i : i32
+  %is_last = arith.cmpi eq, %ticket, %last : i32
+  scf.if %is_last {{
+    %z1 = arith.constant dense<0.0> : {row}
+    %sum = scf.for %s = %c0 to %splits step %c1 iter_args(%sa = %z1) -> ({row}) {{
+      %sm = arith.muli %s, %M : index
+      %srow = arith.addi %sm, %m : index
+      %q = ism.load %W[%srow, %n0] : memref<?x?xf32> -> {row}
+      %u = arith.addf %sa, %q : {row}
+      scf.yield %u : {row}
+    }}
+    %out = arith.truncf %sum : {row} to tensor<1x{bn}x{t}>
+    ism.store %out, %C[%m, %n0] : tensor<1x{bn}x{t}> -> memref<?x?x{t}>
+    // Every split has its ticket: reset the counter.
+    %zero_t = arith.constant dense<0> : tensor<1xi32>
+    ism.scatter %zero_t, %Count[%slot] : tensor<1xi32> -> memref<?xi32>[tensor<1xi32>]
+  }}
+  ism.return
+}}
+
+func.func @main(%A: memref<?x?x{t}>, %B: memref<?x?x{t}>, %C: memref<?x?x{t}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bn = arith.constant {bn} : index
+  %gs = arith.constant {splits} : index
+  %M = memref.dim %A, %c0 : memref<?x?x{t}>
+  %N = memref.dim %B, %c1 : memref<?x?x{t}>
+  %gn = arith.ceildivui %N, %bn : index
+  %rows = arith.muli %M, %gs : index
+  %W = memref.alloc(%rows, %N) : memref<?x?xf32>
+  %tiles = arith.muli %M, %gn : index
+  %Count = memref.alloc(%tiles) {{ism.zeroed}} : memref<?xi32>
+  ism.launch @gemv grid(%M, %gn, %gs) (%A, %B, %W, %C, %Count)
+      : (memref<?x?x{t}>, memref<?x?x{t}>, memref<?x?xf32>, memref<?x?x{t}>,
+         memref<?xi32>)
+  memref.dealloc %W : memref<?x?xf32>
+  memref.dealloc %Count : memref<?xi32>
+  return
+}}
+"""
+
 # name, program text, ism-run --arg list: batched and split-K.
 def extra_checks():
     b, m, n, k = 3, 256, 384, 512
@@ -540,6 +662,14 @@ def extra_checks():
 
 # Skinny and decode shapes: M = 1, 16, 64, 128 with N = K = 4096 and 8192.
 SKINNY = [(m, nk, nk) for nk in (4096, 8192) for m in (1, 16, 64, 128)]
+# The GEMM issue's benchmark: the squares 1024-8192 (6144 included), the
+# LLM shapes (M = 4096 and 8192 with N x K = 4096x4096, 14336x4096,
+# 4096x14336, 11008x4096), 8192x1024x8192 and the skinny shapes.
+SQUARES = [(s, s, s) for s in (1024, 2048, 4096, 6144, 8192)]
+LLM = [(m, n, k) for m in (4096, 8192)
+       for n, k in ((4096, 4096), (14336, 4096), (4096, 14336), (11008, 4096))]
+ISSUE_SHAPES = list(dict.fromkeys(SQUARES + LLM + [(8192, 1024, 8192)] +
+                                  SKINNY))  # 4096^3 once
 
 # name, program kwargs, (M, N, K)
 CHECKS = [
@@ -1056,11 +1186,9 @@ def tune(args):
     elif args.skinny:
         shapes = SKINNY
     elif not args.quick:
-        shapes = [(s, s, s) for s in (1024, 2048, 4096, 6144, 8192)] + [
-            (8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336),
-            (8192, 11008, 4096), (16, 4096, 4096), (128, 4096, 4096),
-            (64, 8192, 8192)]
-    dtypes = args.dtypes.split(",") if args.dtypes else ["bf16"]
+        shapes = ISSUE_SHAPES
+    dtypes = args.dtypes.split(",") if args.dtypes else (
+        ["bf16"] if args.quick else ["bf16", "f16"])
     cache = os.path.join(args.out, "autotune-cache")
 
     def make():
@@ -1088,10 +1216,16 @@ def tune(args):
             t_ism = timer(lambda: tuned(a, b, c))
             t_torch = timer(lambda: torch.matmul(a, b))
             t_triton = timer(triton_matmul.matmul_fn(a, b))
+            try:
+                t_tp = timer(triton_matmul.persistent_matmul_fn(a, b))
+            except Exception as e:  # report, keep benchmarking
+                print(f"triton persistent TMA failed on {m}x{n}x{k}: {e}")
+                t_tp = float("nan")
             tf = lambda ms: flops / ms / 1e9
             best = r.best.kwargs
             row = dict(dtype=dtype, shape=f"{m}x{n}x{k}", ism=tf(t_ism),
                        torch=tf(t_torch), triton=tf(t_triton),
+                       triton_tma=tf(t_tp),
                        config=f"{config_name(best)} g{best['group']}",
                        tuning_s=r.tuning_s, timed=len(r.timings_ms),
                        pruned=len(r.pruned), warm_hit=warm.from_cache,
@@ -1102,29 +1236,152 @@ def tune(args):
                   f"{row['timed']} timed, {row['pruned']} pruned; warm cache "
                   f"hit {warm.from_cache} in {row['lookup_ms']:.1f} ms), "
                   f"cuBLAS {row['torch']:.0f}, Triton {row['triton']:.0f}, "
+                  f"Triton TMA {row['triton_tma']:.0f}, "
                   f"max rel err {err:.1e}", flush=True)
             assert err < 2e-2, f"ism result wrong on {m}x{n}x{k}: {err}"
-    with open(os.path.join(args.out, "gemm-tune.json"), "w") as f:
-        json.dump(rows, f, indent=1)
+            # After every shape, so that a run cut short keeps its rows.
+            with open(os.path.join(args.out, "gemm-tune.json"), "w") as f:
+                json.dump(rows, f, indent=1)
     print()
+    report(rows, args.out)
+    return 0
+
+
+def shape_group(shape):
+    """The GEMM issue's target a shape counts for: 'large' (the squares
+    >= 2048 and the LLM shapes), 'skinny', or None (measured, no target:
+    1024^3, 8192x1024x8192, anything else)."""
+    mnk = tuple(int(d) for d in shape.split("x"))
+    if mnk in SKINNY:
+        return "skinny"
+    if mnk in LLM or (mnk in SQUARES and mnk[0] >= 2048):
+        return "large"
+    return None
+
+
+def targets(rows):
+    """The GEMM issue's targets, per data type, on tune() rows: on the
+    large shapes the median of ism / cuBLAS >= 1.0 with no shape below
+    0.95 and the median of ism / Triton's tutorial matmul >= 1.1 (each
+    shape's own ratio is in the table); on the skinny shapes ism / cuBLAS
+    >= 0.9 on every one. Returns (lines, all met)."""
+    lines, ok = [], True
+    for dtype in sorted({r["dtype"] for r in rows}):
+        mine = [r for r in rows if r["dtype"] == dtype]
+        large = [r for r in mine if shape_group(r["shape"]) == "large"]
+        skinny = [r for r in mine if shape_group(r["shape"]) == "skinny"]
+        if large:
+            xc = [r["ism"] / r["torch"] for r in large]
+            xt = [r["ism"] / r["triton"] for r in large]
+            met = (statistics.median(xc) >= 1.0 and min(xc) >= 0.95 and
+                   statistics.median(xt) >= 1.1)
+            ok &= met
+            below = [r["shape"] for r in large
+                     if r["ism"] / r["triton"] < 1.1]
+            lines.append(
+                f"{dtype} large ({len(large)} shapes): x cuBLAS median "
+                f"{statistics.median(xc):.2f} (>= 1.0), lowest {min(xc):.2f} "
+                f"(>= 0.95); x Triton median {statistics.median(xt):.2f} "
+                f"(>= 1.1), lowest {min(xt):.2f}"
+                + (f", below 1.1 on {', '.join(below)}" if below else "")
+                + f": {'met' if met else 'MISSED'}")
+        if skinny:
+            xc = [r["ism"] / r["torch"] for r in skinny]
+            met = min(xc) >= 0.9
+            ok &= met
+            lines.append(f"{dtype} skinny ({len(skinny)} shapes): x cuBLAS "
+                         f"lowest {min(xc):.2f} (>= 0.9 on every one): "
+                         f"{'met' if met else 'MISSED'}")
+    return lines, ok
+
+
+def report(rows, out):
+    """The table (markdown), the targets, gemm-tune.csv and the chart
+    gemm-tune.png (ism / cuBLAS and ism / Triton per shape) in `out`."""
     print("| dtype | M x N x K | ism autotuned TFLOP/s | cuBLAS | Triton | "
-          "x cuBLAS | x Triton | ism config | tuning s (timed/pruned) | "
-          "warm cache |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "Triton TMA | x cuBLAS | x Triton | x Triton TMA | ism config | "
+          "tuning s (timed/pruned) | warm cache |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+          "| --- |")
     for r in rows:
-        print(f"| {r['dtype']} | {r['shape']} | {r['ism']:.0f} | "
-              f"{r['torch']:.0f} | {r['triton']:.0f} | "
+        tma = r.get("triton_tma", float("nan"))
+        print(f"| {r['dtype']} | {r['shape']} | {r['ism']:.1f} | "
+              f"{r['torch']:.1f} | {r['triton']:.1f} | {tma:.1f} | "
               f"{r['ism'] / r['torch']:.2f} | {r['ism'] / r['triton']:.2f} | "
+              f"{r['ism'] / tma:.2f} | "
               f"{r['config']} | {r['tuning_s']:.1f} ({r['timed']}/"
               f"{r['pruned']}) | {'hit' if r['warm_hit'] else 'MISS'} "
               f"{r['lookup_ms']:.0f} ms |")
-    return 0
+    lines, ok = targets(rows)
+    print()
+    for line in lines:
+        print(line)
+    os.makedirs(out, exist_ok=True)
+    keys = ["dtype", "shape", "ism", "torch", "triton", "triton_tma",
+            "config", "tuning_s", "timed", "pruned", "warm_hit", "lookup_ms",
+            "rel_err"]
+    with open(os.path.join(out, "gemm-tune.csv"), "w") as f:
+        f.write(",".join(keys) + "\n")
+        for r in rows:
+            f.write(",".join(f'"{r.get(k, "")}"' if k == "config"
+                             else str(r.get(k, "")) for k in keys) + "\n")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib missing: no chart", file=sys.stderr)
+        return ok
+    dtypes = sorted({r["dtype"] for r in rows})
+    fig, axes = plt.subplots(len(dtypes), 1, squeeze=False,
+                             figsize=(max(8, 0.42 * len(rows) / len(dtypes)
+                                          + 2), 4 * len(dtypes)))
+    for ax, dtype in zip(axes[:, 0], dtypes):
+        mine = [r for r in rows if r["dtype"] == dtype]
+        xs = range(len(mine))
+        for i, (key, label) in enumerate((("torch", "x cuBLAS"),
+                                          ("triton", "x Triton tutorial"))):
+            vals = [r["ism"] / r[key] for r in mine]
+            bars = ax.bar([x + (i - 0.5) * 0.4 for x in xs],
+                          [min(v, 2.0) for v in vals], 0.4, label=label)
+            for b, v in zip(bars, vals):
+                if v > 2.0:
+                    ax.text(b.get_x() + b.get_width() / 2, 1.95, f"{v:.1f}",
+                            ha="center", va="top", fontsize=6, rotation=90)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.axhline(1.1, color="gray", linewidth=0.6, linestyle="--")
+        ax.axhline(0.9, color="gray", linewidth=0.6, linestyle=":")
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels([r["shape"] for r in mine], rotation=60,
+                           ha="right", fontsize=7)
+        ax.set_ylim(0, 2.0)
+        ax.set_ylabel("ism autotuned / baseline")
+        ax.set_title(f"{dtype}: ism (ism.autotune) against cuBLAS and "
+                     f"Triton, H200, L2 flushed, medians")
+        ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "gemm-tune.png"), dpi=120)
+    print(f"chart: {os.path.join(out, 'gemm-tune.png')}")
+    return ok
+
+
+def summary(args):
+    """The table, targets, CSV and chart of one or more gemm-tune.json
+    files (runs of `tune`, e.g. one per data type), into --out."""
+    rows = []
+    for path in args.json:
+        with open(path) as f:
+            rows += json.load(f)
+    return 0 if report(rows, args.out) else 1
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["check", "bench", "tune", "emit"])
+    parser.add_argument("mode", choices=["check", "bench", "tune", "emit",
+                                         "summary"])
     parser.add_argument("dir", nargs="?", help="emit: where to write")
+    parser.add_argument("--json", nargs="+", default=[],
+                        help="summary: gemm-tune.json files of tune runs")
     parser.add_argument("--ism-run", default="build/bin/ism-run")
     parser.add_argument("--out", default="gemm-out")
     parser.add_argument("--reps", type=int, default=50)
@@ -1165,6 +1422,8 @@ def main():
         return 0
     if args.mode == "tune":
         return tune(args)
+    if args.mode == "summary":
+        return summary(args)
     return check(args) if args.mode == "check" else bench(args)
 
 
