@@ -26,9 +26,9 @@ using namespace mlir::ism::runner;
 
 llvm::ArrayRef<llvm::StringLiteral> mlir::ism::runner::getTunableAttributes() {
   static const llvm::StringLiteral names[] = {
-      "num_warps", "num_stages", "group_size",   "min_ctas_per_sm",
-      "cluster_m", "cluster_n",  "cluster_k",    "consumer_groups",
-      "swap_ab",   "tma_store",  kCoscheduleAxis};
+      "num_warps", "num_stages", "group_size",    "min_ctas_per_sm",
+      "cluster_m", "cluster_n",  "cluster_k",     "consumer_groups",
+      "swap_ab",   "tma_store",  "gather_stages", kCoscheduleAxis};
   return names;
 }
 
@@ -120,6 +120,14 @@ std::vector<TuneAxis> mlir::ism::runner::getDefaultTuneAxes(ModuleOp module) {
     hasDot = true;
     hasDotLoop |= isa<scf::ForOp>(dot->getParentOp());
   });
+  // Gathers in a loop (CSR SpMM) may be pipelined (ism-pipeline-gathers):
+  // it pays where the grid leaves the SMs latency-bound (1.5x at one program
+  // an SM on the H200) and costs where the L2 is the limit (0.87x at many),
+  // so the grid's size decides.
+  bool hasGatherLoop = false;
+  module.walk([&](GatherOp gather) {
+    hasGatherLoop |= isa<scf::ForOp>(gather->getParentOp());
+  });
   std::vector<TuneAxis> axes;
   axes.push_back({"num_warps", hasDot ? std::vector<int64_t>{4, 8}
                                       : std::vector<int64_t>{2, 4, 8, 16}});
@@ -130,6 +138,8 @@ std::vector<TuneAxis> mlir::ism::runner::getDefaultTuneAxes(ModuleOp module) {
     axes.push_back({"group_size", {8, 16}});
     axes.push_back({"consumer_groups", {1, 2}});
   }
+  if (hasGatherLoop)
+    axes.push_back({"gather_stages", {1, 2, 3}});
   return axes;
 }
 
