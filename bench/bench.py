@@ -110,10 +110,15 @@ class Timer:
         self.flush = torch.empty(2 * l2, dtype=torch.uint8, device="cuda")
 
     def __call__(self, fn):
+        return statistics.median(self.samples(fn))
+
+    def samples(self, fn, reps=None):
+        """The timed repetitions' milliseconds (after the warm-up ones)."""
         times = []
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
-        for i in range(self.warmup + self.reps):
+        reps = self.reps if reps is None else reps
+        for i in range(self.warmup + reps):
             self.flush.fill_(i & 0xFF)
             start.record()
             fn()
@@ -121,7 +126,19 @@ class Timer:
             end.synchronize()
             if i >= self.warmup:
                 times.append(start.elapsed_time(end))
-        return statistics.median(times)
+        return times
+
+    def interleaved(self, fns, rounds=3):
+        """Medians of several callables timed in `rounds` interleaved
+        rounds of reps / rounds repetitions each, so that a drift of the
+        GPU's clock (power, temperature) during the measurement falls on
+        all of them alike. fns: name -> callable; returns name -> ms."""
+        times = {name: [] for name in fns}
+        per = max(1, -(-self.reps // rounds))
+        for _ in range(rounds):
+            for name, fn in fns.items():
+                times[name] += self.samples(fn, per)
+        return {name: statistics.median(t) for name, t in times.items()}
 
 
 def run_ism(ism_run, spec, args):

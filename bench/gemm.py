@@ -1213,14 +1213,20 @@ def tune(args):
             t0 = time.perf_counter()
             warm = make().tune(a, b, c)
             lookup_s = time.perf_counter() - t0
-            t_ism = timer(lambda: tuned(a, b, c))
-            t_torch = timer(lambda: torch.matmul(a, b))
-            t_triton = timer(triton_matmul.matmul_fn(a, b))
+            fns = {"ism": lambda: tuned(a, b, c),
+                   "torch": lambda: torch.matmul(a, b),
+                   "triton": triton_matmul.matmul_fn(a, b)}
             try:
-                t_tp = timer(triton_matmul.persistent_matmul_fn(a, b))
+                # (autotunes and runs once: fails here if it cannot run)
+                fns["triton_tma"] = triton_matmul.persistent_matmul_fn(a, b)
             except Exception as e:  # report, keep benchmarking
                 print(f"triton persistent TMA failed on {m}x{n}x{k}: {e}")
-                t_tp = float("nan")
+            # Interleaved rounds: the H200's clock drifts by 10-20% between
+            # runs of the same kernel minutes apart (power, temperature),
+            # so each implementation gets a share of every round.
+            t = timer.interleaved(fns)
+            t_ism, t_torch, t_triton = t["ism"], t["torch"], t["triton"]
+            t_tp = t.get("triton_tma", float("nan"))
             tf = lambda ms: flops / ms / 1e9
             best = r.best.kwargs
             row = dict(dtype=dtype, shape=f"{m}x{n}x{k}", ism=tf(t_ism),
