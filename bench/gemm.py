@@ -1364,7 +1364,7 @@ def report(rows, out):
         ax.set_ylabel("ism autotuned / baseline")
         ax.set_title(f"{dtype}: ism (ism.autotune) against cuBLAS and "
                      f"Triton, H200, L2 flushed, medians")
-        ax.legend(fontsize=8, loc="upper left")
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     fig.savefig(os.path.join(out, "gemm-tune.png"), dpi=120)
     print(f"chart: {os.path.join(out, 'gemm-tune.png')}")

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Throughput per watt of the large GEMMs: ism (the configuration the tuner
+picks for these shapes: 128x256 tiles, 8 consumer warps, group 16),
+cuBLAS (torch.matmul) and Triton's autotuned tutorial matmul, each run back
+to back for SECONDS seconds (no L2 flush: steady state) while nvidia-smi
+samples the GPU's power, SM clock and clock-event reasons every 100 ms.
+
+    python3 bench/experiments/gemm_power_h200.py OUT [SECONDS]
+
+Prints per implementation and shape: TFLOP/s, mean power, median SM clock,
+the share of samples with the software power cap active (reason 0x4) and
+TFLOP/J. Where every kernel runs at the power cap, the one that does more
+work per joule is faster, and the ratio of two kernels' TFLOP/J bounds the
+ratio of their speeds. Needs the ism wheel (ism.compile) and torch,
+triton."""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+import gemm  # noqa: E402
+import triton_matmul  # noqa: E402
+import ism  # noqa: E402
+
+OUT = sys.argv[1]
+SECONDS = float(sys.argv[2]) if len(sys.argv) > 2 else 3.0
+os.makedirs(OUT, exist_ok=True)
+
+
+def measure(fn, flops):
+    fn()
+    torch.cuda.synchronize()
+    # calls per second, roughly, so that each launch batch lasts ~0.1 s
+    t0 = time.perf_counter()
+    for _ in range(5):
+        fn()
+    torch.cuda.synchronize()
+    per = max(1, int(0.1 / ((time.perf_counter() - t0) / 5)))
+    log = os.path.join(OUT, "smi.csv")
+    smi = subprocess.Popen(
+        ["nvidia-smi", "--query-gpu=power.draw,clocks.sm,"
+         "clocks_event_reasons.active", "--format=csv,noheader,nounits",
+         "-lms", "100"], stdout=open(log, "w"), stderr=subprocess.DEVNULL)
+    time.sleep(0.3)
+    start, end = (torch.cuda.Event(enable_timing=True) for _ in range(2))
+    calls = 0
+    start.record()
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < SECONDS:
+        for _ in range(per):
+            fn()
+        calls += per
+        torch.cuda.synchronize()
+    end.record()
+    end.synchronize()
+    smi.terminate()
+    smi.wait()
+    ms = start.elapsed_time(end) / calls
+    rows = []
+    for line in open(log):
+        parts = [p.strip() for p in line.split(",")]
+        try:
+            rows.append((float(parts[0]), float(parts[1]), int(parts[2], 16)))
+        except (ValueError, IndexError):
+            continue
+    busy = [r for r in rows if r[0] > 150]  # samples while it ran
+    watts = statistics.mean(r[0] for r in busy)
+    clock = statistics.median(r[1] for r in busy)
+    capped = sum(1 for r in busy if r[2] & 0x4) / len(busy)
+    tflops = flops / ms / 1e9
+    return dict(tflops=tflops, watts=watts, clock=clock, capped=capped,
+                tflop_per_j=tflops / watts, samples=len(busy))
+
+
+results = []
+for (m, n, k) in ((4096, 4096, 4096), (8192, 8192, 8192),
+                  (8192, 4096, 14336)):
+    a = torch.randn(m, k, dtype=torch.bfloat16, device="cuda")
+    b = torch.randn(k, n, dtype=torch.bfloat16, device="cuda")
+    c = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
+    prog = ism.compile(gemm.program(bm=128, bn=256, warps=8, group=16))
+    impls = {"ism 128x256 g16": lambda: prog(a, b, c),
+             "cuBLAS": lambda: torch.matmul(a, b),
+             "Triton tutorial": triton_matmul.matmul_fn(a, b)}
+    for name, fn in impls.items():
+        r = measure(fn, 2.0 * m * n * k)
+        r.update(name=name, shape=f"{m}x{n}x{k}")
+        results.append(r)
+        print(f"{r['shape']} {name}: {r['tflops']:.0f} TFLOP/s, "
+              f"{r['watts']:.0f} W, {r['clock']:.0f} MHz, power cap "
+              f"{100 * r['capped']:.0f}% of samples, "
+              f"{r['tflop_per_j']:.3f} TFLOP/J", flush=True)
+print()
+print("| bf16 M x N x K | kernel | TFLOP/s | W | SM MHz | power-capped samples "
+      "| TFLOP/J |")
+print("| --- | --- | --- | --- | --- | --- | --- |")
+for r in results:
+    print(f"| {r['shape']} | {r['name']} | {r['tflops']:.0f} | {r['watts']:.0f} "
+          f"| {r['clock']:.0f} | {100 * r['capped']:.0f}% | "
+          f"{r['tflop_per_j']:.3f} |")
