@@ -338,6 +338,39 @@ def sum_bands(splits, band, m0, tile, indent):
     return "\n".join(indent + line for line in lines)
 
 
+def split_bounds(t):
+    """Kernel text: the K chunk [%lo, %hi) of grid-z split %z of %splits,
+    whole %bk steps, of A's K columns (%c1, %bk, %z, %splits defined)."""
+    return f"""  %K = memref.dim %A, %c1 : memref<?x?x{t}>
+  %steps = arith.ceildivui %K, %bk : index
+  %per = arith.ceildivui %steps, %splits : index
+  %chunk = arith.muli %per, %bk : index
+  %lo = arith.muli %z, %chunk : index
+  %hi0 = arith.addi %lo, %chunk : index
+  %hi = arith.minui %hi0, %K : index
+"""
+
+
+# Kernel text: %is_last, whether this program took the last of %splits
+# tickets from its counter %Count[%slot], %tile's (acq_rel: what the
+# program stored before is visible to the last one, which reads it after).
+LAST_TICKET = """  %tile_i = arith.index_cast %tile : index to i32
+  %slot = ism.splat %tile_i : i32 -> tensor<1xi32>
+  %one = arith.constant dense<1> : tensor<1xi32>
+  %t1 = ism.atomic_rmw add %Count[%slot], %one sem = acq_rel
+      : memref<?xi32>[tensor<1xi32>], tensor<1xi32>
+  %ticket = ism.reduce %t1 axis = 0 : tensor<1xi32> -> i32 {
+  ^bb0(%x: i32, %y: i32):
+    %s = arith.addi %x, %y : i32
+    ism.yield %s : i32
+  }
+  %splits_i = arith.index_cast %splits : index to i32
+  %c1_i = arith.constant 1 : i32
+  %last = arith.subi %splits_i, %c1_i : i32
+  %is_last = arith.cmpi eq, %ticket, %last : i32
+"""
+
+
 def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
                    stages=0, group=8, fixup=True, sum_rows=0, ck=1):
     """Split-K, C = A x B: grid z splits K into `splits` chunks (whole
@@ -374,14 +407,7 @@ def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
   %bm = arith.constant {bm} : index
   %bn = arith.constant {bn} : index
   %bk = arith.constant {bk} : index
-  %K = memref.dim %A, %c1 : memref<?x?x{t}>
-  %steps = arith.ceildivui %K, %bk : index
-  %per = arith.ceildivui %steps, %splits : index
-  %chunk = arith.muli %per, %bk : index
-  %lo = arith.muli %z, %chunk : index
-  %hi0 = arith.addi %lo, %chunk : index
-  %hi = arith.minui %hi0, %K : index
-  %m0 = arith.muli %pm, %bm : index
+{split_bounds(t)}  %m0 = arith.muli %pm, %bm : index
   %n0 = arith.muli %pn, %bn : index
   %zero = arith.constant dense<0.0> : {acc}
   %acc = scf.for %k = %lo to %hi step %bk iter_args(%acc = %zero) -> ({acc}) {{
@@ -419,21 +445,7 @@ def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
   %gn = ism.num_programs y : index
   %tm = arith.muli %pm, %gn : index
   %tile = arith.addi %tm, %pn : index
-  %tile_i = arith.index_cast %tile : index to i32
-  %slot = ism.splat %tile_i : i32 -> tensor<1xi32>
-  %one = arith.constant dense<1> : tensor<1xi32>
-  %t1 = ism.atomic_rmw add %Count[%slot], %one sem = acq_rel
-      : memref<?xi32>[tensor<1xi32>], tensor<1xi32>
-  %ticket = ism.reduce %t1 axis = 0 : tensor<1xi32> -> i32 {{
-  ^bb0(%x: i32, %y: i32):
-    %s = arith.addi %x, %y : i32
-    ism.yield %s : i32
-  }}
-  %splits_i = arith.index_cast %splits : index to i32
-  %c1_i = arith.constant 1 : i32
-  %last = arith.subi %splits_i, %c1_i : i32
-  %is_last = arith.cmpi eq, %ticket, %last : i32
-  scf.if %is_last {{
+{LAST_TICKET}  scf.if %is_last {{
     %sum = scf.for %s = %c0 to %splits step %c1 iter_args(%sa = %zero) -> ({acc}) {{
       %sm = arith.muli %s, %band : index
       %srow = arith.addi %sm, %m0 : index
@@ -524,14 +536,7 @@ def gemv_program(dtype="bf16", bk=128, bn=64, warps=4, splits=8):
   %c1 = arith.constant 1 : index
   %bn = arith.constant {bn} : index
   %bk = arith.constant {bk} : index
-  %K = memref.dim %A, %c1 : memref<?x?x{t}>
-  %steps = arith.ceildivui %K, %bk : index
-  %per = arith.ceildivui %steps, %splits : index
-  %chunk = arith.muli %per, %bk : index
-  %lo = arith.muli %z, %chunk : index
-  %hi0 = arith.addi %lo, %chunk : index
-  %hi = arith.minui %hi0, %K : index
-  %n0 = arith.muli %pn, %bn : index
+{split_bounds(t)}  %n0 = arith.muli %pn, %bn : index
   %zero = arith.constant dense<0.0> : {acc}
   %acc = scf.for %k = %lo to %hi step %bk iter_args(%acc = %zero) -> ({acc}) {{
     %b = ism.load %B[%k, %n0] : memref<?x?x{t}> -> tensor<{bk}x{bn}x{t}>
@@ -557,21 +562,7 @@ def gemv_program(dtype="bf16", bk=128, bn=64, warps=4, splits=8):
   // before it; the last program reads every partial after it).
   %tm = arith.muli %m, %gn : index
   %tile = arith.addi %tm, %pn : index
-  %tile_i = arith.index_cast %tile : index to i32
-  %slot = ism.splat %tile_i : i32 -> tensor<1xi32>
-  %one = arith.constant dense<1> : tensor<1xi32>
-  %t1 = ism.atomic_rmw add %Count[%slot], %one sem = acq_rel
-      : memref<?xi32>[tensor<1xi32>], tensor<1xi32>
-  %ticket = ism.reduce %t1 axis = 0 : tensor<1xi32> -> i32 {{
-  ^bb0(%x: i32, %y: i32):
-    %s = arith.addi %x, %y : i32
-    ism.yield %s : i32
-  }}
-  %splits_i = arith.index_cast %splits : index to i32
-  %c1_i = arith.constant 1 : i32
-  %last = arith.subi %splits_i, %c1_i : i32
-  %is_last = arith.cmpi eq, %ticket, %last : i32
-  scf.if %is_last {{
+{LAST_TICKET}  scf.if %is_last {{
     %z1 = arith.constant dense<0.0> : {row}
     %sum = scf.for %s = %c0 to %splits step %c1 iter_args(%sa = %z1) -> ({row}) {{
       %sm = arith.muli %s, %M : index
