@@ -5,7 +5,10 @@ cuBLAS (torch.matmul) and Triton's autotuned tutorial matmul, each run back
 to back for SECONDS seconds (no L2 flush: steady state) while nvidia-smi
 samples the GPU's power, SM clock and clock-event reasons every 100 ms.
 
-    python3 bench/experiments/gemm_power_h200.py OUT [SECONDS]
+    python3 bench/experiments/gemm_power_h200.py OUT [SECONDS] [clusters]
+
+With `clusters`, ism also runs its 2-CTA cluster configurations (TMA
+multicast of B with 2x1, of A with 1x2: half that operand's L2 reads).
 
 Prints per implementation and shape: TFLOP/s, mean power, median SM clock,
 the share of samples with the software power cap active (reason 0x4) and
@@ -29,6 +32,7 @@ import ism  # noqa: E402
 
 OUT = sys.argv[1]
 SECONDS = float(sys.argv[2]) if len(sys.argv) > 2 else 3.0
+# (with `clusters`: the two larger shapes only)
 os.makedirs(OUT, exist_ok=True)
 
 
@@ -79,14 +83,20 @@ def measure(fn, flops):
 
 results = []
 for (m, n, k) in ((4096, 4096, 4096), (8192, 8192, 8192),
-                  (8192, 4096, 14336)):
+                  (8192, 4096, 14336))[("clusters" in sys.argv[3:]):]:
     a = torch.randn(m, k, dtype=torch.bfloat16, device="cuda")
     b = torch.randn(k, n, dtype=torch.bfloat16, device="cuda")
     c = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
-    prog = ism.compile(gemm.program(bm=128, bn=256, warps=8, group=16))
-    impls = {"ism 128x256 g16": lambda: prog(a, b, c),
-             "cuBLAS": lambda: torch.matmul(a, b),
-             "Triton tutorial": triton_matmul.matmul_fn(a, b)}
+    impls = {}
+    variants = [("ism 128x256 g16", dict(group=16))]
+    if "clusters" in sys.argv[3:]:
+        variants += [("ism 128x256 2x1", dict(cluster=(2, 1))),
+                     ("ism 128x256 1x2", dict(cluster=(1, 2)))]
+    for name, kw in variants:
+        prog = ism.compile(gemm.program(bm=128, bn=256, warps=8, **kw))
+        impls[name] = (lambda p: lambda: p(a, b, c))(prog)
+    impls["cuBLAS"] = lambda: torch.matmul(a, b)
+    impls["Triton tutorial"] = triton_matmul.matmul_fn(a, b)
     for name, fn in impls.items():
         r = measure(fn, 2.0 * m * n * k)
         r.update(name=name, shape=f"{m}x{n}x{k}")
