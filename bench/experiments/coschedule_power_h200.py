@@ -5,7 +5,10 @@ back for about SECONDS seconds (ism-run --bench without the L2 flush:
 steady state) while nvidia-smi samples the GPU's power, SM clock and
 clock-event reasons every 100 ms.
 
-    python3 bench/experiments/coschedule_power_h200.py ISM_RUN OUT PAIR ROWS [SECONDS]
+    python3 bench/experiments/coschedule_power_h200.py ISM_RUN OUT PAIR ROWS [SECONDS] [flush]
+
+With `flush`, every repetition is preceded by ism-run's L2 flush, as in
+bench/coschedule.py (the energy a call then includes the flush's).
 
 PAIR: matmul_rmsnorm, matmul_softmax or matmul_spmm (GEMM 4096^3); ROWS:
 the other kernel's rows (the balanced sizes of the latest
@@ -29,6 +32,7 @@ import coschedule  # noqa: E402
 ISM_RUN, OUT, PAIR, ROWS = (sys.argv[1], sys.argv[2], sys.argv[3],
                             int(sys.argv[4]))
 SECONDS = float(sys.argv[5]) if len(sys.argv) > 5 else 3.0
+FLUSH = "flush" in sys.argv[6:]
 os.makedirs(OUT, exist_ok=True)
 example, first, second, _ = coschedule.PAIRS[PAIR]
 text = open(os.path.join(coschedule.EXAMPLES, example)).read()
@@ -43,7 +47,7 @@ ARGS = (coschedule.gemm_part(4096)[0] +
         coschedule.other_part(PAIR, ROWS, OUT)[0])
 
 def run(name, path, mode):
-    base = [ISM_RUN, path, "--json", "--flush-l2=false",
+    base = [ISM_RUN, path, "--json", f"--flush-l2={str(FLUSH).lower()}",
             f"--coschedule={mode}"] + [f"--arg={a}" for a in ARGS]
     # a short run for the time a call, then one of about SECONDS
     out = subprocess.run(base + ["--bench", "--reps=20", "--warmup=5"],
@@ -92,7 +96,7 @@ seq = res[f"{first} alone"]["ms"] + res[f"{second} alone"]["ms"]
 energy = res[f"{first} alone"]["mj"] + res[f"{second} alone"]["mj"]
 cap = max(r["watts"] for r in res.values())
 print()
-print(f"{PAIR}, {ROWS} rows:")
+print(f"{PAIR}, {ROWS} rows{', L2 flushed before each call' if FLUSH else ''}:")
 print("| run | ms a call | W | SM MHz | power-capped samples | mJ a call |")
 print("| --- | --- | --- | --- | --- | --- |")
 for r in res.values():
@@ -102,5 +106,12 @@ print()
 print(f"sum of the kernels alone: {seq:.4f} ms, {energy:.1f} mJ; fused "
       f"{res['pair fused']['ms']:.4f} ms ({seq / res['pair fused']['ms']:.2f}x), "
       f"{res['pair fused']['mj']:.1f} mJ")
-print(f"energy bound at {cap:.0f} W (the highest mean power measured): "
-      f"{energy / cap:.4f} ms = {seq / (energy / cap):.2f}x the sum alone")
+if FLUSH:
+    # The events time the kernels only, the power covers the flushes too:
+    # no energy bound from these.
+    print(f"(flushed: mJ a call counts the kernel's time only; sequential "
+          f"{res['pair sequential']['ms']:.4f} ms, fused/sequential "
+          f"{res['pair sequential']['ms'] / res['pair fused']['ms']:.2f}x)")
+else:
+    print(f"energy bound at {cap:.0f} W (the highest mean power measured): "
+          f"{energy / cap:.4f} ms = {seq / (energy / cap):.2f}x the sum alone")
