@@ -845,8 +845,12 @@ static int run() {
     std::optional<CompileCache> cache = openCompileCache();
     const CompileCache *cachePtr = cache ? &*cache : nullptr;
     if (tuning) {
+      // A bare --tune also picks the coschedule mode, unless --coschedule
+      // names one.
       std::vector<TuneAxis> axes =
-          tuneAxes ? *tuneAxes : getDefaultTuneAxes(*module);
+          tuneAxes ? *tuneAxes
+                   : getDefaultTuneAxes(
+                         *module, coscheduleMode.getNumOccurrences() == 0);
       if (llvm::Error error = tune(*module, registry, *gpu, ptxOptions, *mode,
                                    axes, args, cachePtr, report))
         return fail(std::move(error));
