@@ -114,8 +114,7 @@ mlir::ism::runner::parseTuneSpec(llvm::StringRef spec) {
   return axes;
 }
 
-std::vector<TuneAxis>
-mlir::ism::runner::getDefaultTuneAxes(ModuleOp module, bool coscheduleAxis) {
+std::vector<TuneAxis> mlir::ism::runner::getDefaultTuneAxes(ModuleOp module) {
   bool hasDot = false, hasDotLoop = false;
   module.walk([&](DotOp dot) {
     hasDot = true;
@@ -141,16 +140,6 @@ mlir::ism::runner::getDefaultTuneAxes(ModuleOp module, bool coscheduleAxis) {
   }
   if (hasGatherLoop)
     axes.push_back({"gather_stages", {1, 2, 3}});
-  // How a co-schedule runs best depends on the pair and the GPU (on the
-  // H200 a GEMM fused with RMSNorm gains, with a CSR SpMM it loses:
-  // docs/coschedule.md), so it is timed like the attributes.
-  if (coscheduleAxis &&
-      module.walk([](CoscheduleOp) { return WalkResult::interrupt(); })
-          .wasInterrupted())
-    axes.push_back({kCoscheduleAxis.str(),
-                    {int64_t(CoscheduleMode::Fused) + 1,
-                     int64_t(CoscheduleMode::Sequential) + 1,
-                     int64_t(CoscheduleMode::Streams) + 1}});
   return axes;
 }
 

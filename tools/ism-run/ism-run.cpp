@@ -845,12 +845,8 @@ static int run() {
     std::optional<CompileCache> cache = openCompileCache();
     const CompileCache *cachePtr = cache ? &*cache : nullptr;
     if (tuning) {
-      // A bare --tune also picks the coschedule mode, unless --coschedule
-      // names one.
       std::vector<TuneAxis> axes =
-          tuneAxes ? *tuneAxes
-                   : getDefaultTuneAxes(
-                         *module, coscheduleMode.getNumOccurrences() == 0);
+          tuneAxes ? *tuneAxes : getDefaultTuneAxes(*module);
       if (llvm::Error error = tune(*module, registry, *gpu, ptxOptions, *mode,
                                    axes, args, cachePtr, report))
         return fail(std::move(error));
