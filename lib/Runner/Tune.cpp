@@ -123,7 +123,9 @@ std::vector<TuneAxis> mlir::ism::runner::getDefaultTuneAxes(ModuleOp module) {
   // Gathers in a loop (CSR SpMM) may be pipelined (ism-pipeline-gathers):
   // it pays where the grid leaves the SMs latency-bound (1.5x at one program
   // an SM on the H200) and costs where the L2 is the limit (0.87x at many),
-  // so the grid's size decides.
+  // so the grid's size decides. Not beside a K loop (a GEMM + SpMM
+  // co-schedule): its set is large already, and the ring loses there
+  // (0.88x fused on the H200, docs/coschedule.md).
   bool hasGatherLoop = false;
   module.walk([&](GatherOp gather) {
     hasGatherLoop |= isa<scf::ForOp>(gather->getParentOp());
@@ -138,7 +140,7 @@ std::vector<TuneAxis> mlir::ism::runner::getDefaultTuneAxes(ModuleOp module) {
     axes.push_back({"group_size", {8, 16}});
     axes.push_back({"consumer_groups", {1, 2}});
   }
-  if (hasGatherLoop)
+  if (hasGatherLoop && !hasDotLoop)
     axes.push_back({"gather_stages", {1, 2, 3}});
   return axes;
 }

@@ -59,9 +59,10 @@ getCandidateCoschedule(const TuneCandidate &candidate);
 llvm::Expected<std::vector<TuneAxis>> parseTuneSpec(llvm::StringRef spec);
 
 /// The axes of a bare --tune: num_warps = 2, 4, 8, 16 (4 and 8 when a kernel
-/// has an ism.dot), and, when a kernel has an ism.dot in a loop (a K loop
-/// that ism-pipeline schedules), num_stages = 2, 3, 4 and group_size = 8,
-/// 16.
+/// has an ism.dot); when a kernel has an ism.dot in a loop (a K loop that
+/// ism-pipeline schedules), num_stages = 2, 3, 4, 6, 8, group_size = 8, 16
+/// and consumer_groups = 1, 2; otherwise, when a kernel has an ism.gather
+/// in a loop, gather_stages = 1, 2, 3.
 std::vector<TuneAxis> getDefaultTuneAxes(ModuleOp module);
 
 /// Every combination of the axes' values (the first axis varies slowest).
