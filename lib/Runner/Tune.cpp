@@ -115,20 +115,21 @@ mlir::ism::runner::parseTuneSpec(llvm::StringRef spec) {
 }
 
 std::vector<TuneAxis> mlir::ism::runner::getDefaultTuneAxes(ModuleOp module) {
-  bool hasDot = false, hasDotLoop = false;
-  module.walk([&](DotOp dot) {
-    hasDot = true;
-    hasDotLoop |= isa<scf::ForOp>(dot->getParentOp());
-  });
   // Gathers in a loop (CSR SpMM) may be pipelined (ism-pipeline-gathers):
   // it pays where the grid leaves the SMs latency-bound (1.5x at one program
   // an SM on the H200) and costs where the L2 is the limit (0.87x at many),
   // so the grid's size decides. Not beside a K loop (a GEMM + SpMM
   // co-schedule): its set is large already, and the ring loses there
   // (0.88x fused on the H200, docs/coschedule.md).
-  bool hasGatherLoop = false;
-  module.walk([&](GatherOp gather) {
-    hasGatherLoop |= isa<scf::ForOp>(gather->getParentOp());
+  bool hasDot = false, hasDotLoop = false, hasGatherLoop = false;
+  module.walk([&](Operation *op) {
+    bool inLoop = isa_and_nonnull<scf::ForOp>(op->getParentOp());
+    if (isa<DotOp>(op)) {
+      hasDot = true;
+      hasDotLoop |= inLoop;
+    } else if (isa<GatherOp>(op)) {
+      hasGatherLoop |= inLoop;
+    }
   });
   std::vector<TuneAxis> axes;
   axes.push_back({"num_warps", hasDot ? std::vector<int64_t>{4, 8}
