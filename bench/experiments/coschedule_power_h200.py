@@ -20,14 +20,13 @@ energy of the other kernel) / the cap's power: that bound is printed
 against the kernels' times alone."""
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
 import coschedule  # noqa: E402
+from power import PowerLog  # noqa: E402
 
 ISM_RUN, OUT, PAIR, ROWS = (sys.argv[1], sys.argv[2], sys.argv[3],
                             int(sys.argv[4]))
@@ -46,6 +45,7 @@ for name, t in ((first, coschedule.variant(text, keep=first)),
 ARGS = (coschedule.gemm_part(4096)[0] +
         coschedule.other_part(PAIR, ROWS, OUT)[0])
 
+
 def run(name, path, mode):
     base = [ISM_RUN, path, "--json", f"--flush-l2={str(FLUSH).lower()}",
             f"--coschedule={mode}"] + [f"--arg={a}" for a in ARGS]
@@ -54,34 +54,16 @@ def run(name, path, mode):
                          capture_output=True, text=True, check=True)
     ms = json.loads(out.stdout)["bench"]["median_ms"]
     reps = max(50, int(SECONDS * 1e3 / ms))
-    log = os.path.join(OUT, f"smi-{name.replace(' ', '-')}.csv")
-    smi = subprocess.Popen(
-        ["nvidia-smi", "--query-gpu=power.draw,clocks.sm,"
-         "clocks_event_reasons.active", "--format=csv,noheader,nounits",
-         "-lms", "100"], stdout=open(log, "w"), stderr=subprocess.DEVNULL)
-    time.sleep(0.3)
-    out = subprocess.run(base + ["--bench", f"--reps={reps}", "--warmup=50"],
-                         capture_output=True, text=True, check=True)
-    smi.terminate()
-    smi.wait()
+    log = PowerLog(os.path.join(OUT, f"smi-{name.replace(' ', '-')}.csv"))
+    with log:
+        out = subprocess.run(base + ["--bench", f"--reps={reps}",
+                                     "--warmup=50"],
+                             capture_output=True, text=True, check=True)
     ms = json.loads(out.stdout)["bench"]["median_ms"]
-    samples = []
-    for line in open(log):
-        parts = [p.strip() for p in line.split(",")]
-        try:
-            samples.append((float(parts[0]), float(parts[1]),
-                            int(parts[2], 16)))
-        except (ValueError, IndexError):
-            continue
-    busy = [s for s in samples if s[0] > 150]
     # the middle of the run: past the ramp of the first second
-    busy = busy[len(busy) // 4:] or busy
-    watts = statistics.mean(s[0] for s in busy)
-    r = dict(name=name, ms=ms, watts=watts,
-             clock=statistics.median(s[1] for s in busy),
-             capped=sum(1 for s in busy if s[2] & 0x4) / len(busy),
-             mj=watts * ms, samples=len(busy))
-    print(f"{name}: {ms:.4f} ms, {watts:.0f} W, {r['clock']:.0f} MHz, "
+    r = dict(log.summary(skip=0.25), name=name, ms=ms)
+    r["mj"] = r["watts"] * ms
+    print(f"{name}: {ms:.4f} ms, {r['watts']:.0f} W, {r['clock']:.0f} MHz, "
           f"power cap {100 * r['capped']:.0f}% of samples, "
           f"{r['mj']:.1f} mJ a call", flush=True)
     return r

@@ -17,8 +17,6 @@ work per joule is faster, and the ratio of two kernels' TFLOP/J bounds the
 ratio of their speeds. Needs the ism wheel (ism.compile) and torch,
 triton."""
 import os
-import statistics
-import subprocess
 import sys
 import time
 
@@ -29,6 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import gemm  # noqa: E402
 import triton_matmul  # noqa: E402
 import ism  # noqa: E402
+from power import PowerLog  # noqa: E402
 
 OUT = sys.argv[1]
 SECONDS = float(sys.argv[2]) if len(sys.argv) > 2 else 3.0
@@ -45,40 +44,22 @@ def measure(fn, flops):
         fn()
     torch.cuda.synchronize()
     per = max(1, int(0.1 / ((time.perf_counter() - t0) / 5)))
-    log = os.path.join(OUT, "smi.csv")
-    smi = subprocess.Popen(
-        ["nvidia-smi", "--query-gpu=power.draw,clocks.sm,"
-         "clocks_event_reasons.active", "--format=csv,noheader,nounits",
-         "-lms", "100"], stdout=open(log, "w"), stderr=subprocess.DEVNULL)
-    time.sleep(0.3)
     start, end = (torch.cuda.Event(enable_timing=True) for _ in range(2))
     calls = 0
-    start.record()
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < SECONDS:
-        for _ in range(per):
-            fn()
-        calls += per
-        torch.cuda.synchronize()
-    end.record()
-    end.synchronize()
-    smi.terminate()
-    smi.wait()
+    with PowerLog(os.path.join(OUT, "smi.csv")) as log:
+        start.record()
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < SECONDS:
+            for _ in range(per):
+                fn()
+            calls += per
+            torch.cuda.synchronize()
+        end.record()
+        end.synchronize()
     ms = start.elapsed_time(end) / calls
-    rows = []
-    for line in open(log):
-        parts = [p.strip() for p in line.split(",")]
-        try:
-            rows.append((float(parts[0]), float(parts[1]), int(parts[2], 16)))
-        except (ValueError, IndexError):
-            continue
-    busy = [r for r in rows if r[0] > 150]  # samples while it ran
-    watts = statistics.mean(r[0] for r in busy)
-    clock = statistics.median(r[1] for r in busy)
-    capped = sum(1 for r in busy if r[2] & 0x4) / len(busy)
+    p = log.summary()
     tflops = flops / ms / 1e9
-    return dict(tflops=tflops, watts=watts, clock=clock, capped=capped,
-                tflop_per_j=tflops / watts, samples=len(busy))
+    return dict(p, tflops=tflops, tflop_per_j=tflops / p["watts"])
 
 
 results = []
