@@ -191,8 +191,51 @@ func.func @main(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>,
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %block = arith.constant 64 : index
+  %c2 = arith.constant 2 : index
   %BH = memref.dim %Q, %c0 : memref<?x?x?xbf16>
   %S = memref.dim %Q, %c1 : memref<?x?x?xbf16>
+  %D = memref.dim %Q, %c2 : memref<?x?x?xbf16>
+  %c64 = arith.constant 64 : index
+  %d_ok = arith.cmpi eq, %D, %c64 : index
+  ism.assert %d_ok, "Q is {0}x{1}x{2}: this attention takes a head dimension of 64"
+      (%BH, %S, %D) : index, index, index
+  %KB = memref.dim %K, %c0 : memref<?x?x?xbf16>
+  %KS = memref.dim %K, %c1 : memref<?x?x?xbf16>
+  %KD = memref.dim %K, %c2 : memref<?x?x?xbf16>
+  %VB = memref.dim %V, %c0 : memref<?x?x?xbf16>
+  %VS = memref.dim %V, %c1 : memref<?x?x?xbf16>
+  %VD = memref.dim %V, %c2 : memref<?x?x?xbf16>
+  %OB = memref.dim %O, %c0 : memref<?x?x?xbf16>
+  %OS = memref.dim %O, %c1 : memref<?x?x?xbf16>
+  %OD = memref.dim %O, %c2 : memref<?x?x?xbf16>
+  %k1 = arith.cmpi eq, %KB, %BH : index
+  %k2 = arith.cmpi eq, %KS, %S : index
+  %k3 = arith.cmpi eq, %KD, %D : index
+  %v1 = arith.cmpi eq, %VB, %BH : index
+  %v2 = arith.cmpi eq, %VS, %S : index
+  %v3 = arith.cmpi eq, %VD, %D : index
+  %o1 = arith.cmpi eq, %OB, %BH : index
+  %o2 = arith.cmpi eq, %OS, %S : index
+  %o3 = arith.cmpi eq, %OD, %D : index
+  %k12 = arith.andi %k1, %k2 : i1
+  %k_ok = arith.andi %k12, %k3 : i1
+  %v12 = arith.andi %v1, %v2 : i1
+  %v_ok = arith.andi %v12, %v3 : i1
+  %o12 = arith.andi %o1, %o2 : i1
+  %o_ok = arith.andi %o12, %o3 : i1
+  %kv_ok = arith.andi %k_ok, %v_ok : i1
+  %all_ok = arith.andi %kv_ok, %o_ok : i1
+  ism.assert %all_ok, "Q is {0}x{1}x{2}, K {3}x{4}x{5}, V {6}x{7}x{8} and O {9}x{10}x{11}: they must have the same shape"
+      (%BH, %S, %D, %KB, %KS, %KD, %VB, %VS, %VD, %OB, %OS, %OD)
+      : index, index, index, index, index, index, index, index, index, index,
+        index, index
+  %LB = memref.dim %LSE, %c0 : memref<?x?xf32>
+  %LS = memref.dim %LSE, %c1 : memref<?x?xf32>
+  %l1 = arith.cmpi eq, %LB, %BH : index
+  %l2 = arith.cmpi eq, %LS, %S : index
+  %l_ok = arith.andi %l1, %l2 : i1
+  ism.assert %l_ok, "LSE is {0}x{1}; it must be {2}x{3}" (%LB, %LS, %BH, %S)
+      : index, index, index, index
   %gm = arith.ceildivui %S, %block : index
   ism.launch @attention grid(%gm, %BH) (%Q, %K, %V, %O, %LSE, %scale, %causal)
       : (memref<?x?x?xbf16>, memref<?x?x?xbf16>, memref<?x?x?xbf16>,

@@ -75,6 +75,35 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
   %N = memref.dim %B, %c1 : memref<?x?xbf16>
   %gm = arith.ceildivui %M, %block : index
   %gn = arith.ceildivui %N, %block : index
+  %mm_K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %mm_KB = memref.dim %B, %c0 : memref<?x?xbf16>
+  %mm_CM = memref.dim %C, %c0 : memref<?x?xbf16>
+  %mm_CN = memref.dim %C, %c1 : memref<?x?xbf16>
+  %mm_inner = arith.cmpi eq, %mm_K, %mm_KB : index
+  ism.assert %mm_inner, "A is {0}x{1} and B is {2}x{3}: inner dimensions differ"
+      (%M, %mm_K, %mm_KB, %N) : index, index, index, index
+  %mm_cm = arith.cmpi eq, %mm_CM, %M : index
+  %mm_cn = arith.cmpi eq, %mm_CN, %N : index
+  %mm_cshape = arith.andi %mm_cm, %mm_cn : i1
+  ism.assert %mm_cshape, "C is {0}x{1} but A x B is {2}x{3}" (%mm_CM, %mm_CN, %M, %N)
+      : index, index, index, index
+  %n_rows = memref.dim %x, %c0 : memref<?x?xbf16>
+  %n_cols = memref.dim %x, %c1 : memref<?x?xbf16>
+  %n_yrows = memref.dim %y, %c0 : memref<?x?xbf16>
+  %n_ycols = memref.dim %y, %c1 : memref<?x?xbf16>
+  %n_same_r = arith.cmpi eq, %n_yrows, %n_rows : index
+  %n_same_c = arith.cmpi eq, %n_ycols, %n_cols : index
+  %n_same = arith.andi %n_same_r, %n_same_c : i1
+  ism.assert %n_same, "x is {0}x{1} and y is {2}x{3}: they must have the same shape"
+      (%n_rows, %n_cols, %n_yrows, %n_ycols) : index, index, index, index
+  %n_tile = arith.constant 4096 : index
+  %n_fits = arith.cmpi ule, %n_cols, %n_tile : index
+  ism.assert %n_fits, "rows of {0} columns: this rmsnorm takes rows of up to 4096"
+      (%n_cols) : index
+  %n_wn = memref.dim %w, %c0 : memref<?xbf16>
+  %n_wok = arith.cmpi eq, %n_wn, %n_cols : index
+  ism.assert %n_wok, "w has {0} elements but rows have {1} columns" (%n_wn, %n_cols)
+      : index, index
   %rows = memref.dim %x, %c0 : memref<?x?xbf16>
   ism.coschedule warp_specialized {
     ism.launch @matmul grid(%gm, %gn) (%A, %B, %C)

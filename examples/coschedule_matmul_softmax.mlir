@@ -66,6 +66,31 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
   %N = memref.dim %B, %c1 : memref<?x?xbf16>
   %gm = arith.ceildivui %M, %block : index
   %gn = arith.ceildivui %N, %block : index
+  %mm_K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %mm_KB = memref.dim %B, %c0 : memref<?x?xbf16>
+  %mm_CM = memref.dim %C, %c0 : memref<?x?xbf16>
+  %mm_CN = memref.dim %C, %c1 : memref<?x?xbf16>
+  %mm_inner = arith.cmpi eq, %mm_K, %mm_KB : index
+  ism.assert %mm_inner, "A is {0}x{1} and B is {2}x{3}: inner dimensions differ"
+      (%M, %mm_K, %mm_KB, %N) : index, index, index, index
+  %mm_cm = arith.cmpi eq, %mm_CM, %M : index
+  %mm_cn = arith.cmpi eq, %mm_CN, %N : index
+  %mm_cshape = arith.andi %mm_cm, %mm_cn : i1
+  ism.assert %mm_cshape, "C is {0}x{1} but A x B is {2}x{3}" (%mm_CM, %mm_CN, %M, %N)
+      : index, index, index, index
+  %s_rows = memref.dim %x, %c0 : memref<?x?xf16>
+  %s_cols = memref.dim %x, %c1 : memref<?x?xf16>
+  %s_yrows = memref.dim %y, %c0 : memref<?x?xf16>
+  %s_ycols = memref.dim %y, %c1 : memref<?x?xf16>
+  %s_same_r = arith.cmpi eq, %s_yrows, %s_rows : index
+  %s_same_c = arith.cmpi eq, %s_ycols, %s_cols : index
+  %s_same = arith.andi %s_same_r, %s_same_c : i1
+  ism.assert %s_same, "x is {0}x{1} and y is {2}x{3}: they must have the same shape"
+      (%s_rows, %s_cols, %s_yrows, %s_ycols) : index, index, index, index
+  %s_tile = arith.constant 4096 : index
+  %s_fits = arith.cmpi ule, %s_cols, %s_tile : index
+  ism.assert %s_fits, "rows of {0} columns: this softmax takes rows of up to 4096"
+      (%s_cols) : index
   %rows = memref.dim %x, %c0 : memref<?x?xf16>
   ism.coschedule warp_specialized {
     ism.launch @matmul grid(%gm, %gn) (%A, %B, %C)

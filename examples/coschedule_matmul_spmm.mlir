@@ -98,6 +98,29 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
   %N = memref.dim %B, %c1 : memref<?x?xbf16>
   %gm = arith.ceildivui %M, %block : index
   %gn = arith.ceildivui %N, %block : index
+  %mm_K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %mm_KB = memref.dim %B, %c0 : memref<?x?xbf16>
+  %mm_CM = memref.dim %C, %c0 : memref<?x?xbf16>
+  %mm_CN = memref.dim %C, %c1 : memref<?x?xbf16>
+  %mm_inner = arith.cmpi eq, %mm_K, %mm_KB : index
+  ism.assert %mm_inner, "A is {0}x{1} and B is {2}x{3}: inner dimensions differ"
+      (%M, %mm_K, %mm_KB, %N) : index, index, index, index
+  %mm_cm = arith.cmpi eq, %mm_CM, %M : index
+  %mm_cn = arith.cmpi eq, %mm_CN, %N : index
+  %mm_cshape = arith.andi %mm_cm, %mm_cn : i1
+  ism.assert %mm_cshape, "C is {0}x{1} but A x B is {2}x{3}" (%mm_CM, %mm_CN, %M, %N)
+      : index, index, index, index
+  %BN2 = memref.dim %D, %c1 : memref<?x?xf32>
+  %YN = memref.dim %Y, %c1 : memref<?x?xf32>
+  %YM = memref.dim %Y, %c0 : memref<?x?xf32>
+  %n_ok = arith.cmpi eq, %BN2, %YN : index
+  ism.assert %n_ok, "D has {0} columns and Y {1}: they must be equal" (%BN2, %YN)
+      : index, index
+  %R = memref.dim %rowptr, %c0 : memref<?xi32>
+  %M1 = arith.addi %YM, %c1 : index
+  %r_ok = arith.cmpi eq, %R, %M1 : index
+  ism.assert %r_ok, "rowptr has {0} entries but Y has {1} rows: it needs {2}"
+      (%R, %YM, %M1) : index, index, index
   %rows = memref.dim %Y, %c0 : memref<?x?xf32>
   %cols = memref.dim %Y, %c1 : memref<?x?xf32>
   %blockn = arith.constant 512 : index

@@ -344,6 +344,22 @@ func.func @main(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>,
   %S = memref.dim %Q, %c1 : memref<?x?x?xbf16>
   %gm = arith.ceildivui %S, %block : index
   %DBH = memref.dim %q, %c0 : memref<?x?xbf16>
+  %c2 = arith.constant 2 : index
+  %c128 = arith.constant 128 : index
+  %D = memref.dim %Q, %c2 : memref<?x?x?xbf16>
+  %KS = memref.dim %K, %c1 : memref<?x?x?xbf16>
+  %VS = memref.dim %V, %c1 : memref<?x?x?xbf16>
+  %d_ok = arith.cmpi eq, %D, %c128 : index
+  %ks_ok = arith.cmpi eq, %KS, %S : index
+  %vs_ok = arith.cmpi eq, %VS, %S : index
+  %kv_ok = arith.andi %ks_ok, %vs_ok : i1
+  %p_ok = arith.andi %d_ok, %kv_ok : i1
+  ism.assert %p_ok, "prefill: Q is {0}x{1}x{2}, K and V have {3} and {4} keys: the prefill takes a head dimension of 128 and as many keys as queries"
+      (%BH, %S, %D, %KS, %VS) : index, index, index, index, index
+  %dD = memref.dim %q, %c1 : memref<?x?xbf16>
+  %dd_ok = arith.cmpi eq, %dD, %c128 : index
+  ism.assert %dd_ok, "decode: q is {0}x{1}: the decode takes a head dimension of 128"
+      (%DBH, %dD) : index, index
   %splits = memref.dim %Mp, %c1 : memref<?x?xf32>
   // The decode's tickets (see examples/decode_attention.mlir).
   %Count = memref.alloc(%DBH) {ism.zeroed} : memref<?xi32>

@@ -68,6 +68,37 @@ ism.kernel @softmax(%x: memref<?x?xf16>, %y: memref<?x?xf16>)
 func.func @main(%x: memref<?x?xbf16>, %w: memref<?xbf16>, %y: memref<?x?xbf16>,
                 %eps: f32, %s: memref<?x?xf16>, %t: memref<?x?xf16>) {
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n_rows = memref.dim %x, %c0 : memref<?x?xbf16>
+  %n_cols = memref.dim %x, %c1 : memref<?x?xbf16>
+  %n_yrows = memref.dim %y, %c0 : memref<?x?xbf16>
+  %n_ycols = memref.dim %y, %c1 : memref<?x?xbf16>
+  %n_same_r = arith.cmpi eq, %n_yrows, %n_rows : index
+  %n_same_c = arith.cmpi eq, %n_ycols, %n_cols : index
+  %n_same = arith.andi %n_same_r, %n_same_c : i1
+  ism.assert %n_same, "x is {0}x{1} and y is {2}x{3}: they must have the same shape"
+      (%n_rows, %n_cols, %n_yrows, %n_ycols) : index, index, index, index
+  %n_tile = arith.constant 4096 : index
+  %n_fits = arith.cmpi ule, %n_cols, %n_tile : index
+  ism.assert %n_fits, "rows of {0} columns: this rmsnorm takes rows of up to 4096"
+      (%n_cols) : index
+  %n_wn = memref.dim %w, %c0 : memref<?xbf16>
+  %n_wok = arith.cmpi eq, %n_wn, %n_cols : index
+  ism.assert %n_wok, "w has {0} elements but rows have {1} columns" (%n_wn, %n_cols)
+      : index, index
+  %s_rows = memref.dim %s, %c0 : memref<?x?xf16>
+  %s_cols = memref.dim %s, %c1 : memref<?x?xf16>
+  %s_yrows = memref.dim %t, %c0 : memref<?x?xf16>
+  %s_ycols = memref.dim %t, %c1 : memref<?x?xf16>
+  %s_same_r = arith.cmpi eq, %s_yrows, %s_rows : index
+  %s_same_c = arith.cmpi eq, %s_ycols, %s_cols : index
+  %s_same = arith.andi %s_same_r, %s_same_c : i1
+  ism.assert %s_same, "s is {0}x{1} and t is {2}x{3}: they must have the same shape"
+      (%s_rows, %s_cols, %s_yrows, %s_ycols) : index, index, index, index
+  %s_tile = arith.constant 4096 : index
+  %s_fits = arith.cmpi ule, %s_cols, %s_tile : index
+  ism.assert %s_fits, "rows of {0} columns: this softmax takes rows of up to 4096"
+      (%s_cols) : index
   %rows = memref.dim %x, %c0 : memref<?x?xbf16>
   %srows = memref.dim %s, %c0 : memref<?x?xf16>
   ism.coschedule warp_specialized {

@@ -240,8 +240,59 @@ func.func @main(%Q: memref<?x?xbf16>, %K: memref<?x?x?xbf16>,
                 %Op: memref<?x?x?xf32>, %scale: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c128 = arith.constant 128 : index
   %BH = memref.dim %Q, %c0 : memref<?x?xbf16>
+  %D = memref.dim %Q, %c1 : memref<?x?xbf16>
   %splits = memref.dim %Mp, %c1 : memref<?x?xf32>
+  %d_ok = arith.cmpi eq, %D, %c128 : index
+  ism.assert %d_ok, "Q is {0}x{1}: this decode takes a head dimension of 128"
+      (%BH, %D) : index, index
+  %KB = memref.dim %K, %c0 : memref<?x?x?xbf16>
+  %KS = memref.dim %K, %c1 : memref<?x?x?xbf16>
+  %KD = memref.dim %K, %c2 : memref<?x?x?xbf16>
+  %VB = memref.dim %V, %c0 : memref<?x?x?xbf16>
+  %VS = memref.dim %V, %c1 : memref<?x?x?xbf16>
+  %VD = memref.dim %V, %c2 : memref<?x?x?xbf16>
+  %k1 = arith.cmpi eq, %KB, %BH : index
+  %k2 = arith.cmpi eq, %KD, %D : index
+  %v1 = arith.cmpi eq, %VB, %BH : index
+  %v2 = arith.cmpi eq, %VS, %KS : index
+  %v3 = arith.cmpi eq, %VD, %D : index
+  %k_ok = arith.andi %k1, %k2 : i1
+  %v12 = arith.andi %v1, %v2 : i1
+  %v_ok = arith.andi %v12, %v3 : i1
+  %kv_ok = arith.andi %k_ok, %v_ok : i1
+  ism.assert %kv_ok, "K is {0}x{1}x{2} and V {3}x{4}x{5}: each must be {6}x(keys)x{7}, the same"
+      (%KB, %KS, %KD, %VB, %VS, %VD, %BH, %D)
+      : index, index, index, index, index, index, index, index
+  %OB = memref.dim %O, %c0 : memref<?x?xbf16>
+  %OD = memref.dim %O, %c1 : memref<?x?xbf16>
+  %o1 = arith.cmpi eq, %OB, %BH : index
+  %o2 = arith.cmpi eq, %OD, %D : index
+  %o_ok = arith.andi %o1, %o2 : i1
+  ism.assert %o_ok, "O is {0}x{1} but Q is {2}x{3}" (%OB, %OD, %BH, %D)
+      : index, index, index, index
+  %MB = memref.dim %Mp, %c0 : memref<?x?xf32>
+  %LB = memref.dim %Lp, %c0 : memref<?x?xf32>
+  %LC = memref.dim %Lp, %c1 : memref<?x?xf32>
+  %PB = memref.dim %Op, %c0 : memref<?x?x?xf32>
+  %PC = memref.dim %Op, %c1 : memref<?x?x?xf32>
+  %PD = memref.dim %Op, %c2 : memref<?x?x?xf32>
+  %w1 = arith.cmpi eq, %MB, %BH : index
+  %w2 = arith.cmpi eq, %LB, %BH : index
+  %w3 = arith.cmpi eq, %LC, %splits : index
+  %w4 = arith.cmpi eq, %PB, %BH : index
+  %w5 = arith.cmpi eq, %PC, %splits : index
+  %w6 = arith.cmpi eq, %PD, %D : index
+  %w12 = arith.andi %w1, %w2 : i1
+  %w34 = arith.andi %w3, %w4 : i1
+  %w56 = arith.andi %w5, %w6 : i1
+  %w1234 = arith.andi %w12, %w34 : i1
+  %w_ok = arith.andi %w1234, %w56 : i1
+  ism.assert %w_ok, "the workspace Mp {0}x{1}, Lp {2}x{3}, Op {4}x{5}x{6}: Mp and Lp must be {7}x(splits), Op {7}x(splits)x{8}"
+      (%MB, %splits, %LB, %LC, %PB, %PC, %PD, %BH, %D)
+      : index, index, index, index, index, index, index, index, index
   // The tickets' counters: kept per stream by the runtime, so launches on
   // two streams do not share them.
   %Count = memref.alloc(%BH) {ism.zeroed} : memref<?xi32>

@@ -58,7 +58,27 @@ ism.kernel @layernorm(%x: memref<?x?xf16>, %w: memref<?xf16>, %b: memref<?xf16>,
 func.func @main(%x: memref<?x?xf16>, %w: memref<?xf16>, %b: memref<?xf16>,
                 %y: memref<?x?xf16>, %eps: f32) {
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %rows = memref.dim %x, %c0 : memref<?x?xf16>
+  %cols = memref.dim %x, %c1 : memref<?x?xf16>
+  %wn = memref.dim %w, %c0 : memref<?xf16>
+  %bn = memref.dim %b, %c0 : memref<?xf16>
+  %yrows = memref.dim %y, %c0 : memref<?x?xf16>
+  %ycols = memref.dim %y, %c1 : memref<?x?xf16>
+  %same_r = arith.cmpi eq, %yrows, %rows : index
+  %same_c = arith.cmpi eq, %ycols, %cols : index
+  %same = arith.andi %same_r, %same_c : i1
+  ism.assert %same, "x is {0}x{1} and y is {2}x{3}: they must have the same shape"
+      (%rows, %cols, %yrows, %ycols) : index, index, index, index
+  %wok = arith.cmpi eq, %wn, %cols : index
+  %bok = arith.cmpi eq, %bn, %cols : index
+  %wbok = arith.andi %wok, %bok : i1
+  ism.assert %wbok, "w and b have {0} and {1} elements but rows have {2} columns"
+      (%wn, %bn, %cols) : index, index, index
+  %tile = arith.constant 4096 : index
+  %fits = arith.cmpi ule, %cols, %tile : index
+  ism.assert %fits, "rows of {0} columns: this layernorm takes rows of up to 4096"
+      (%cols) : index
   ism.launch @layernorm grid(%rows) (%x, %w, %b, %y, %eps)
       : (memref<?x?xf16>, memref<?xf16>, memref<?xf16>, memref<?x?xf16>, f32)
   return

@@ -35,7 +35,19 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
   %c1 = arith.constant 1 : index
   %block = arith.constant 128 : index
   %M = memref.dim %A, %c0 : memref<?x?xbf16>
+  %K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %KB = memref.dim %B, %c0 : memref<?x?xbf16>
   %N = memref.dim %B, %c1 : memref<?x?xbf16>
+  %CM = memref.dim %C, %c0 : memref<?x?xbf16>
+  %CN = memref.dim %C, %c1 : memref<?x?xbf16>
+  %inner = arith.cmpi eq, %K, %KB : index
+  ism.assert %inner, "A is {0}x{1} and B is {2}x{3}: inner dimensions differ"
+      (%M, %K, %KB, %N) : index, index, index, index
+  %cm = arith.cmpi eq, %CM, %M : index
+  %cn = arith.cmpi eq, %CN, %N : index
+  %cshape = arith.andi %cm, %cn : i1
+  ism.assert %cshape, "C is {0}x{1} but A x B is {2}x{3}" (%CM, %CN, %M, %N)
+      : index, index, index, index
   %gm = arith.ceildivui %M, %block : index
   %gn = arith.ceildivui %N, %block : index
   ism.launch @matmul grid(%gm, %gn) (%A, %B, %C)

@@ -40,7 +40,24 @@ ism.kernel @rmsnorm(%x: memref<?x?xbf16>, %w: memref<?xbf16>,
 func.func @main(%x: memref<?x?xbf16>, %w: memref<?xbf16>, %y: memref<?x?xbf16>,
                 %eps: f32) {
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %rows = memref.dim %x, %c0 : memref<?x?xbf16>
+  %cols = memref.dim %x, %c1 : memref<?x?xbf16>
+  %wn = memref.dim %w, %c0 : memref<?xbf16>
+  %yrows = memref.dim %y, %c0 : memref<?x?xbf16>
+  %ycols = memref.dim %y, %c1 : memref<?x?xbf16>
+  %same_r = arith.cmpi eq, %yrows, %rows : index
+  %same_c = arith.cmpi eq, %ycols, %cols : index
+  %same = arith.andi %same_r, %same_c : i1
+  ism.assert %same, "x is {0}x{1} and y is {2}x{3}: they must have the same shape"
+      (%rows, %cols, %yrows, %ycols) : index, index, index, index
+  %wok = arith.cmpi eq, %wn, %cols : index
+  ism.assert %wok, "w has {0} elements but rows have {1} columns" (%wn, %cols)
+      : index, index
+  %tile = arith.constant 4096 : index
+  %fits = arith.cmpi ule, %cols, %tile : index
+  ism.assert %fits, "rows of {0} columns: this rmsnorm takes rows of up to 4096"
+      (%cols) : index
   ism.launch @rmsnorm grid(%rows) (%x, %w, %y, %eps)
       : (memref<?x?xbf16>, memref<?xbf16>, memref<?x?xbf16>, f32)
   return

@@ -33,7 +33,20 @@ ism.kernel @softmax(%x: memref<?x?xf16>, %y: memref<?x?xf16>)
 
 func.func @main(%x: memref<?x?xf16>, %y: memref<?x?xf16>) {
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %rows = memref.dim %x, %c0 : memref<?x?xf16>
+  %cols = memref.dim %x, %c1 : memref<?x?xf16>
+  %yrows = memref.dim %y, %c0 : memref<?x?xf16>
+  %ycols = memref.dim %y, %c1 : memref<?x?xf16>
+  %same_r = arith.cmpi eq, %yrows, %rows : index
+  %same_c = arith.cmpi eq, %ycols, %cols : index
+  %same = arith.andi %same_r, %same_c : i1
+  ism.assert %same, "x is {0}x{1} and y is {2}x{3}: they must have the same shape"
+      (%rows, %cols, %yrows, %ycols) : index, index, index, index
+  %tile = arith.constant 4096 : index
+  %fits = arith.cmpi ule, %cols, %tile : index
+  ism.assert %fits, "rows of {0} columns: this softmax takes rows of up to 4096"
+      (%cols) : index
   ism.launch @softmax grid(%rows) (%x, %y) : (memref<?x?xf16>, memref<?x?xf16>)
   return
 }

@@ -76,6 +76,20 @@ func.func @main(%rowptr: memref<?xi32>, %colind: memref<?xi32>,
   %c512 = arith.constant 512 : index
   %M = memref.dim %Y, %c0 : memref<?x?xf32>
   %N = memref.dim %Y, %c1 : memref<?x?xf32>
+  %BN = memref.dim %B, %c1 : memref<?x?xf32>
+  %n_ok = arith.cmpi eq, %BN, %N : index
+  ism.assert %n_ok, "B has {0} columns and Y {1}: they must be equal" (%BN, %N)
+      : index, index
+  %R = memref.dim %rowptr, %c0 : memref<?xi32>
+  %M1 = arith.addi %M, %c1 : index
+  %r_ok = arith.cmpi eq, %R, %M1 : index
+  ism.assert %r_ok, "rowptr has {0} entries but Y has {1} rows: it needs {2}"
+      (%R, %M, %M1) : index, index, index
+  %NC = memref.dim %colind, %c0 : memref<?xi32>
+  %NV = memref.dim %values, %c0 : memref<?xf32>
+  %nnz_ok = arith.cmpi eq, %NC, %NV : index
+  ism.assert %nnz_ok, "colind has {0} entries and values {1}: they must be equal"
+      (%NC, %NV) : index, index
   %gn = arith.ceildivui %N, %c512 : index
   ism.launch @spmm grid(%M, %gn) (%rowptr, %colind, %values, %B, %Y)
       : (memref<?xi32>, memref<?xi32>, memref<?xf32>, memref<?x?xf32>,

@@ -18,6 +18,13 @@ func.func @main(%x: memref<?xf32>, %y: memref<?xf32>, %z: memref<?xf32>) {
   %c0 = arith.constant 0 : index
   %block = arith.constant 1024 : index
   %n = memref.dim %x, %c0 : memref<?xf32>
+  %ny = memref.dim %y, %c0 : memref<?xf32>
+  %nz = memref.dim %z, %c0 : memref<?xf32>
+  %same_y = arith.cmpi eq, %ny, %n : index
+  %same_z = arith.cmpi eq, %nz, %n : index
+  %same = arith.andi %same_y, %same_z : i1
+  ism.assert %same, "x, y and z have {0}, {1} and {2} elements: they must have the same length"
+      (%n, %ny, %nz) : index, index, index
   %blocks = arith.ceildivui %n, %block : index
   ism.launch @vector_add grid(%blocks) (%x, %y, %z)
       : (memref<?xf32>, memref<?xf32>, memref<?xf32>)

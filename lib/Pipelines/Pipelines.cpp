@@ -70,6 +70,7 @@ void mlir::ism::buildIsmToGPUPipeline(OpPassManager &pm,
   pm.addPass(createIsmPipeline());
   pm.addPass(createIsmRemoveLayoutConversions());
   pm.addPass(createIsmPipelineGathers());
+  pm.addPass(createIsmPipelineLoads());
   if (options.fuseCoschedules)
     pm.addPass(createIsmCoschedule());
   ConvertIsmToGPUOptions lowering;

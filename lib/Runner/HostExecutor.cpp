@@ -107,6 +107,10 @@ private:
   }
   llvm::Error executeGPULaunch(gpu::LaunchFuncOp op);
   llvm::Error executeAlloc(memref::AllocOp op);
+  llvm::Error executeAssert(AssertOp op);
+  /// Evaluates the function's ism.asserts, and the scalar arithmetic and
+  /// argument dims they need, before anything runs.
+  llvm::Error checkAsserts(func::FuncOp entry);
   /// The shape of buffer `buffer` (an argument or a temporary).
   const llvm::SmallVector<int64_t, 4> *getShape(unsigned buffer) const;
   /// The value of `value` as a launch dimension from 0 to `max`; the error
@@ -183,6 +187,59 @@ llvm::Error HostInterpreter::executeAlloc(memref::AllocOp op) {
   return llvm::Error::success();
 }
 
+llvm::Error HostInterpreter::executeAssert(AssertOp op) {
+  if (values.lookup(op.getCondition()).intValue != 0)
+    return llvm::Error::success();
+  // The message with each {N} replaced by operand N's value.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  StringRef message = op.getMessage();
+  while (!message.empty()) {
+    size_t open = message.find('{');
+    os << message.take_front(open);
+    if (open == StringRef::npos)
+      break;
+    size_t close = message.find('}', open);
+    unsigned index = 0;
+    message.slice(open + 1, close).getAsInteger(10, index);
+    HostValue value = values.lookup(op.getValues()[index]);
+    if (isa<FloatType>(op.getValues()[index].getType()))
+      os << llvm::formatv("{0}", value.floatValue);
+    else
+      os << value.intValue;
+    message = message.drop_front(close + 1);
+  }
+  auto func = op->getParentOfType<func::FuncOp>();
+  return llvm::createStringError(
+      (func ? "@" + func.getName().str() + ": " : std::string()) + text);
+}
+
+llvm::Error HostInterpreter::checkAsserts(func::FuncOp entry) {
+  auto known = [&](Operation &op) {
+    return llvm::all_of(op.getOperands(),
+                        [&](Value v) { return values.count(v) != 0; });
+  };
+  for (Operation &op : entry.getBody().front()) {
+    if (!known(op))
+      continue;
+    if (auto assertOp = dyn_cast<AssertOp>(op)) {
+      if (llvm::Error error = executeAssert(assertOp))
+        return error;
+      continue;
+    }
+    bool scalar = op.getDialect() &&
+                  op.getDialect()->getNamespace() == "arith" &&
+                  op.getNumResults() == 1 &&
+                  !isa<ShapedType>(op.getResult(0).getType());
+    if (!scalar && !isa<memref::DimOp, memref::CastOp>(op))
+      continue;
+    // An op that fails here fails again, with its error, when it runs.
+    if (llvm::Error error = execute(&op))
+      llvm::consumeError(std::move(error));
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error HostInterpreter::run(func::FuncOp entry) {
   if (entry.isExternal())
     return llvm::createStringError("@" + entry.getName().str() +
@@ -199,6 +256,8 @@ llvm::Error HostInterpreter::run(func::FuncOp entry) {
   if (!entry.getBody().hasOneBlock())
     return fail(entry, "host functions with more than one block are not "
                        "supported");
+  if (llvm::Error error = checkAsserts(entry))
+    return error;
   for (Operation &op : entry.getBody().front())
     if (llvm::Error error = execute(&op))
       return error;
@@ -227,6 +286,8 @@ llvm::Error HostInterpreter::execute(Operation *op) {
   }
   if (auto alloc = dyn_cast<memref::AllocOp>(op))
     return executeAlloc(alloc);
+  if (auto assertOp = dyn_cast<AssertOp>(op))
+    return executeAssert(assertOp);
   if (isa<memref::DeallocOp>(op))
     return llvm::Error::success();
   if (auto cast = dyn_cast<memref::CastOp>(op)) {
@@ -248,7 +309,7 @@ llvm::Error HostInterpreter::execute(Operation *op) {
   return fail(op, "ism-run cannot execute '" + op->getName().getStringRef() +
                       "' in a host function (supported: arith on scalars, "
                       "memref.dim, memref.alloc, memref.dealloc, memref.cast, "
-                      "ism.launch, ism.coschedule, "
+                      "ism.assert, ism.launch, ism.coschedule, "
                       "gpu.launch_func, func.return)");
 }
 

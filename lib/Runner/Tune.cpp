@@ -28,7 +28,8 @@ llvm::ArrayRef<llvm::StringLiteral> mlir::ism::runner::getTunableAttributes() {
   static const llvm::StringLiteral names[] = {
       "num_warps", "num_stages", "group_size",    "min_ctas_per_sm",
       "cluster_m", "cluster_n",  "cluster_k",     "consumer_groups",
-      "swap_ab",   "tma_store",  "gather_stages", kCoscheduleAxis};
+      "swap_ab",   "tma_store",  "gather_stages", "load_stages",
+      kCoscheduleAxis};
   return names;
 }
 
@@ -121,7 +122,11 @@ std::vector<TuneAxis> mlir::ism::runner::getDefaultTuneAxes(ModuleOp module) {
   // so the grid's size decides. Not beside a K loop (a GEMM + SpMM
   // co-schedule): its set is large already, and the ring loses there
   // (0.88x fused on the H200, docs/coschedule.md).
+  // Tile loads in a loop without products (a row streamed in chunks) may
+  // be issued ahead (ism-pipeline-loads): 1 (not), 2 and 3 besides the
+  // compiler's own choice.
   bool hasDot = false, hasDotLoop = false, hasGatherLoop = false;
+  bool hasLoadLoop = false;
   module.walk([&](Operation *op) {
     bool inLoop = isa_and_nonnull<scf::ForOp>(op->getParentOp());
     if (isa<DotOp>(op)) {
@@ -129,6 +134,8 @@ std::vector<TuneAxis> mlir::ism::runner::getDefaultTuneAxes(ModuleOp module) {
       hasDotLoop |= inLoop;
     } else if (isa<GatherOp>(op)) {
       hasGatherLoop |= inLoop;
+    } else if (isa<LoadOp>(op)) {
+      hasLoadLoop |= inLoop;
     }
   });
   std::vector<TuneAxis> axes;
@@ -143,6 +150,8 @@ std::vector<TuneAxis> mlir::ism::runner::getDefaultTuneAxes(ModuleOp module) {
   }
   if (hasGatherLoop && !hasDotLoop)
     axes.push_back({"gather_stages", {1, 2, 3}});
+  else if (hasLoadLoop && !hasDot)
+    axes.push_back({"load_stages", {1, 2, 3, 4}});
   return axes;
 }
 

@@ -494,7 +494,8 @@ class KernelBuilder(_Builder):
     def __init__(self, module: Module, name: str, arg_types: Sequence,
                  num_warps: int = 4,
                  min_ctas_per_sm: Optional[int] = None,
-                 gather_stages: Optional[int] = None) -> None:
+                 gather_stages: Optional[int] = None,
+                 load_stages: Optional[int] = None) -> None:
         super().__init__(module)
         self.name = name
         types = [t if isinstance(t, _ism.Type) else scalar(t, module.context)
@@ -509,6 +510,10 @@ class KernelBuilder(_Builder):
         # gather_stages - 1 iterations ahead through a shared-memory ring.
         if gather_stages is not None:
             attrs["gather_stages"] = f"{int(gather_stages)} : i32"
+        # ism-pipeline-loads: the loads of streaming loops issued
+        # load_stages - 1 iterations ahead (None: the compiler's choice).
+        if load_stages is not None:
+            attrs["load_stages"] = f"{int(load_stages)} : i32"
         self._op = self._create("ism.kernel", [], [], attrs, regions=1,
                                 verify=False)
         self._blocks.pop()
@@ -809,6 +814,22 @@ class HostBuilder(_Builder):
         self._blocks.clear()
         op, self._op = self._op, None
         self._verify(op)
+
+    def require(self, condition: Value, message: str,
+                *values: Value) -> None:
+        """``ism.assert``: the host function requires ``condition`` (an i1
+        scalar) of its arguments. When it is false, running the function
+        stops before anything launches with ``@name: message``, ``{0}``,
+        ``{1}``, ... in ``message`` replaced by ``values``::
+
+            m_, k = h.dim(A, 0), h.dim(A, 1)
+            k2, n = h.dim(B, 0), h.dim(B, 1)
+            h.require(k == k2, "A is {0}x{1} and B is {2}x{3}: inner "
+                      "dimensions differ", m_, k, k2, n)
+        """
+        vals = [self._operand(v) for v in values]
+        self._create("ism.assert", [self._h(condition)] + vals, [],
+                     {"message": _string_attr(message)})
 
     def launch(self, kernel, grid: Sequence, args: Sequence[Value]) -> None:
         """``ism.launch``: runs ``kernel`` (a name or KernelBuilder) over a

@@ -254,11 +254,12 @@ class Module:
     # Builders (see ism.builder).
     def kernel(self, name: str, arg_types: Sequence, num_warps: int = 4,
                min_ctas_per_sm: Optional[int] = None,
-               gather_stages: Optional[int] = None):
+               gather_stages: Optional[int] = None,
+               load_stages: Optional[int] = None):
         """Starts an ``ism.kernel``; see :class:`ism.KernelBuilder`."""
         from .builder import KernelBuilder
         return KernelBuilder(self, name, arg_types, num_warps,
-                             min_ctas_per_sm, gather_stages)
+                             min_ctas_per_sm, gather_stages, load_stages)
 
     def host(self, name: str, arg_types: Sequence):
         """Starts a host function (``func.func``); see

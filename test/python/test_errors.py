@@ -135,3 +135,37 @@ def test_errors_are_ism_errors():
     assert issubclass(ism.VerificationError, ValueError)
     assert issubclass(ism.RuntimeUnavailable, RuntimeError)
     assert issubclass(ism.DTypeError, ism.IsmError)
+
+
+def _matmul_host(m):
+    """A host function that states the shapes a product takes."""
+    A, B = ism.memref((None, None), "f32"), ism.memref((None, None), "f32")
+    with m.host("main", [A, B]) as h:
+        a, b = h.args
+        rows, k = h.dim(a, 0), h.dim(a, 1)
+        k2, cols = h.dim(b, 0), h.dim(b, 1)
+        h.require(k == k2, "A is {0}x{1} and B is {2}x{3}: inner dimensions "
+                  "differ", rows, k, k2, cols)
+
+
+def test_host_requirement_fails_with_one_line():
+    import numpy as np
+    m = ism.Module()
+    _matmul_host(m)
+    a = np.ones((3, 5), np.float32)
+    b = np.ones((7, 2), np.float32)
+    with pytest.raises(ism.RunError) as info:
+        ism.interpret(m, "main", a, b)
+    message = str(info.value)
+    assert "@main: A is 3x5 and B is 7x2: inner dimensions differ" in message
+    assert "\n" not in message.strip()
+    # Shapes that meet the requirement run.
+    ism.interpret(m, "main", a, np.ones((5, 2), np.float32))
+
+
+def test_host_requirement_placeholders_are_checked():
+    m = ism.Module()
+    with m.host("main", [ism.memref((None,), "f32")]) as h:
+        n = h.dim(h.args[0], 0)
+        with pytest.raises(ism.VerificationError, match=r"refers to \{1\}"):
+            h.require(n == n, "{0} and {1}", n)

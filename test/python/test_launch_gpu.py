@@ -286,3 +286,18 @@ def test_autotune_restores_in_place_outputs(tmp_path):
     ism.autotune(configs=CONFIGS, cache=str(tmp_path), reps=3,
                  restore=[2])(vector_add)(x, z, z)
     torch.testing.assert_close(z, expected)
+
+
+def test_host_shape_requirement_on_tensors():
+    # examples/matmul.mlir states that the inner dimensions agree: a wrong
+    # pair is one line naming both shapes, and nothing is launched.
+    matmul = ism.compile(read("matmul.mlir"))
+    a = torch.randn(3, 5, dtype=torch.bfloat16, device="cuda")
+    b = torch.randn(7, 2, dtype=torch.bfloat16, device="cuda")
+    c = poisoned(3, 2, dtype=torch.bfloat16)
+    with pytest.raises(ism.IsmError,
+                       match="@main: A is 3x5 and B is 7x2: inner "
+                             "dimensions differ"):
+        matmul(a, b, c)
+    torch.cuda.synchronize()
+    assert torch.isnan(c).all()

@@ -170,7 +170,8 @@ static cl::opt<std::string> tuneSpec(
     cl::desc("Before the run, pick kernel attributes by timing candidates: "
              "--tune=ATTR=V1,V2;ATTR=... (num_warps, num_stages, group_size, "
              "min_ctas_per_sm, cluster_m, cluster_n, cluster_k, "
-             "consumer_groups, swap_ab, tma_store, gather_stages; and "
+             "consumer_groups, swap_ab, tma_store, gather_stages, "
+             "load_stages; and "
              "coschedule=fused,sequential,streams, how ism.coschedule "
              "regions run), or a default set with "
              "a bare --tune; the winner is cached on disk"),

@@ -62,7 +62,8 @@ llvm::Expected<std::vector<TuneAxis>> parseTuneSpec(llvm::StringRef spec);
 /// has an ism.dot); when a kernel has an ism.dot in a loop (a K loop that
 /// ism-pipeline schedules), num_stages = 2, 3, 4, 6, 8, group_size = 8, 16
 /// and consumer_groups = 1, 2; otherwise, when a kernel has an ism.gather
-/// in a loop, gather_stages = 1, 2, 3.
+/// in a loop, gather_stages = 1, 2, 3; otherwise, when a kernel without
+/// ism.dot has an ism.load in a loop, load_stages = 1, 2, 3, 4.
 std::vector<TuneAxis> getDefaultTuneAxes(ModuleOp module);
 
 /// Every combination of the axes' values (the first axis varies slowest).

@@ -207,24 +207,85 @@ struct BlockAccess {
       conds.push_back(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
                                             end, view.sizes[d]));
     }
-    if (vec > 1) {
-      // Origin address alignment.
-      Value origin = indexConstant(b, loc, 0);
-      for (unsigned d = 0; d < dist.getRank(); ++d)
-        origin = arith::AddIOp::create(
-            b, loc, origin,
-            arith::MulIOp::create(b, loc, offsets[d], view.strides[d]));
-      Value originBytes = arith::AddIOp::create(
-          b, loc,
-          arith::IndexCastOp::create(b, loc, b.getIndexType(), view.baseInt),
-          arith::MulIOp::create(b, loc, origin,
-                                indexConstant(b, loc, view.elementBytes)));
-      appendVectorAlignment(b, loc, view, dist.getAccessRun().first, vec,
-                            originBytes, conds);
-    }
+    if (vec > 1)
+      appendAlignment(b, loc, vec, conds);
     return andAll(b, loc, conds);
   }
+
+  /// True when every vector of `vec` elements along the fast dimension
+  /// that starts at a multiple of `vec` in the tile is contiguous and
+  /// aligned (wherever the tile lies). Uniform across the CTA.
+  Value alignmentCondition(OpBuilder &b, Location loc, unsigned vec) const {
+    SmallVector<Value> conds;
+    appendAlignment(b, loc, vec, conds);
+    return andAll(b, loc, conds);
+  }
+
+  /// The in-tile coordinate along the fast dimension of register `reg`
+  /// (i32), and whether its coordinates along the other dimensions lie in
+  /// the memref (null for a 1-D tile).
+  std::pair<Value, Value> fastCoord(OpBuilder &b, Location loc, int64_t reg,
+                                    ArrayRef<Value> lo,
+                                    ArrayRef<Value> hi) const {
+    SmallVector<int64_t> regCoord = dist.getRegCoord(reg);
+    unsigned fast = dist.getAccessRun().first;
+    Value c;
+    SmallVector<Value> others;
+    for (unsigned d = 0; d < dist.getRank(); ++d) {
+      Value v = arith::AddIOp::create(
+          b, loc, threadCoord[d],
+          arith::ConstantIntOp::create(b, loc, regCoord[d], 32));
+      if (d == fast) {
+        c = v;
+        continue;
+      }
+      others.push_back(
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v, lo[d]));
+      others.push_back(
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, hi[d]));
+    }
+    return {c, others.empty() ? Value() : andAll(b, loc, others)};
+  }
+
+private:
+  void appendAlignment(OpBuilder &b, Location loc, unsigned vec,
+                       SmallVectorImpl<Value> &conds) const {
+    // Origin address alignment.
+    Value origin = indexConstant(b, loc, 0);
+    for (unsigned d = 0; d < dist.getRank(); ++d)
+      origin = arith::AddIOp::create(
+          b, loc, origin,
+          arith::MulIOp::create(b, loc, offsets[d], view.strides[d]));
+    Value originBytes = arith::AddIOp::create(
+        b, loc,
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), view.baseInt),
+        arith::MulIOp::create(b, loc, origin,
+                              indexConstant(b, loc, view.elementBytes)));
+    appendVectorAlignment(b, loc, view, dist.getAccessRun().first, vec,
+                          originBytes, conds);
+  }
 };
+
+/// The narrower vector the edge paths try after `vec` elements: 4 bytes
+/// (two 16-bit elements) when `vec` is wider, else none (1).
+unsigned narrowerVector(unsigned vec, unsigned elementBytes) {
+  unsigned four = 4 / elementBytes;
+  return vec > four && four > 1 ? four : 1;
+}
+
+/// `lo <= c + k` and `c + k + n <= hi` (i32): `n` elements from in-tile
+/// coordinate `c + k` lie in [lo, hi).
+Value spanInRange(OpBuilder &b, Location loc, Value c, int64_t k, int64_t n,
+                  Value lo, Value hi) {
+  Value first = arith::AddIOp::create(
+      b, loc, c, arith::ConstantIntOp::create(b, loc, k, 32));
+  Value end = arith::AddIOp::create(
+      b, loc, c, arith::ConstantIntOp::create(b, loc, k + n, 32));
+  return arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, first, lo),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, end, hi));
+}
 
 /// The padding value of a load or gather (zero by default).
 Value paddingValue(OpBuilder &b, Location loc, Type elementType,
@@ -312,6 +373,103 @@ Value loadChunks(OpBuilder &b, Location l, Type elementType, int64_t numRegs,
   return buildVector(b, l, elementType, elements);
 }
 
+/// The edge path of a tile load (a tile that is partly outside the memref,
+/// or whose rows are not aligned to its vectors): where every vector of
+/// `vec` elements is aligned (a uniform test), each is loaded whole when
+/// all its elements are inside the memref and element by element
+/// otherwise (only the vectors the edge cuts); where they are not, the
+/// same with the narrower vectors of narrowerVector (a row of 16-bit
+/// elements at an odd multiple of 4 bytes still loads 4 bytes at a time);
+/// below that, each element under its own predicate.
+Value emitEdgeLoad(OpBuilder &b, Location l, const BlockAccess &access,
+                   Type elementType, Value padding, Value mask,
+                   int64_t maskRun, unsigned vec) {
+  const GlobalView &view = access.view;
+  int64_t numRegs = access.dist.getNumRegs();
+  auto [lo, hi] = access.bounds(b, l);
+  auto elementLoad = [&](OpBuilder &eb, Location el, int64_t r, Value pred,
+                         Value address) {
+    if (mask)
+      pred = arith::AndIOp::create(eb, el, pred, extractReg(eb, el, mask, r));
+    return predicatedLoad(eb, el, pred, address, elementType, padding,
+                          view.elementBytes);
+  };
+  if (vec == 1) {
+    SmallVector<Value> elements;
+    for (int64_t r = 0; r < numRegs; ++r) {
+      Value address =
+          elementAddress(b, l, view, access.linearIndex(b, l, r));
+      elements.push_back(
+          elementLoad(b, l, r, access.inBounds(b, l, r, lo, hi), address));
+    }
+    return buildVector(b, l, elementType, elements);
+  }
+  unsigned fast = access.dist.getAccessRun().first;
+  auto ifOp = scf::IfOp::create(
+      b, l, access.alignmentCondition(b, l, vec),
+      [&](OpBuilder &tb, Location tl) {
+        auto chunkType = VectorType::get({vec}, elementType);
+        Value paddingChunk =
+            vector::BroadcastOp::create(tb, tl, chunkType, padding);
+        SmallVector<Value> elements;
+        for (int64_t r = 0; r < numRegs; r += vec) {
+          auto [c, others] = access.fastCoord(tb, tl, r, lo, hi);
+          Value full = spanInRange(tb, tl, c, 0, vec, lo[fast], hi[fast]);
+          if (others)
+            full = arith::AndIOp::create(tb, tl, full, others);
+          Value first = access.linearIndex(tb, tl, r);
+          Value address = elementAddress(tb, tl, view, first);
+          auto chunk = scf::IfOp::create(
+              tb, tl, full,
+              [&](OpBuilder &vb, Location vl) {
+                Value v;
+                if (mask && maskRun > 0 && maskRun % vec == 0)
+                  v = predicatedLoad(vb, vl, extractReg(vb, vl, mask, r),
+                                     address, chunkType, paddingChunk,
+                                     vec * view.elementBytes);
+                else
+                  v = LLVM::LoadOp::create(vb, vl, chunkType, address,
+                                           vec * view.elementBytes);
+                if (mask && !(maskRun > 0 && maskRun % vec == 0)) {
+                  SmallVector<Value> kept;
+                  for (unsigned i = 0; i < vec; ++i)
+                    kept.push_back(arith::SelectOp::create(
+                        vb, vl, extractReg(vb, vl, mask, r + i),
+                        extractReg(vb, vl, v, i), padding));
+                  v = buildVector(vb, vl, elementType, kept);
+                }
+                scf::YieldOp::create(vb, vl, v);
+              },
+              [&](OpBuilder &eb, Location el) {
+                SmallVector<Value> part;
+                for (unsigned i = 0; i < vec; ++i) {
+                  Value pred =
+                      spanInRange(eb, el, c, i, 1, lo[fast], hi[fast]);
+                  if (others)
+                    pred = arith::AndIOp::create(eb, el, pred, others);
+                  Value at = elementAddress(
+                      eb, el, view,
+                      arith::AddIOp::create(eb, el, first,
+                                            indexConstant(eb, el, i)));
+                  part.push_back(elementLoad(eb, el, r + i, pred, at));
+                }
+                scf::YieldOp::create(eb, el,
+                                     buildVector(eb, el, elementType, part));
+              });
+          for (unsigned i = 0; i < vec; ++i)
+            elements.push_back(extractReg(tb, tl, chunk.getResult(0), i));
+        }
+        scf::YieldOp::create(tb, tl, buildVector(tb, tl, elementType, elements));
+      },
+      [&](OpBuilder &eb, Location el) {
+        scf::YieldOp::create(
+            eb, el,
+            emitEdgeLoad(eb, el, access, elementType, padding, mask, maskRun,
+                         narrowerVector(vec, view.elementBytes)));
+      });
+  return ifOp.getResult(0);
+}
+
 /// The per-thread vector of a tile load: 16-byte vector loads when the
 /// whole tile is in bounds and aligned (a uniform test), predicated element
 /// loads otherwise. `mask` may be null; `maskRun` is how many consecutive
@@ -354,19 +512,10 @@ Value emitTileLoad(OpBuilder &rewriter, Location loc, const BlockAccess &access,
         scf::YieldOp::create(b, l, result);
       },
       [&](OpBuilder &b, Location l) {
-        // Edge path: each element under its own predicate.
-        SmallVector<Value> elements;
-        auto [lo, hi] = access.bounds(b, l);
-        for (int64_t r = 0; r < numRegs; ++r) {
-          Value linear = access.linearIndex(b, l, r);
-          Value pred = access.inBounds(b, l, r, lo, hi);
-          if (mask)
-            pred = arith::AndIOp::create(b, l, pred, extractReg(b, l, mask, r));
-          elements.push_back(
-              predicatedLoad(b, l, pred, elementAddress(b, l, view, linear),
-                             elementType, padding, view.elementBytes));
-        }
-        scf::YieldOp::create(b, l, buildVector(b, l, elementType, elements));
+        // Edge path: a partial tile, or rows not aligned to the vector.
+        scf::YieldOp::create(b, l,
+                             emitEdgeLoad(b, l, access, elementType, padding,
+                                          mask, maskRun, vec));
       });
   return ifOp.getResult(0);
 }
@@ -787,6 +936,75 @@ static void storeTileByTMA(OpBuilder &b, Location loc, const Distribution &dist,
   }
 }
 
+/// The edge path of a tile store, as emitEdgeLoad's: whole vectors where
+/// the rows are aligned to them and all their elements lie in the memref,
+/// narrower vectors where the rows are aligned to those, elements under
+/// their own predicates otherwise (and for every element of a masked
+/// store, `vec` being 1 then).
+void emitEdgeStore(OpBuilder &b, Location l, const BlockAccess &access,
+                   Value value, Value mask, unsigned vec) {
+  const GlobalView &view = access.view;
+  int64_t numRegs = access.dist.getNumRegs();
+  auto [lo, hi] = access.bounds(b, l);
+  if (vec == 1) {
+    for (int64_t r = 0; r < numRegs; ++r) {
+      Value linear = access.linearIndex(b, l, r);
+      Value pred = access.inBounds(b, l, r, lo, hi);
+      if (mask)
+        pred = arith::AndIOp::create(b, l, pred, extractReg(b, l, mask, r));
+      predicatedStore(b, l, pred, extractReg(b, l, value, r),
+                      elementAddress(b, l, view, linear), view.elementBytes);
+    }
+    return;
+  }
+  unsigned fast = access.dist.getAccessRun().first;
+  scf::IfOp::create(
+      b, l, access.alignmentCondition(b, l, vec),
+      [&](OpBuilder &tb, Location tl) {
+        for (int64_t r = 0; r < numRegs; r += vec) {
+          auto [c, others] = access.fastCoord(tb, tl, r, lo, hi);
+          Value full = spanInRange(tb, tl, c, 0, vec, lo[fast], hi[fast]);
+          if (others)
+            full = arith::AndIOp::create(tb, tl, full, others);
+          Value first = access.linearIndex(tb, tl, r);
+          Value address = elementAddress(tb, tl, view, first);
+          SmallVector<int64_t> lanes;
+          for (unsigned i = 0; i < vec; ++i)
+            lanes.push_back(r + i);
+          scf::IfOp::create(
+              tb, tl, full,
+              [&](OpBuilder &vb, Location vl) {
+                Value chunk =
+                    vector::ShuffleOp::create(vb, vl, value, value, lanes);
+                LLVM::StoreOp::create(vb, vl, chunk, address,
+                                      vec * view.elementBytes);
+                scf::YieldOp::create(vb, vl);
+              },
+              [&](OpBuilder &eb, Location el) {
+                for (unsigned i = 0; i < vec; ++i) {
+                  Value pred =
+                      spanInRange(eb, el, c, i, 1, lo[fast], hi[fast]);
+                  if (others)
+                    pred = arith::AndIOp::create(eb, el, pred, others);
+                  Value at = elementAddress(
+                      eb, el, view,
+                      arith::AddIOp::create(eb, el, first,
+                                            indexConstant(eb, el, i)));
+                  predicatedStore(eb, el, pred, extractReg(eb, el, value, r + i),
+                                  at, view.elementBytes);
+                }
+                scf::YieldOp::create(eb, el);
+              });
+        }
+        scf::YieldOp::create(tb, tl);
+      },
+      [&](OpBuilder &eb, Location el) {
+        emitEdgeStore(eb, el, access, value, mask,
+                      narrowerVector(vec, view.elementBytes));
+        scf::YieldOp::create(eb, el);
+      });
+}
+
 /// ism.store -> vector stores (fast path, no mask) or predicated element
 /// stores.
 struct StoreOpLowering : IsmConversionPattern<StoreOp> {
@@ -871,17 +1089,7 @@ struct StoreOpLowering : IsmConversionPattern<StoreOp> {
           scf::YieldOp::create(b, l);
         },
         [&](OpBuilder &b, Location l) {
-          auto [lo, hi] = access.bounds(b, l);
-          for (int64_t r = 0; r < numRegs; ++r) {
-            Value linear = access.linearIndex(b, l, r);
-            Value pred = access.inBounds(b, l, r, lo, hi);
-            if (mask)
-              pred =
-                  arith::AndIOp::create(b, l, pred, extractReg(b, l, mask, r));
-            predicatedStore(b, l, pred, extractReg(b, l, value, r),
-                            elementAddress(b, l, view, linear),
-                            view.elementBytes);
-          }
+          emitEdgeStore(b, l, access, value, mask, vec);
           scf::YieldOp::create(b, l);
         });
     rewriter.eraseOp(op);

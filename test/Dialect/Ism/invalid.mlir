@@ -396,6 +396,37 @@ ism.kernel @gather_stages_zero() attributes {num_warps = 4 : i32, gather_stages 
 
 // -----
 
+// expected-error @+1 {{load_stages must be an integer from 1 (loads not issued ahead) to 8, got 9 : i32}}
+ism.kernel @load_stages_nine() attributes {num_warps = 4 : i32, load_stages = 9 : i32} {
+  ism.return
+}
+
+// -----
+
+ism.kernel @assert_in_kernel(%c: i1) {
+  // expected-error @+1 {{'ism.assert' op states a requirement of a host function; it cannot be used inside an ism.kernel (use a mask there)}}
+  ism.assert %c, "never"
+  ism.return
+}
+
+// -----
+
+func.func @assert_placeholder_range(%c: i1, %n: index) {
+  // expected-error @+1 {{'ism.assert' op message refers to {1} but the op has 1 value}}
+  ism.assert %c, "n is {0}, m is {1}" (%n) : index
+  return
+}
+
+// -----
+
+func.func @assert_placeholder_malformed(%c: i1, %n: index) {
+  // expected-error @+1 {{'ism.assert' op message has a '{' that is not a placeholder {N}: "n is {n}"}}
+  ism.assert %c, "n is {n}" (%n) : index
+  return
+}
+
+// -----
+
 ism.kernel @scatter_element(%x: memref<?xf32>, %s: f16) {
   %idx = ism.range 0 to 16 : tensor<16xi32>
   %v = ism.splat %s : f16 -> tensor<16xf16>

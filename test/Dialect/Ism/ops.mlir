@@ -143,6 +143,14 @@ ism.kernel @layouts(%x: memref<?xf32>) {
 
 // CHECK-LABEL: func.func @host
 func.func @host(%x: memref<?xf32>, %A: memref<?x?xf16>, %n: index) {
+  // CHECK: ism.assert %{{.*}}, "x has {0} elements, not {1}"(%{{.*}}, %{{.*}}) : index, index
+  // CHECK: ism.assert %{{.*}}, "n must be positive"
+  %c0 = arith.constant 0 : index
+  %len = memref.dim %x, %c0 : memref<?xf32>
+  %same = arith.cmpi eq, %len, %n : index
+  ism.assert %same, "x has {0} elements, not {1}" (%len, %n) : index, index
+  %pos = arith.cmpi sgt, %n, %c0 : index
+  ism.assert %pos, "n must be positive"
   // CHECK: ism.launch @grid_queries grid(%{{.*}}) (%{{.*}}) : (memref<?xi32>)
   %h = memref.alloc(%n) : memref<?xi32>
   ism.launch @grid_queries grid(%n) (%h) : (memref<?xi32>)

@@ -207,6 +207,15 @@ LogicalResult KernelOp::verify() {
                          "not pipelined) to 8, got ")
              << value;
   }
+  // ism-pipeline-loads: how many iterations a loop's loads run ahead, plus
+  // one (1: none).
+  if (Attribute value = (*this)->getAttr("load_stages")) {
+    auto stages = dyn_cast<IntegerAttr>(value);
+    if (!stages || stages.getInt() < 1 || stages.getInt() > 8)
+      return emitOpError("load_stages must be an integer from 1 (loads not "
+                         "issued ahead) to 8, got ")
+             << value;
+  }
   if (std::optional<int32_t> minCtas = getMinCtasPerSm()) {
     // An SM holds at most 32 CTAs and 2048 threads (sm_80 and sm_90).
     if (*minCtas < 1 || *minCtas > 32)
@@ -822,6 +831,33 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
     return getResult();
   }
   return foldSplatOperand(adaptor.getSrc(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// AssertOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AssertOp::verify() {
+  if ((*this)->getParentOfType<KernelOp>())
+    return emitOpError("states a requirement of a host function; it cannot be "
+                       "used inside an ism.kernel (use a mask there)");
+  // Every {N} in the message must name an operand after the condition.
+  StringRef message = getMessage();
+  unsigned count = getValues().size();
+  for (size_t open = message.find('{'); open != StringRef::npos;
+       open = message.find('{', open + 1)) {
+    size_t close = message.find('}', open);
+    unsigned index;
+    if (close == StringRef::npos ||
+        message.slice(open + 1, close).getAsInteger(10, index))
+      return emitOpError("message has a '{' that is not a placeholder {N}: \"")
+             << message << "\"";
+    if (index >= count)
+      return emitOpError("message refers to {")
+             << index << "} but the op has " << count << " value"
+             << (count == 1 ? "" : "s");
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -31,6 +31,7 @@
 
 #include "ism/Dialect/Ism/IR/IsmOps.h"
 #include "ism/Dialect/Ism/Transforms/DotLoop.h"
+#include "ism/Dialect/Ism/Transforms/LoopSlice.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -63,21 +64,6 @@ int64_t tileBytes(RankedTensorType type) {
   return type.getNumElements() * type.getElementTypeBitWidth() / 8;
 }
 
-/// Whether `op` (not its nested ops) may write memory or has effects this
-/// pass cannot see.
-bool mayWrite(Operation *op) {
-  if (isMemoryEffectFree(op))
-    return false;
-  if (auto iface = dyn_cast<MemoryEffectOpInterface>(op)) {
-    SmallVector<MemoryEffects::EffectInstance> effects;
-    iface.getEffects(effects);
-    return llvm::any_of(effects, [](const MemoryEffects::EffectInstance &e) {
-      return !isa<MemoryEffects::Read>(e.getEffect());
-    });
-  }
-  return !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>();
-}
-
 bool isZeroPadding(GatherOp gather) {
   std::optional<TypedAttr> padding = gather.getPadding();
   if (!padding)
@@ -87,34 +73,6 @@ bool isZeroPadding(GatherOp gather) {
   if (auto i = dyn_cast<IntegerAttr>(*padding))
     return i.getValue().isZero();
   return false;
-}
-
-/// The ops of `body` that `roots` depend on, added to `slice`. Fails when
-/// they depend on one of the loop's iteration arguments other than the
-/// induction variable, or on an op that is neither pure nor an ism.load.
-LogicalResult collectSlice(scf::ForOp loop, ValueRange roots,
-                           llvm::SetVector<Operation *> &slice) {
-  Block *body = loop.getBody();
-  SmallVector<Value> worklist(roots.begin(), roots.end());
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      if (arg.getOwner() == body && arg != loop.getInductionVar())
-        return failure();
-      continue;
-    }
-    Operation *def = v.getDefiningOp();
-    if (def->getBlock() != body || slice.contains(def))
-      continue;
-    if (!isa<LoadOp>(def) && !isMemoryEffectFree(def))
-      return failure();
-    slice.insert(def);
-    llvm::append_range(worklist, def->getOperands());
-    visitUsedValuesDefinedAbove(def->getRegions(), [&](OpOperand *operand) {
-      worklist.push_back(operand->get());
-    });
-  }
-  return success();
 }
 
 /// The first ring number no async op of `kernel` uses.
@@ -169,7 +127,7 @@ struct IsmPipelineGathersPass
     Block *body = loop.getBody();
     bool writes = false;
     loop.getBody()->walk([&](Operation *op) {
-      if (mayWrite(op))
+      if (mayWriteMemory(op))
         writes = true;
     });
     if (writes)
@@ -188,7 +146,7 @@ struct IsmPipelineGathersPass
     for (auto gather : body->getOps<GatherOp>()) {
       llvm::SetVector<Operation *> slice;
       if (!isZeroPadding(gather) ||
-          failed(collectSlice(loop, gather->getOperands(), slice)))
+          failed(collectLoopSlice(loop, gather->getOperands(), slice)))
         continue;
       gathers.push_back(gather);
       ringBytes += int64_t(slots) * tileBytes(gather.getType());
@@ -198,7 +156,7 @@ struct IsmPipelineGathersPass
       return;
     for (auto load : body->getOps<LoadOp>()) {
       llvm::SetVector<Operation *> slice;
-      if (succeeded(collectSlice(loop, load->getOperands(), slice))) {
+      if (succeeded(collectLoopSlice(loop, load->getOperands(), slice))) {
         early.insert(slice.begin(), slice.end());
         early.insert(load);
       }
@@ -221,7 +179,7 @@ struct IsmPipelineGathersPass
     };
     auto anchor = [&](ValueRange roots, unsigned s) {
       llvm::SetVector<Operation *> slice;
-      (void)collectSlice(loop, roots, slice);
+      (void)collectLoopSlice(loop, roots, slice);
       for (Operation *op : slice)
         lower(op, s);
       return slice;
@@ -277,7 +235,7 @@ struct IsmPipelineGathersPass
       if (stage[load] != last || tileBytes(load.getType()) > kMaxAheadLoadBytes)
         continue;
       llvm::SetVector<Operation *> slice;
-      if (failed(collectSlice(loop, load->getOperands(), slice)))
+      if (failed(collectLoopSlice(loop, load->getOperands(), slice)))
         continue;
       anchor(load->getOperands(), last - 1);
       lower(load, last - 1);

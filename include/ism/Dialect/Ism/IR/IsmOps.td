@@ -647,6 +647,35 @@ def Ism_AsyncGatherWaitOp : Ism_Op<"async_gather_wait", [Ism_TileShaped]> {
 // Host level
 //===----------------------------------------------------------------------===//
 
+def Ism_AssertOp : Ism_Op<"assert"> {
+  let summary = "States a requirement of a host function on its arguments";
+  let description = [{
+    A host function states what it requires of its arguments (shapes,
+    sizes) with `ism.assert`: when `condition` is false, running the host
+    function (ism-run, `ism.run`, a compiled program on torch tensors, the
+    reference interpreter) stops before anything launches, with the error
+    `@<function>: <message>`. `{0}`, `{1}`, ... in the message are replaced
+    by the values of the operands after the condition, in order.
+
+    ```mlir
+    %same = arith.cmpi eq, %k, %k2 : index
+    ism.assert %same, "A is {0}x{1} and B is {2}x{3}: inner dimensions differ"
+        (%m, %k, %k2, %n) : index, index, index, index
+    ```
+
+    The runner evaluates every `ism.assert` of a host function, with the
+    scalar arithmetic and `memref.dim`s it needs, before the first launch;
+    asserts on values the launches or `memref.alloc` produce are not
+    supported.
+  }];
+  let arguments = (ins I1:$condition, StrAttr:$message,
+                       Variadic<Ism_Scalar>:$values);
+  let assemblyFormat = [{
+    $condition `,` $message (`(` $values^ `)` `:` type($values))? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 def Ism_LaunchOp : Ism_Op<"launch", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Runs a kernel over a grid of program instances";

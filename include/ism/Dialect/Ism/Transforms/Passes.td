@@ -265,6 +265,45 @@ def IsmPipelineGathers : Pass<"ism-pipeline-gathers", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def IsmPipelineLoads : Pass<"ism-pipeline-loads", "::mlir::ModuleOp"> {
+  let summary = "Issue the tile loads of SIMT loops iterations ahead";
+  let description = [{
+    A loop that streams a row in chunks (an online log-sum-exp, a norm over
+    a row wider than one tile, a GEMV) waits for each iteration's loads
+    before it computes, so each program has one chunk in flight. This pass
+    software-pipelines such `scf.for` loops (MLIR's `scf::pipelineForLoop`,
+    the epilogue predicated, so loops of any trip count, zero included,
+    stay one loop): with S = the kernel's `load_stages` (or the pass's
+    default), the loop's `ism.load`s whose addresses and masks depend only
+    on the induction variable and values defined outside the loop (and the
+    ops that compute those addresses) move to stage 0, S - 1 iterations
+    ahead of everything else. Their tiles wait in registers, carried by the
+    loop, so S - 1 chunks per program are in flight while an iteration
+    computes. Loads of the iterations past the end are masked off (no
+    memory traffic).
+
+    A loop qualifies when it is innermost, holds no `ism.dot` (tensor-core
+    loops have their own pipelines), gather or atomic, carries no value
+    that one of the moved ops makes, and every `ism.store` in it writes at
+    the same offsets as each moved load reads, with a tile no longer than
+    the loop's step along the dimensions the induction variable indexes
+    (so an iteration's store never overlaps a later iteration's load of
+    the same buffer, as in a softmax or norm that writes the chunk it
+    read). Different memref arguments are taken not to overlap in part (the
+    same buffer passed twice, for an in-place kernel, is fine).
+
+    S = 1 leaves the kernel alone. Without `load_stages`, S is chosen from
+    the bytes each thread loads an iteration: 3 when two chunks in flight
+    take at most 128 bytes (32 registers) a thread, 2 when one does, else 1.
+  }];
+  let options = [
+    Option<"defaultStages", "default-stages", "unsigned", /*default=*/"0",
+           "Stages for kernels without load_stages (0: chosen per loop)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def IsmCoschedule : Pass<"ism-coschedule", "::mlir::ModuleOp"> {
   let summary = "Fuse the launches of each ism.coschedule into one kernel";
   let description = [{
