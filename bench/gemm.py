@@ -392,8 +392,7 @@ def splitk_program(dtype="bf16", bm=128, bn=256, bk=64, warps=8, splits=4,
     # The summing kernel's tile: its loads of every split are in flight at
     # once, at most 64 f32 values a thread in all (4 warps), and 4 rows at
     # most: many small programs finish sooner than few large ones
-    # (bench/experiments/split_sum_rows.py: 4 rows 0-8% faster than 32 on
-    # the skinny shapes).
+    # (on the H200, 4 rows were 0-8% faster than 32 on the skinny shapes).
     sr, sc = min(4, 1 << max(0, (64 // splits).bit_length() - 1)), 128
     if sum_rows:  # an explicit height (a power of two), for experiments
         sr = sum_rows
@@ -515,10 +514,10 @@ def gemv_program(dtype="bf16", bk=128, bn=64, warps=4, splits=8):
     N). The program with the last ticket of its (m, n) counter sums the
     bands into C (split-K's one-pass fix-up, splitk_program()). Same
     signature as program(): (A, B, C), any M, N, K. Measured on the H200
-    (bench/experiments/gemv_h200.py, docs/benchmarks.md) it is slower
-    than the swapped tensor-core kernels at M = 1 (0.85-0.89x cuBLAS): each
-    K step waits for its own loads in registers, where their TMA rings keep
-    8 stages in flight; so it is an experiment, not a tuner candidate."""
+    it is slower than the swapped tensor-core kernels at M = 1 (0.85-0.89x
+    cuBLAS): each K step waits for its own loads in registers, where their
+    TMA rings keep 8 stages in flight; so it is an experiment, not a tuner
+    candidate."""
     if splits < 1:
         raise ValueError(f"gemv needs at least 1 split, not {splits}")
     t = DTYPES[dtype]

@@ -214,8 +214,8 @@ def memref_types(dtype: str, heads: int, half: int,
     memref<?x?> with >= half columns), with a longer prologue (bounds and
     alignment tests on all four dimensions: first global load at SASS
     instruction 61 against 37 specialized) -- and yet, on the H200, 0.1-2%
-    faster than the specialized module (bench/experiments/
-    rope_variants.py), so the example runs the dynamic one."""
+    faster than the specialized module, so the example runs the dynamic
+    one."""
     if head_dim is None:
         return f"memref<?x?x?x?x{dtype}>", "memref<?x?xf32>"
     if head_dim < 2 * half:
@@ -619,7 +619,7 @@ def rope_ism_(t, cos, sin, backward: bool = False,
         return t
     # Every size dynamic: the module specialized to the head count and
     # head_dim (head_dim=dim) has a shorter prologue but ran 0.1-2% slower
-    # on the H200 (bench/experiments/rope_variants.py, docs/benchmarks.md).
+    # on the H200.
     key = choose_key(t, half, block_s, num_warps, block_b)
     work = t if t.is_contiguous() else t.contiguous()
     entry = "backward" if backward else "main"

@@ -5,7 +5,7 @@ back for about SECONDS seconds (ism-run --bench without the L2 flush:
 steady state) while nvidia-smi samples the GPU's power, SM clock and
 clock-event reasons every 100 ms.
 
-    python3 bench/experiments/coschedule_power_h200.py ISM_RUN OUT PAIR ROWS [SECONDS] [flush]
+    python3 bench/coschedule_energy.py ISM_RUN OUT PAIR ROWS [SECONDS] [flush]
 
 With `flush`, every repetition is preceded by ism-run's L2 flush, as in
 bench/coschedule.py (the energy a call then includes the flush's).
@@ -23,8 +23,7 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import coschedule  # noqa: E402
 from power import PowerLog  # noqa: E402
 

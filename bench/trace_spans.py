@@ -3,7 +3,7 @@
 fused launch, its first start and last end over all SMs, its work items and
 their mean duration.
 
-    python3 bench/experiments/trace_spans.py TRACE.json
+    python3 bench/trace_spans.py TRACE.json
 """
 import json
 import sys

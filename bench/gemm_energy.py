@@ -5,7 +5,7 @@ cuBLAS (torch.matmul) and Triton's autotuned tutorial matmul, each run back
 to back for SECONDS seconds (no L2 flush: steady state) while nvidia-smi
 samples the GPU's power, SM clock and clock-event reasons every 100 ms.
 
-    python3 bench/experiments/gemm_power_h200.py OUT [SECONDS] [clusters]
+    python3 bench/gemm_energy.py OUT [SECONDS] [clusters]
 
 With `clusters`, ism also runs its 2-CTA cluster configurations (TMA
 multicast of B with 2x1, of A with 1x2: half that operand's L2 reads).
@@ -22,8 +22,7 @@ import time
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gemm  # noqa: E402
 import triton_matmul  # noqa: E402
 import ism  # noqa: E402
