@@ -85,5 +85,5 @@ PYTHONPATH="$build/python_packages${PYTHONPATH:+:$PYTHONPATH}" \
 "$python" "$root/scripts/check-doc-figures.py"
 
 cd "$root"
-"$python" -m mkdocs build --strict --site-dir "$build/site"
+NO_MKDOCS_2_WARNING=1 "$python" -m mkdocs build --strict --site-dir "$build/site"
 echo "docs: site in $build/site"
