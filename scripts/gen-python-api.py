@@ -53,7 +53,13 @@ def signature(name, obj):
 
 
 def members(cls):
-    for name, value in sorted(vars(cls).items()):
+    """Public methods and properties, inherited ones from the package's own
+    base classes included (the builders share theirs)."""
+    seen = {}
+    for base in reversed(cls.__mro__):
+        if base.__module__.split(".")[0] == "ism":
+            seen.update(vars(base))
+    for name, value in sorted(seen.items()):
         if name.startswith("_") and name not in ("__call__", "__getitem__"):
             continue
         if isinstance(value, property):

@@ -53,9 +53,11 @@ def cpu():
     ampere = ism.to_ptx(m, chip="sm_80")
     print("sm_90a uses wgmma:", "wgmma.mma_async" in hopper,
           "| sm_80 uses mma.sync:", "mma.sync" in ampere)
-    info = ism.compile_ptx(m, chip="sm_90a").kernels["matmul"]
-    print(f"sm_90a kernel: {info.num_threads} threads, "
-          f"{info.shared_memory_bytes} bytes of shared memory")
+    # Compiled for a chip, a program needs no GPU; its launch facts:
+    info = ism.compile(m, chip="sm_90a").kernel_info()["matmul"]
+    print(f"sm_90a kernel: {info['threads']} threads (a producer warpgroup "
+          f"and 8 consumer warps), {info['shared_memory_bytes']} bytes of "
+          f"shared memory, persistent: {info['persistent']}")
 
     rng = np.random.default_rng(0)
     M, N, K = 200, 136, 160                  # partial tiles on every side
@@ -68,7 +70,7 @@ def cpu():
     print(f"interpreted {M}x{N}x{K}: max error {err:.1e} of the largest value")
     assert err < 1e-2
     # --8<-- [end:cpu]
-    return dict(hopper=hopper, ampere=ampere, error=err)
+    return dict(hopper=hopper, ampere=ampere, info=info, error=err)
 
 
 def gpu():

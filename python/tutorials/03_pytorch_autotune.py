@@ -50,12 +50,12 @@ def matmul(bm, bn, bk, num_warps):
 def cpu():
     # --8<-- [start:cpu]
     sizes = {}
-    for config in CONFIGS:
-        info = ism.compile_ptx(build_matmul(**config.kwargs),
-                               chip="sm_90a").kernels["matmul"]
+    for config in CONFIGS:      # what the tuner compiles, here for the H200
+        program = ism.compile(build_matmul(**config.kwargs), chip="sm_90a")
+        info = program.kernel_info()["matmul"]
         sizes[config] = info
-        print(f"{config}: {info.num_threads} threads, "
-              f"{info.shared_memory_bytes // 1024} KiB of shared memory")
+        print(f"{config}: {info['threads']} threads, "
+              f"{info['shared_memory_bytes'] // 1024} KiB of shared memory")
     # --8<-- [end:cpu]
     return sizes
 

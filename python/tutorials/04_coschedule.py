@@ -54,10 +54,9 @@ def cpu():
            "ism-accelerate-dot{chip=sm_90a},ism-pipeline,"
            "ism-remove-layout-conversions,ism-coschedule")
     text = str(fused)
-    print(text[text.index("ism.kernel @matmul__rmsnorm"):][:200], "...")
-    for line in text.splitlines():
-        if "#ism.partition<" in line:
-            print("   ", line.strip())
+    print(text[text.index("ism.kernel @matmul__rmsnorm"):].split("(")[0])
+    for partition in text.split("#ism.partition<")[1:]:
+        print("    #ism.partition<" + partition.split(">")[0] + ">")
     ptx = ism.to_ptx(m, chip="sm_90a")
     assert ".entry matmul__rmsnorm" in ptx           # one kernel, both programs
 
