@@ -70,7 +70,7 @@ def module_text(head_dim: int, block_m: int = 64, block_n: int = 64,
     ``wide_p`` (with ``pipelined``) carries P to the next iteration in f32
     and converts it to bf16 just before its P V, so that the softmax writes
     no register the running P V reads (else ptxas waits for P V before the
-    softmax, docs/benchmarks.md). ``peeled`` (with ``pipelined``) gives
+    softmax, docs/gemm.md). ``peeled`` (with ``pipelined``) gives
     block 0's S and softmax and the last block's P V loops of their own
     (one iteration each, K only and V only in the ring), instead of a
     first iteration whose P V adds a zero P and a last one whose S is all

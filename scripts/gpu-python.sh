@@ -8,10 +8,13 @@
 # 1. installs the wheel into a new venv and checks that it imports without
 #    any LLVM/MLIR on the machine;
 # 2. runs the Python suite against the installed package (test/python with
-#    ISM_TEST_INSTALLED=1: the torch GPU tests, ism.run, the RoPE example);
-# 3. benchmarks: launch overhead against Triton (bench/launch_overhead.py)
+#    ISM_TEST_INSTALLED=1: the torch GPU tests, ism.run, the RoPE example,
+#    the tutorials' CPU and GPU parts);
+# 3. runs each tutorial as written (python/tutorials/*.py: its CPU part,
+#    then its GPU part, checked against PyTorch);
+# 4. benchmarks: launch overhead against Triton (bench/launch_overhead.py)
 #    and the RoPE autograd example against PyTorch eager and Triton;
-# 4. profiles an ism kernel with torch.profiler (python/examples/
+# 5. profiles an ism kernel with torch.profiler (python/examples/
 #    profile_torch.py).
 # Logs, JSON, CSV and plots go to OUT_DIR (default: a temporary directory).
 set -uo pipefail
@@ -43,6 +46,13 @@ EOF
 step "pytest test/python against the installed package"
 (cd "$root" && ISM_TEST_INSTALLED=1 "$py" -m pytest -q -rs -p no:cacheprovider \
   test/python 2>&1 | tee "$out/pytest.log") || status=1
+
+step "tutorials, as written"
+for t in "$root"/python/tutorials/[0-9]*.py; do
+  echo "-- $(basename "$t")"
+  (cd "$root" && "$py" "$t" 2>&1 | tee "$out/tutorial-$(basename "$t" .py).log") ||
+    status=1
+done
 
 step "launch overhead (ism vs Triton)"
 (cd "$root" && "$py" bench/launch_overhead.py --json "$out/launch.json" 2>&1 |

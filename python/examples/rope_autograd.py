@@ -57,7 +57,7 @@ Kernels (MLIR text generated below, ``module_text``): one program per
 that consecutive programs (the GPU starts them in x order) rotate
 consecutive memory of t. With tokens along x they would rotate one batch
 index's tokens, a token's stride apart, and the kernel ran up to 8% slower
-at every length (docs/benchmarks.md, "The grid's order"). A sequence of
+at every length on the H200. A sequence of
 more than 65535 token blocks (the grid's y limit) takes the token-major
 grid (``batch_major`` in ``config_key``). A program loads cos/sin rows
 (block_s x rot/2, fp32) once, shared by its batch indices, and the x1 and
@@ -76,7 +76,7 @@ of a program are issued before its first store (in place, the compiler
 could not move a load above a store to the same buffer). Every size is
 dynamic; ``head_dim=`` makes a module specialized to the head count and
 head_dim instead (static inner sizes, ``memref_types``), which measured
-slower (docs/benchmarks.md).
+slower on the H200.
 The same module holds ``@rope_fwd`` (launched by host function ``@main``)
 and ``@rope_bwd`` (host function ``@backward``).
 
@@ -148,7 +148,7 @@ def default_config(heads: int, half: int, dtype: str = "bf16",
     on the H200 at seq 512-16384: 8 warps (38 registers a thread) beat 4
     (54) by up to 4%, with the tiles of t loaded before cos/sin); 8 heads (2
     KB) take one token and 2 warps (``auto_config`` takes more on large
-    tensors; docs/benchmarks.md)."""
+    tensors)."""
     return _tokens_and_warps(token_bytes(heads, half, dtype), min_bytes,
                              1024, 8)
 
@@ -160,7 +160,7 @@ def default_config(heads: int, half: int, dtype: str = "bf16",
 #: with 16 warps from 2048, by 2-3%; 8 heads of batch 4 take two batch
 #: indices and 4 warps from 4096 tokens (32 MiB), 1.5-5% ahead of four.
 #: The threshold sits between them: at 32 MiB either choice is within
-#: 1.5% of the best (docs/benchmarks.md, "The grid's order").
+#: 1.5% of the best on the H200.
 BATCH_BLOCK_MIN_BYTES_PER_SM = 192 * 1024
 
 
@@ -180,8 +180,8 @@ def auto_config(heads: int, half: int, dtype: str, seq: int, batch: int,
     only a program still under 2 KB takes more tokens (``default_config``),
     or, on a large tensor that cannot block the batch, under 4 KB.
     A program of several batch indices takes a warp per 2 KB on a small
-    tensor, per KB on a large one, at most 16 (the measured best:
-    docs/benchmarks.md)."""
+    tensor, per KB on a large one, at most 16 (the best measured on the
+    H200)."""
     per_token = token_bytes(heads, half, dtype)
     large = seq * batch * per_token >= BATCH_BLOCK_MIN_BYTES_PER_SM * sms
     limit, max_b = (32768, 2) if large else (8192, 4)
@@ -214,8 +214,8 @@ def memref_types(dtype: str, heads: int, half: int,
     memref<?x?> with >= half columns), with a longer prologue (bounds and
     alignment tests on all four dimensions: first global load at SASS
     instruction 61 against 37 specialized) -- and yet, on the H200, 0.1-2%
-    faster than the specialized module (bench/experiments/
-    rope_variants.py), so the example runs the dynamic one."""
+    faster than the specialized module, so the example runs the dynamic
+    one."""
     if head_dim is None:
         return f"memref<?x?x?x?x{dtype}>", "memref<?x?xf32>"
     if head_dim < 2 * half:
@@ -619,7 +619,7 @@ def rope_ism_(t, cos, sin, backward: bool = False,
         return t
     # Every size dynamic: the module specialized to the head count and
     # head_dim (head_dim=dim) has a shorter prologue but ran 0.1-2% slower
-    # on the H200 (bench/experiments/rope_variants.py, docs/benchmarks.md).
+    # on the H200.
     key = choose_key(t, half, block_s, num_warps, block_b)
     work = t if t.is_contiguous() else t.contiguous()
     entry = "backward" if backward else "main"
