@@ -952,11 +952,21 @@ def main(argv=None):
         monitor.stop()
     elapsed = time.monotonic() - start
     meta["seconds"] = elapsed
-    samples = [s for s in monitor.samples]
-    if samples:
-        meta["clock_mhz_median"] = statistics.median(s[1] for s in samples)
-        meta["watts_median"] = statistics.median(s[2] for s in samples)
+    samples = list(monitor.samples)
     meta["summary"] = summary(rows)
+    if samples:
+        clocks = [s[1] for s in samples]
+        watts = [s[2] for s in samples]
+        meta.update(clock_mhz_median=statistics.median(clocks),
+                    watts_median=statistics.median(watts))
+        meta["summary"].append(
+            f"GPU during the run ({monitor.source}, {len(samples)} "
+            f"samples): SM clock median {statistics.median(clocks):.0f} MHz "
+            f"({min(clocks):.0f}-{max(clocks):.0f}), board power median "
+            f"{statistics.median(watts):.0f} W (max {max(watts):.0f})")
+    elif not dry:
+        meta["summary"].append("GPU clock and power: no samples (neither "
+                               "pynvml nor nvidia-smi worked)")
     write_outputs(rows, meta, args.out)
     plotted = plot(rows, os.path.join(args.out, "streaming.png"),
                    f"user-style streaming kernels, {device}\n% of the "
