@@ -517,7 +517,8 @@ def parse_args(argv=None):
     p.add_argument("--out", default="streaming-out",
                    help="directory for streaming.csv/json/png")
     p.add_argument("--quick", action="store_true",
-                   help="two widths a kernel, bf16 and f32, 64 MiB cases")
+                   help="two widths a kernel (one a multiple of 8, one "
+                   "not), bf16 and f32")
     p.add_argument("--only", default="",
                    help="comma-separated kernels (" + ",".join(KERNELS) + ")")
     p.add_argument("--dtypes", default="", help="comma-separated: "
@@ -525,8 +526,7 @@ def parse_args(argv=None):
     p.add_argument("--widths", default="",
                    help="comma-separated widths (N, C or K) for every kernel")
     p.add_argument("--min-mib", type=float, default=None,
-                   help="input size of a case in MiB (default 256, "
-                   "--quick 64)")
+                   help="input size of a case in MiB (default 256)")
     p.add_argument("--no-single-row", action="store_true",
                    help="leave out the 1 x 65536 cases")
     p.add_argument("--chunk16", type=int, default=4096,
@@ -568,7 +568,7 @@ def plan(args):
         if d not in DTYPES:
             raise SystemExit(f"streaming: unknown dtype {d!r}")
     forced = [int(w) for w in args.widths.split(",") if w]
-    mib = args.min_mib or (64 if args.quick else 256)
+    mib = args.min_mib or 256
     cases = []
     for kernel in kernels:
         for dtype in dtypes:
