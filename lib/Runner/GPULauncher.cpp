@@ -2,6 +2,8 @@
 
 #include "ism/Runner/GPULauncher.h"
 
+#include <optional>
+
 #include "ism/Runner/Buffer.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -635,7 +637,14 @@ llvm::Expected<std::vector<double>> mlir::ism::runner::timeHostFunction(
   llvm::scope_exit destroyEnd(
       [&] { llvm::consumeError(gpu.destroyEvent(*end)); });
   std::vector<double> times;
+  std::optional<nvml::PowerMonitor> monitor;
+  if (options.power) {
+    const cuda::DeviceInfo &info = gpu.getDeviceInfo();
+    monitor.emplace(info.pciDomain, info.pciBus, info.pciDevice);
+  }
   for (unsigned rep = 0; rep < options.warmup + options.repetitions; ++rep) {
+    if (monitor && rep == options.warmup)
+      monitor->start();
     if (options.flushL2)
       if (llvm::Error error =
               gpu.memset(flushBuffer.get(), rep & 0xff, flushBytes, stream))
@@ -652,5 +661,7 @@ llvm::Expected<std::vector<double>> mlir::ism::runner::timeHostFunction(
     if (rep >= options.warmup)
       times.push_back(*ms);
   }
+  if (monitor)
+    *options.power = monitor->stop();
   return std::move(times);
 }

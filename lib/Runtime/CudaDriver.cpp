@@ -241,6 +241,9 @@ llvm::Expected<DeviceInfo> Driver::getDeviceInfo(int ordinal) {
       {&info.maxGridDim[0], kAttrMaxGridDimX},
       {&info.maxGridDim[1], kAttrMaxGridDimX + 1},
       {&info.maxGridDim[2], kAttrMaxGridDimX + 2},
+      {&info.pciBus, kAttrPciBusId},
+      {&info.pciDevice, kAttrPciDeviceId},
+      {&info.pciDomain, kAttrPciDomainId},
   };
   for (auto &attribute : attributes)
     if (llvm::Error error = check(

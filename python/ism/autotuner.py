@@ -92,12 +92,18 @@ class TuningResult:
     ``timings_ms``: median per timed candidate; ``pruned``: (config,
     reason) of the ones never run; ``from_cache``: True when the winner came
     from memory or disk (nothing was compiled or timed for the choice);
-    ``tuning_s``: seconds spent tuning (0 from the cache)."""
+    ``tuning_s``: seconds spent tuning (0 from the cache); ``power``: the
+    GPU's median SM clock, mean board power and share of time at the power
+    cap while the candidates were timed (``{"sm_clock_mhz", "power_w",
+    "power_capped", "samples"}`` through NVML, or ``{"unavailable": why}``;
+    empty from the cache)."""
 
     def __init__(self, key: str, best: Config,
                  timings_ms: Dict[Config, float],
                  pruned: List[Tuple[Config, str]], tuning_s: float,
-                 from_cache: bool, path: Optional[str]):
+                 from_cache: bool, path: Optional[str],
+                 power: Optional[Dict[str, Any]] = None):
+        self.power = dict(power or {})
         self.key = key
         self.best = best
         self.timings_ms = timings_ms
@@ -152,6 +158,30 @@ def _device_name(device: Optional[int]) -> str:
         except Exception:  # pragma: no cover - a broken CUDA setup
             pass
     return "no-gpu"
+
+
+def _power_monitor():
+    """A monitor of the current CUDA device's clock and power, or None
+    without torch."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    try:
+        device = torch.cuda.current_device()
+    except Exception:  # pragma: no cover - a broken CUDA setup
+        return None
+    return _ism.PowerMonitor(device)
+
+
+def _describe_power(power: Dict[str, Any]) -> str:
+    """One phrase: "SM clock 1755 MHz, 512 W, at the power cap 0% of the
+    time", or why it was not measured."""
+    if "power_w" not in power:
+        return ("clock and power not measured: " +
+                power.get("unavailable", "not sampled"))
+    return (f"SM clock {power['sm_clock_mhz']:.0f} MHz, "
+            f"{power['power_w']:.0f} W, at the power cap "
+            f"{100 * power['power_capped']:.0f}% of the time")
 
 
 class Autotuner:
@@ -483,6 +513,9 @@ class Autotuner:
                              f"can run ({reasons})")
         saved = self._snapshot(args)
         samples: Dict[Config, List[float]] = {}
+        monitor = _power_monitor() if self.timer is None else None
+        if monitor is not None:
+            monitor.start()
         try:
             for c in runnable:
                 samples[c] = [self._time(programs[c], args, c)]
@@ -498,12 +531,13 @@ class Autotuner:
                     for c in rivals:
                         samples[c].append(self._time(programs[c], args, c))
         finally:
+            power = monitor.stop() if monitor is not None else {}
             self._put_back(saved)
         timings = {c: statistics.median(t) for c, t in samples.items()}
         best = min(runnable, key=lambda c: timings[c])
         result = TuningResult(key, best, timings, pruned,
                               time.perf_counter() - t0, False,
-                              self._cache_path(key))
+                              self._cache_path(key), power)
         described = (None if self.key_fn is not None else
                      [_describe_arg(a) for a in args])
         self._store(result, described)
@@ -512,7 +546,7 @@ class Autotuner:
                               sorted(timings.items(), key=lambda kv: kv[1]))
             print(f"ism.autotune {self.__name__}: {best} in "
                   f"{result.tuning_s:.2f} s ({table}; {len(pruned)} "
-                  f"pruned)", file=sys.stderr)
+                  f"pruned; {_describe_power(power)})", file=sys.stderr)
         return result
 
     def program(self, config: Config) -> CompiledProgram:

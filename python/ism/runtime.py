@@ -41,8 +41,24 @@ _NUMPY_NAMES = {
 @dataclass
 class RunResult:
     """Per-repetition times of a timed run, in milliseconds (empty when the
-    run was not timed)."""
+    run was not timed), and what the GPU did meanwhile, read through NVML:
+    the median SM clock (MHz), the mean board power (W) and the share of
+    samples in which the software power cap held the clock down (0 to 1).
+    Without NVML those are None and ``power_unavailable`` says why."""
     times_ms: List[float] = field(default_factory=list)
+    sm_clock_mhz: Optional[float] = None
+    power_w: Optional[float] = None
+    power_capped: Optional[float] = None
+    power_unavailable: Optional[str] = None
+
+    @property
+    def energy_per_call_mj(self) -> Optional[float]:
+        """Energy of one call at the mean board power: power x median time
+        (mJ), None without NVML or timing."""
+        median = self.median_ms
+        if self.power_w is None or median is None:
+            return None
+        return self.power_w * median
 
     @property
     def median_ms(self) -> Optional[float]:
@@ -174,9 +190,11 @@ def run(module: Module, entry: str, *args, chip: Optional[str] = None,
         raise ValueError(f"coschedule must be one of "
                          f"{', '.join(_COSCHEDULE_MODES)}, got {coschedule!r}")
     described = _describe_all(module, entry, args)
-    times = _ism.run(module._m, entry, described, chip or "", time, warmup,
-                     reps, coschedule)
-    return RunResult(list(times))
+    times, power = _ism.run(module._m, entry, described, chip or "", time,
+                            warmup, reps, coschedule)
+    return RunResult(list(times), power.get("sm_clock_mhz"),
+                     power.get("power_w"), power.get("power_capped"),
+                     power.get("unavailable"))
 
 
 def interpret(module: Module, entry: str, *args) -> None:

@@ -350,8 +350,9 @@ static std::vector<HostArgument> toHostArguments(const nb::list &arguments) {
   return args;
 }
 
-/// Runs a host function on the GPU; returns the times of the timed runs.
-static std::vector<double>
+/// Runs a host function on the GPU; returns the times of the timed runs
+/// and a dict of the SM clock and board power during them.
+static nb::tuple
 runEntry(ModuleHandle &module, const std::string &entry,
          const nb::list &arguments, const std::string &chip, bool timing,
          unsigned warmup, unsigned repetitions, const std::string &coschedule) {
@@ -367,7 +368,16 @@ runEntry(ModuleHandle &module, const std::string &entry,
     nb::gil_scoped_release release;
     result = runHostFunction(*module.module, entry, args, options);
   }
-  return result.timesMs;
+  nb::dict power;
+  if (result.powerMeasured) {
+    power["sm_clock_mhz"] = result.smClockMhz;
+    power["power_w"] = result.powerW;
+    power["power_capped"] = result.powerCapped;
+    power["samples"] = result.powerSamples;
+  } else if (timing) {
+    power["unavailable"] = result.powerUnavailable;
+  }
+  return nb::make_tuple(result.timesMs, power);
 }
 
 /// Runs a host function in the reference interpreter.
@@ -725,9 +735,11 @@ NB_MODULE(_ism, m) {
         nb::arg("arguments"), nb::arg("chip") = "", nb::arg("timing") = false,
         nb::arg("warmup") = 10, nb::arg("repetitions") = 100,
         nb::arg("coschedule") = "fused",
-        "Runs a host function through the GPU runner; returns times in ms.");
+        "Runs a host function through the GPU runner; returns (times in ms, "
+        "{sm_clock_mhz, power_w, power_capped, samples} or {unavailable}).");
   m.def("interpret", &interpretEntry, nb::arg("module"), nb::arg("entry"),
         nb::arg("arguments"),
         "Runs a host function in the runner's float64 reference interpreter.");
   registerProgramBindings(m);
+  registerPowerBindings(m);
 }

@@ -101,7 +101,17 @@ struct RunOptions {
 /// What a run reports: per-repetition times in milliseconds when timing.
 struct RunResult {
   std::vector<double> timesMs;
+  /// The SM clock and board power during the timed runs (NVML), or why
+  /// they were not measured.
+  bool powerMeasured = false;
+  std::string powerUnavailable;
+  double smClockMhz = 0, powerW = 0, powerCapped = 0;
+  unsigned powerSamples = 0;
 };
+
+/// Registers ism._ism.PowerMonitor: the SM clock and board power of a GPU
+/// between start() and stop() (NVML), for the autotuner's report.
+void registerPowerBindings(nanobind::module_ &m);
 
 /// True when this build of the extension links the runner library (a GPU
 /// or its driver may still be missing; runHostFunction says so).

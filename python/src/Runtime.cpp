@@ -25,6 +25,9 @@
 #include <cstring>
 #include <memory>
 
+#include <nanobind/stl/string.h>
+
+namespace nb = nanobind;
 using namespace mlir;
 using namespace mlir::ism;
 using namespace mlir::ism::python;
@@ -223,11 +226,19 @@ RunResult mlir::ism::python::runHostFunction(ModuleOp module,
     TimingOptions timing;
     timing.warmup = options.warmup;
     timing.repetitions = options.repetitions;
+    nvml::PowerSummary power;
+    timing.power = &power;
     llvm::Expected<std::vector<double>> times = timeHostFunction(
         gpu, *stream, func, bound, launcher, timing, execution);
     if (!times)
       fail(ErrorKind::Run, times.takeError());
     result.timesMs = std::move(*times);
+    result.powerMeasured = power.available;
+    result.powerUnavailable = power.unavailable;
+    result.smClockMhz = power.smClockMedianMhz;
+    result.powerW = power.powerMeanW;
+    result.powerCapped = power.powerCapped;
+    result.powerSamples = power.samples;
   }
   return result;
 }
@@ -250,4 +261,46 @@ void mlir::ism::python::interpretHostFunction(ModuleOp module,
       arg.buffer.set(j, value);
     copyOut(arg.buffer, args[i]);
   }
+}
+
+void mlir::ism::python::registerPowerBindings(nb::module_ &m) {
+  nb::class_<nvml::PowerMonitor>(m, "PowerMonitor")
+      .def(
+          "__init__",
+          [](nvml::PowerMonitor *self, int ordinal) {
+            llvm::Expected<cuda::Driver &> driver = cuda::Driver::get();
+            if (!driver) {
+              new (self) nvml::PowerMonitor(llvm::toString(driver.takeError()));
+              return;
+            }
+            llvm::Expected<cuda::DeviceInfo> info =
+                driver->getDeviceInfo(ordinal);
+            if (!info) {
+              new (self) nvml::PowerMonitor(llvm::toString(info.takeError()));
+              return;
+            }
+            new (self) nvml::PowerMonitor(info->pciDomain, info->pciBus,
+                                          info->pciDevice);
+          },
+          nb::arg("device") = 0,
+          "Samples CUDA device `device`'s SM clock and board power (NVML).")
+      .def("start", [](nvml::PowerMonitor &self) { self.start(); },
+           "Starts sampling every 5 ms.")
+      .def(
+          "stop",
+          [](nvml::PowerMonitor &self) {
+            nvml::PowerSummary s = self.stop();
+            nb::dict out;
+            if (!s.available) {
+              out["unavailable"] = s.unavailable;
+              return out;
+            }
+            out["sm_clock_mhz"] = s.smClockMedianMhz;
+            out["power_w"] = s.powerMeanW;
+            out["power_capped"] = s.powerCapped;
+            out["samples"] = s.samples;
+            return out;
+          },
+          "Stops sampling: {sm_clock_mhz, power_w, power_capped, samples}, "
+          "or {unavailable: why}.");
 }

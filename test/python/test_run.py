@@ -210,3 +210,24 @@ func.func @main(%x: memref<?xf32>, %y: memref<?xf32>) {
     y = np.full(200, np.nan, np.float32)
     ism.interpret(m, "main", x, y)
     np.testing.assert_array_equal(y, -2 * x)
+
+
+def test_run_result_energy_per_call():
+    r = ism.RunResult([1.0, 3.0, 2.0], sm_clock_mhz=1500.0, power_w=700.0,
+                      power_capped=1.0)
+    assert r.median_ms == 2.0
+    assert r.energy_per_call_mj == 1400.0
+    assert ism.RunResult([1.0]).energy_per_call_mj is None
+
+
+def test_power_monitor_says_why_it_has_no_figures():
+    # Without a driver (or NVML) the monitor measures nothing and says why;
+    # with both, start/stop give the clock and power.
+    from ism import _ism
+    monitor = _ism.PowerMonitor(0)
+    monitor.start()
+    power = monitor.stop()
+    if "unavailable" in power:
+        assert power["unavailable"]
+    else:
+        assert power["samples"] >= 2 and power["sm_clock_mhz"] > 0

@@ -1109,6 +1109,9 @@ static int run() {
     timing.warmup = warmup;
     timing.repetitions = reps;
     timing.flushL2 = flushL2;
+    // The clock and power of the last timing (NVML).
+    nvml::PowerSummary lastPower, power;
+    timing.power = &lastPower;
     auto time =
         [&](LaunchHandler &handler,
             const HostExecutionOptions &how) -> llvm::Expected<TimeStats> {
@@ -1125,6 +1128,7 @@ static int run() {
       if (!timed)
         return fail(timed.takeError());
       stats = *timed;
+      power = lastPower;
     } else {
       // Every mode, on the same buffers and stream: sequential and streams
       // run the unfused kernels, fused the fused ones.
@@ -1157,8 +1161,10 @@ static int run() {
               "--bench --coschedule=" + getCoscheduleModeName(modes[i]) + ": " +
               llvm::toString(timed.takeError()));
         perMode[i] = *timed;
-        if (modes[i] == *mode)
+        if (modes[i] == *mode) {
           stats = *timed;
+          power = lastPower;
+        }
       }
       const TimeStats &sequential = perMode[0], &streams = perMode[1],
                       &fused = perMode[2];
@@ -1200,7 +1206,8 @@ static int run() {
                            {"bytes", bytes},
                            {"gbps", gbps},
                            {"flops", static_cast<double>(flops)},
-                           {"tflops", tflops}};
+                           {"tflops", tflops},
+                           {"power", power.toJSON(median)}};
     if (!json) {
       llvm::outs() << llvm::formatv(
           "bench: median {0:F4} ms (min {1:F4}, max {2:F4}) over {3} runs "
@@ -1212,6 +1219,11 @@ static int run() {
       if (benchCoschedules)
         llvm::outs() << " (--coschedule=" << getCoscheduleModeName(*mode)
                      << ")";
+      llvm::outs() << "\n";
+      llvm::outs() << "bench: " << power.describe();
+      if (power.available)
+        llvm::outs() << llvm::formatv("; {0:F3} mJ a call",
+                                      power.energyPerCallMj(median));
       llvm::outs() << "\n";
     }
   }

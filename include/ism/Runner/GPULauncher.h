@@ -19,6 +19,7 @@
 #include "ism/Runner/HostExecutor.h"
 #include "ism/Runner/Trace.h"
 #include "ism/Runtime/CudaDriver.h"
+#include "ism/Runtime/PowerMonitor.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -235,6 +236,9 @@ struct TimingOptions {
   /// Write a buffer twice the size of the L2 cache before each run, which
   /// evicts the previous run's inputs and outputs.
   bool flushL2 = true;
+  /// When set, the SM clock and board power during the timed runs (NVML;
+  /// without it, why not).
+  nvml::PowerSummary *power = nullptr;
 };
 
 /// Runs `entry` with `args` through `launcher` (which launches on `stream`)

@@ -79,6 +79,8 @@ struct DeviceInfo {
   int maxGridDim[3] = {0, 0, 0};
   int maxBlockDim[3] = {0, 0, 0};
   int maxThreadsPerBlock = 0;
+  /// The device's PCI location (how NVML finds it).
+  int pciDomain = 0, pciBus = 0, pciDevice = 0;
   /// The chip name LLVM's NVPTX backend takes, e.g. "sm_90a".
   std::string chip() const;
 };
@@ -185,7 +187,10 @@ enum : int {
   kAttrMaxGridDimX = 5,
   kAttrMaxSharedMemoryPerBlock = 8,
   kAttrMultiprocessorCount = 16,
+  kAttrPciBusId = 33,
+  kAttrPciDeviceId = 34,
   kAttrL2CacheSize = 38,
+  kAttrPciDomainId = 50,
   kAttrComputeCapabilityMajor = 75,
   kAttrComputeCapabilityMinor = 76,
   kAttrMaxSharedMemoryPerBlockOptin = 97,
