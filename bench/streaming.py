@@ -119,13 +119,15 @@ def _new_module(context=None):
     return ism, ism.Module(context)
 
 
-def build_lse(dtype="bf16", chunk=None, warps=4, context=None, **_):
+def build_lse(dtype="bf16", chunk=None, warps=4, load_stages=None,
+              context=None, **_):
     """@lse(x: R x N, out: R f32); @main launches one program per row."""
     chunk = chunk or default_chunk(dtype)
     ism, m = _new_module(context)
     x_t = ism.memref((None, None), dtype, context)
     o_t = ism.memref((None,), "f32", context)
-    with m.kernel("lse", [x_t, o_t], num_warps=warps) as k:
+    with m.kernel("lse", [x_t, o_t], num_warps=warps,
+                  load_stages=load_stages) as k:
         x, out = k.args
         row = k.program_id("x")
         n = k.dim(x, 1)
@@ -154,12 +156,14 @@ def _online_max_sum(k, x, row, n, chunk):
     return k.for_range(0, n, chunk, [m0, s0], body)
 
 
-def build_softmax(dtype="bf16", chunk=None, warps=4, context=None, **_):
+def build_softmax(dtype="bf16", chunk=None, warps=4, load_stages=None,
+              context=None, **_):
     """@softmax(x: R x N, y: R x N); @main: one program per row."""
     chunk = chunk or default_chunk(dtype)
     ism, m = _new_module(context)
     x_t = ism.memref((None, None), dtype, context)
-    with m.kernel("softmax", [x_t, x_t], num_warps=warps) as k:
+    with m.kernel("softmax", [x_t, x_t], num_warps=warps,
+                  load_stages=load_stages) as k:
         x, y = k.args
         row = k.program_id("x")
         n = k.dim(x, 1)
@@ -178,7 +182,8 @@ def build_softmax(dtype="bf16", chunk=None, warps=4, context=None, **_):
     return m
 
 
-def build_layernorm(dtype="bf16", chunk=None, warps=4, context=None, **_):
+def build_layernorm(dtype="bf16", chunk=None, warps=4, load_stages=None,
+              context=None, **_):
     """@layernorm(x: R x N, w: N, b: N, y: R x N, eps: f32); @main: one
     program per row."""
     chunk = chunk or default_chunk(dtype)
@@ -186,7 +191,8 @@ def build_layernorm(dtype="bf16", chunk=None, warps=4, context=None, **_):
     x_t = ism.memref((None, None), dtype, context)
     v_t = ism.memref((None,), dtype, context)
     with m.kernel("layernorm", [x_t, v_t, v_t, x_t, "f32"],
-                  num_warps=warps) as k:
+                  num_warps=warps,
+                  load_stages=load_stages) as k:
         x, w, b, y, eps = k.args
         row = k.program_id("x")
         n = k.dim(x, 1)
@@ -215,7 +221,8 @@ def build_layernorm(dtype="bf16", chunk=None, warps=4, context=None, **_):
     return m
 
 
-def build_colsum(dtype="bf16", chunk=None, warps=4, block=None, context=None,
+def build_colsum(dtype="bf16", chunk=None, warps=4, load_stages=None,
+              block=None, context=None,
                  **_):
     """@colsum(x: R x C, out: C f32); @main: ceil(C / block) programs."""
     chunk = chunk or default_chunk(dtype)
@@ -223,7 +230,8 @@ def build_colsum(dtype="bf16", chunk=None, warps=4, block=None, context=None,
     ism, m = _new_module(context)
     x_t = ism.memref((None, None), dtype, context)
     o_t = ism.memref((None,), "f32", context)
-    with m.kernel("colsum", [x_t, o_t], num_warps=warps) as k:
+    with m.kernel("colsum", [x_t, o_t], num_warps=warps,
+                  load_stages=load_stages) as k:
         x, out = k.args
         c0 = k.program_id("x") * bc
         rows = k.dim(x, 0)
@@ -238,7 +246,8 @@ def build_colsum(dtype="bf16", chunk=None, warps=4, block=None, context=None,
     return m
 
 
-def build_gemv(dtype="bf16", chunk=None, warps=4, block=None, context=None,
+def build_gemv(dtype="bf16", chunk=None, warps=4, load_stages=None,
+              block=None, context=None,
                **_):
     """@gemv(W: N x K, x: K, y: N f32); @main: ceil(N / block) programs."""
     chunk = chunk or default_chunk(dtype)
@@ -247,7 +256,8 @@ def build_gemv(dtype="bf16", chunk=None, warps=4, block=None, context=None,
     w_t = ism.memref((None, None), dtype, context)
     x_t = ism.memref((None,), dtype, context)
     y_t = ism.memref((None,), "f32", context)
-    with m.kernel("gemv", [w_t, x_t, y_t], num_warps=warps) as k:
+    with m.kernel("gemv", [w_t, x_t, y_t], num_warps=warps,
+                  load_stages=load_stages) as k:
         w, x, y = k.args
         r0 = k.program_id("x") * bn
         kdim = k.dim(w, 1)
@@ -270,10 +280,11 @@ BUILDERS = {"lse": build_lse, "softmax": build_softmax,
 
 
 def build(kernel, dtype="bf16", chunk=None, warps=4, block=None,
-          context=None):
+          context=None, load_stages=None):
     """The ism module (kernel + @main) of `kernel` for this configuration."""
     return BUILDERS[kernel](dtype=dtype, chunk=chunk, warps=warps,
-                            block=block, context=context)
+                            block=block, context=context,
+                            load_stages=load_stages)
 
 
 # --- shapes and bytes ---------------------------------------------------------
@@ -535,6 +546,10 @@ def parse_args(argv=None):
                    help="elements a loop iteration for f32")
     p.add_argument("--warps", type=int, default=4,
                    help="num_warps of every ism and Triton kernel")
+    p.add_argument("--load-stages", type=int, default=None,
+                   help="load_stages of every ism kernel (how far a loop's "
+                        "loads run ahead; default: the compiler's choice, "
+                        "1: not at all)")
     p.add_argument("--colsum-block", type=int, default=DEFAULT_BLOCK["colsum"],
                    help="columns a colsum program owns")
     p.add_argument("--gemv-block", type=int, default=DEFAULT_BLOCK["gemv"],
@@ -586,7 +601,8 @@ def plan(args):
 def config(args, kernel, dtype):
     chunk = args.chunk32 if ELEMENT_BYTES[dtype] == 4 else args.chunk16
     block = {"colsum": args.colsum_block, "gemv": args.gemv_block}.get(kernel)
-    return dict(chunk=chunk, warps=args.warps, block=block)
+    return dict(chunk=chunk, warps=args.warps, block=block,
+                load_stages=args.load_stages)
 
 
 def run_case(case, args, env):

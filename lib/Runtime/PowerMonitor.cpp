@@ -20,6 +20,30 @@ constexpr NvmlReturn kNvmlSuccess = 0;
 constexpr int kClockSm = 1;
 /// nvmlClocksEventReasons' software power cap bit.
 constexpr unsigned long long kReasonSwPowerCap = 0x4;
+/// NVML_FI_DEV_POWER_INSTANT: the board's power now, in mW (Hopper and
+/// later); nvmlDeviceGetPowerUsage averages over a second on these GPUs,
+/// longer than most timed windows.
+constexpr unsigned kFieldPowerInstant = 186;
+
+/// nvmlFieldValue_t.
+struct FieldValue {
+  unsigned fieldId;
+  unsigned scopeId;
+  long long timestamp;
+  long long latencyUsec;
+  int valueType;
+  NvmlReturn nvmlReturn;
+  union {
+    double d;
+    unsigned ui;
+    unsigned long ul;
+    unsigned long long ull;
+    long long sll;
+    unsigned short us;
+  } value;
+};
+/// nvmlValueType_t's NVML_VALUE_TYPE_UNSIGNED_INT.
+constexpr int kValueUnsignedInt = 1;
 
 /// The NVML entry points the monitor calls, resolved once.
 struct Nvml {
@@ -28,6 +52,8 @@ struct Nvml {
   NvmlReturn (*clockInfo)(NvmlDevice, int, unsigned *) = nullptr;
   NvmlReturn (*powerUsage)(NvmlDevice, unsigned *) = nullptr;
   NvmlReturn (*clockReasons)(NvmlDevice, unsigned long long *) = nullptr;
+  /// Optional (older drivers lack it): instant power through field values.
+  NvmlReturn (*fieldValues)(NvmlDevice, int, FieldValue *) = nullptr;
   const char *(*errorString)(NvmlReturn) = nullptr;
   /// Empty when NVML is usable, else why not.
   std::string unavailable;
@@ -64,6 +90,8 @@ private:
     resolve("nvmlDeviceGetPowerUsage", n.powerUsage);
     resolve("nvmlDeviceGetCurrentClocksThrottleReasons", n.clockReasons);
     resolve("nvmlErrorString", n.errorString);
+    n.fieldValues = reinterpret_cast<decltype(n.fieldValues)>(
+        dlsym(library, "nvmlDeviceGetFieldValues"));
     if (n.unavailable.empty())
       if (NvmlReturn r = n.init(); r != kNvmlSuccess)
         n.unavailable = n.error("nvmlInit_v2", r);
@@ -100,7 +128,15 @@ bool PowerMonitor::sample() {
   Sample s{0, 0, false};
   unsigned long long reasons = 0;
   NvmlReturn r = nvml.clockInfo(device, kClockSm, &s.smClockMhz);
-  if (r == kNvmlSuccess)
+  FieldValue instant{};
+  instant.fieldId = kFieldPowerInstant;
+  if (r == kNvmlSuccess && nvml.fieldValues &&
+      nvml.fieldValues(device, 1, &instant) == kNvmlSuccess &&
+      instant.nvmlReturn == kNvmlSuccess)
+    s.powerMw = instant.valueType == kValueUnsignedInt
+                    ? instant.value.ui
+                    : unsigned(instant.value.ull);
+  else if (r == kNvmlSuccess)
     r = nvml.powerUsage(device, &s.powerMw);
   if (r != kNvmlSuccess) {
     unavailable = nvml.error(s.smClockMhz ? "nvmlDeviceGetPowerUsage"

@@ -4,7 +4,8 @@
 // NVML (libnvidia-ml.so.1, which the NVIDIA driver installs) is opened with
 // dlopen when first needed, like libcuda, so the runner starts anywhere;
 // without it the summary says why instead of giving figures. A thread
-// samples the SM clock, the board's power draw and whether the software
+// samples the SM clock, the board's power draw (instant, where NVML has the
+// field; its one-second average otherwise) and whether the software
 // power cap holds the clock down, every few milliseconds between start()
 // and stop().
 //

@@ -574,21 +574,13 @@ bool ringable(const BlockAccess &access) {
   return access.vectorWidth() * access.view.elementBytes == 16;
 }
 
-/// The shared-memory address of chunk `chunk` of this thread in ring slot
-/// `slot`: chunk-major, thread-minor, so a warp's 16-byte accesses are
+/// The shared-memory address of chunk `chunk` of this thread in slot `slot`
+/// of the ring at `ringBase` (an i64 address): chunk-major, thread-minor, so a warp's 16-byte accesses are
 /// consecutive (no bank conflicts) and every thread reads back what it
 /// copied itself.
 Value ringChunk(OpBuilder &b, Location loc, const LoweringContext &context,
-                int64_t ring, int64_t slotBytes, Value slot, int64_t chunk) {
+                Value ringBase, int64_t slotBytes, Value slot, int64_t chunk) {
   Type i64 = b.getI64Type();
-  auto workgroup = gpu::AddressSpaceAttr::get(
-      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
-  auto raw = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                             MemRefLayoutAttrInterface{}, workgroup);
-  Value base = arith::IndexCastOp::create(
-      b, loc, i64,
-      memref::ExtractAlignedPointerAsIndexOp::create(
-          b, loc, gpu::DynamicSharedMemoryOp::create(b, loc, raw)));
   Value tid =
       arith::IndexCastOp::create(b, loc, i64, context.getThreadId(b, loc));
   Value offset = arith::AddIOp::create(
@@ -603,12 +595,31 @@ Value ringChunk(OpBuilder &b, Location loc, const LoweringContext &context,
               arith::ConstantIntOp::create(
                   b, loc, chunk * context.getNumThreads(), 64)),
           arith::ConstantIntOp::create(b, loc, 16, 64)));
-  Value address = arith::AddIOp::create(
-      b, loc, base,
-      arith::AddIOp::create(b, loc, offset,
-                            arith::ConstantIntOp::create(b, loc, ring, 64)));
+  Value address = arith::AddIOp::create(b, loc, ringBase, offset);
   return LLVM::IntToPtrOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), address);
+}
+
+/// The shared-memory address (i64) of the ring of an ism.async_copy or
+/// ism.async_load: byte `ring` of dynamic shared memory, or, with
+/// `ring_id`, `slots` slots of the kernel's own scratch.
+template <typename OpTy>
+Value ringBase(OpBuilder &b, Location loc, LoweringContext &context,
+               OpTy op) {
+  if (std::optional<uint32_t> id = op.getRingId())
+    return context.getGatherRing(
+        b, loc, *id,
+        int64_t(op.getSlots().value_or(1)) * op.getSlotBytes());
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto raw = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                             MemRefLayoutAttrInterface{}, workgroup);
+  Value base = arith::IndexCastOp::create(
+      b, loc, b.getI64Type(),
+      memref::ExtractAlignedPointerAsIndexOp::create(
+          b, loc, gpu::DynamicSharedMemoryOp::create(b, loc, raw)));
+  return arith::AddIOp::create(
+      b, loc, base, arith::ConstantIntOp::create(b, loc, op.getRing(), 64));
 }
 
 /// ism.async_copy -> cp.async of the thread's 16-byte chunks (when the
@@ -631,15 +642,15 @@ struct AsyncCopyOpLowering : IsmConversionPattern<AsyncCopyOp> {
                        adaptor.getOffsets(), lane, warp);
     if (ringable(access)) {
       unsigned vec = access.vectorWidth();
+      Value base = ringBase(rewriter, loc, context, op);
       scf::IfOp::create(
           rewriter, loc, access.fastPathCondition(rewriter, loc, vec),
           [&](OpBuilder &b, Location l) {
             for (int64_t r = 0; r < tileAccess->dist.getNumRegs(); r += vec) {
               Value src = elementAddress(b, l, tileAccess->view,
                                          access.linearIndex(b, l, r));
-              Value dst =
-                  ringChunk(b, l, context, op.getRing(), op.getSlotBytes(),
-                            adaptor.getSlot(), r / vec);
+              Value dst = ringChunk(b, l, context, base, op.getSlotBytes(),
+                                    adaptor.getSlot(), r / vec);
               NVVM::CpAsyncOp::create(
                   b, l, dst, src, b.getI32IntegerAttr(16),
                   NVVM::LoadCacheModifierKindAttr::get(
@@ -673,6 +684,7 @@ struct AsyncLoadOpLowering : TileLoadPattern<AsyncLoadOp> {
             return emitTileLoad(rewriter, loc, access, elementType, vectorType,
                                 padding, Value());
           unsigned vec = access.vectorWidth();
+          Value base = ringBase(rewriter, loc, context, op);
           auto ifOp = scf::IfOp::create(
               rewriter, loc, access.fastPathCondition(rewriter, loc, vec),
               [&](OpBuilder &b, Location l) {
@@ -680,7 +692,7 @@ struct AsyncLoadOpLowering : TileLoadPattern<AsyncLoadOp> {
                     b, l,
                     loadChunks(b, l, elementType, tileAccess.dist.getNumRegs(),
                                vec, 16, [&](int64_t r) {
-                                 return ringChunk(b, l, context, op.getRing(),
+                                 return ringChunk(b, l, context, base,
                                                   op.getSlotBytes(),
                                                   adaptor.getSlot(), r / vec);
                                }));

@@ -187,7 +187,8 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
         offsets.push_back(map.lookupOrDefault(v));
       AsyncCopyOp::create(cb, loc, p.load.getBase(), offsets, slot,
                           Type(p.load.getType()), uint64_t(ringOffsets[j]),
-                          uint64_t(slotBytes[j]));
+                          uint64_t(slotBytes[j]), /*ring_id=*/nullptr,
+                          /*slots=*/nullptr);
     }
   };
   auto slotOf = [&](OpBuilder &sb, Value item) {
@@ -278,7 +279,7 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
           rb.getI64IntegerAttr(ringOffsets[i]),
           rb.getI64IntegerAttr(slotBytes[i]),
           rb.getI32IntegerAttr((depth - 1) * groups + (groups - 1 - i)),
-          p.load.getPaddingAttr());
+          p.load.getPaddingAttr(), /*ring_id=*/nullptr, /*slots=*/nullptr);
       tile = read.getResult();
     } else {
       tile = body->getArgument(depth + 1 + i);

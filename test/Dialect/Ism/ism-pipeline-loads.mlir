@@ -1,24 +1,23 @@
 // RUN: ism-opt %s -ism-assign-layouts -ism-pipeline-loads -split-input-file | FileCheck %s
 
 // An online log-sum-exp over a row in chunks of 1024 (load_stages = 3):
-// before the loop the chunks at 0 and 1024 are loaded, each under the
-// predicate that its iteration exists (masked off past the end); each
-// iteration loads the chunk two ahead (masked off in the last two) and
-// computes on the oldest, carried by the loop.
+// the load becomes a cp.async copy into a ring of 3 slots in shared memory
+// (ring_id 0, 2 KiB a slot) and a read from it. Before the loop the copies
+// of chunks 0 and 1 start (into slots 0 and 1); each iteration starts the
+// copy of the chunk two ahead into slot (k / 1024 + 2) % 3, then waits
+// until at most two copies are in flight (its own has landed) and reads
+// slot (k / 1024) % 3. Nothing the copies bring waits in registers.
 // CHECK-LABEL: ism.kernel @lse
-// CHECK: %[[P0:.*]] = arith.cmpi slt, %{{.*}}, %[[N:[^ ]*]] : index
-// CHECK: %[[M0:.*]] = ism.splat %[[P0]] : i1 -> tensor<1x1024xi1
-// CHECK: %[[X0:.*]] = ism.load %arg0[%{{.*}}, %{{.*}}] mask %[[M0]] {padding = 0xFF80 : bf16}
-// CHECK: %[[M1:.*]] = ism.splat %{{.*}} : i1 -> tensor<1x1024xi1
-// CHECK: %[[X1:.*]] = ism.load %arg0[%{{.*}}, %{{.*}}] mask %[[M1]] {padding = 0xFF80 : bf16}
-// CHECK: scf.for %[[IV:[^ ]*]] = %{{.*}} to %[[N]] step %c1024 iter_args(%[[M:[^ ]*]] = %{{[^,]*}}, %[[S:[^ ]*]] = %{{[^,]*}}, %[[A:[^ ]*]] = %[[X0]], %[[B:[^ ]*]] = %[[X1]])
-// CHECK: %[[LIVE:.*]] = arith.cmpi slt, %[[IV]], %{{.*}} : index
+// CHECK: ism.async_copy %arg0[%{{.*}}, %{{.*}}] slot %{{.*}} {ring = 0 : i64, ring_id = 0 : i32, slot_bytes = 2048 : i64, slots = 3 : i32, tile = tensor<1x1024xbf16
+// CHECK: ism.async_copy %arg0
+// CHECK: scf.for %[[IV:[^ ]*]] = %{{.*}} to %{{.*}} step %c1024 iter_args(%{{[^,]*}} = %{{[^,]*}}, %{{[^ ]*}} = %{{[^)]*}})
+// CHECK: %[[SLOT:.*]] = arith.remui %{{.*}}, %{{.*}} : index
 // CHECK: %[[AHEAD:.*]] = arith.addi %[[IV]], %{{.*}} : index
-// CHECK: %[[MASK:.*]] = ism.splat %[[LIVE]] : i1
-// CHECK: %[[NEXT:.*]] = ism.load %arg0[%{{.*}}, %[[AHEAD]]] mask %[[MASK]]
-// CHECK: ism.reshape %[[A]]
-// CHECK: scf.yield %{{.*}}, %{{.*}}, %[[B]], %[[NEXT]]
+// CHECK: ism.async_copy %arg0[%{{.*}}, %[[AHEAD]]] slot %[[SLOT]]
+// CHECK: %[[T:.*]] = ism.async_load %arg0[%{{.*}}, %{{.*}}] slot %{{.*}} {padding = 0xFF80 : bf16, pending = 2 : i32, ring = 0 : i64, ring_id = 0 : i32, slot_bytes = 2048 : i64, slots = 3 : i32}
+// CHECK: ism.reshape %[[T]]
 // CHECK: } {ism.load_stages = 3 : i32}
+// CHECK-NOT: ism.load %
 ism.kernel @lse(%x: memref<?x?xbf16>, %out: memref<?xf32>)
     attributes {num_warps = 4 : i32, load_stages = 3 : i32} {
   %row = ism.program_id x : index
@@ -55,17 +54,20 @@ ism.kernel @lse(%x: memref<?x?xbf16>, %out: memref<?xf32>)
 
 // -----
 
-// Without load_stages the pass chooses: a 4096-element bf16 chunk over 128
-// threads is 64 bytes a thread, so two chunks in flight fit in 128 bytes
-// of registers: 3 stages. A mask the user gave is kept and and-ed with the
-// predicate.
+// Without load_stages the pass chooses: rings of 3 slots of 8 KiB (a
+// 4096-element bf16 chunk) fit in 48 KiB: 3 stages. A load with a mask
+// stays as it is; the two loads of one iteration take a ring each, and the
+// first one's read leaves the second's copy in flight too.
 // CHECK-LABEL: ism.kernel @default_stages
 // CHECK: scf.for
-// CHECK: %[[LIVE:.*]] = ism.splat %{{.*}} : i1 -> tensor<4096xi1
-// CHECK: %[[BOTH:.*]] = arith.andi %{{.*}}, %[[LIVE]] : tensor<4096xi1
-// CHECK: ism.load %arg0[%{{.*}}] mask %[[BOTH]]
+// CHECK-DAG: ism.async_copy %arg0{{.*}}ring_id = 0 : i32, slot_bytes = 8192 : i64, slots = 3 : i32
+// CHECK-DAG: ism.async_copy %arg3{{.*}}ring_id = 1 : i32
+// CHECK-DAG: ism.load %arg0[%{{.*}}] mask
+// CHECK-DAG: ism.async_load %arg0{{.*}}pending = 5 : i32
+// CHECK-DAG: ism.async_load %arg3{{.*}}pending = 4 : i32
 // CHECK: } {ism.load_stages = 3 : i32}
-ism.kernel @default_stages(%x: memref<?xbf16>, %out: memref<?xf32>, %lim: i32)
+ism.kernel @default_stages(%x: memref<?xbf16>, %out: memref<?xf32>, %lim: i32,
+                           %y: memref<?xbf16>)
     attributes {num_warps = 4 : i32} {
   %c0 = arith.constant 0 : index
   %n = memref.dim %x, %c0 : memref<?xbf16>
@@ -76,8 +78,14 @@ ism.kernel @default_stages(%x: memref<?xbf16>, %out: memref<?xf32>, %lim: i32)
   %z = arith.constant dense<0.0> : tensor<4096xf32>
   %acc = scf.for %off = %c0 to %n step %chunk iter_args(%a = %z) -> (tensor<4096xf32>) {
     %t = ism.load %x[%off] mask %keep : memref<?xbf16> -> tensor<4096xbf16>
+    %u = ism.load %x[%off] : memref<?xbf16> -> tensor<4096xbf16>
+    %w = ism.load %y[%off] : memref<?xbf16> -> tensor<4096xbf16>
     %v = arith.extf %t : tensor<4096xbf16> to tensor<4096xf32>
-    %s = arith.addf %a, %v : tensor<4096xf32>
+    %v2 = arith.extf %u : tensor<4096xbf16> to tensor<4096xf32>
+    %v3 = arith.extf %w : tensor<4096xbf16> to tensor<4096xf32>
+    %s1 = arith.addf %a, %v : tensor<4096xf32>
+    %s2 = arith.addf %s1, %v2 : tensor<4096xf32>
+    %s = arith.addf %s2, %v3 : tensor<4096xf32>
     scf.yield %s : tensor<4096xf32>
   }
   ism.store %acc, %out[%c0] : tensor<4096xf32> -> memref<?xf32>
@@ -91,7 +99,8 @@ ism.kernel @default_stages(%x: memref<?xbf16>, %out: memref<?xf32>, %lim: i32)
 // going ahead: iterations touch disjoint chunks.
 // CHECK-LABEL: ism.kernel @scale_rows
 // CHECK: scf.for
-// CHECK: ism.load
+// CHECK: ism.async_copy
+// CHECK: ism.async_load
 // CHECK: ism.store
 // CHECK: } {ism.load_stages = 2 : i32}
 ism.kernel @scale_rows(%x: memref<?x?xf32>, %y: memref<?x?xf32>, %k: f32)

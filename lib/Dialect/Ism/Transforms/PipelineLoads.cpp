@@ -4,21 +4,32 @@
 // log-sum-exp over a row, a norm over rows wider than one tile, a GEMV).
 // As written, each iteration waits for its loads before it computes, so a
 // program has one chunk in flight. With S stages (the kernel's
-// load_stages, or a default chosen from the bytes a thread loads), the
-// loop becomes:
+// load_stages, or a default chosen from the ring's shared memory), each
+// qualifying ism.load becomes
 //
-//   stage 0      the ism.loads whose addresses and masks depend only on the
-//                induction variable and values from outside the loop, and
-//                the ops computing those addresses, for iteration j + S - 1;
-//   stage S - 1  everything else, for iteration j.
+//   stage 0      an ism.async_copy of iteration j + S - 1's tile into slot
+//                (j + S - 1) % S of a ring of S slots in shared memory
+//                (cp.async, 16 bytes a thread at a time: no registers held
+//                while in flight), with the ops computing its address;
+//   stage S - 1  an ism.async_load where the load was: wait until the
+//                copy of iteration j has landed (cp.async.wait_group,
+//                leaving the S - 1 later iterations' copies in flight),
+//                then read the thread's own chunks back.
 //
-// The loaded tiles wait in registers, carried by the loop, so S - 1 chunks
-// a program are in flight while an iteration computes; nothing waits for
-// them before their first use. MLIR's scf::pipelineForLoop builds the
-// prologue and the kernel loop; the epilogue is not peeled: in the
-// iterations past the end the early loads are masked off (a splat of the
-// predicate and-ed into their mask), so they move no memory, and loops of
-// any trip count, zero included, stay one loop.
+// A tile the copy cannot take whole (the partial last chunk of a row, rows
+// not 16-byte aligned) is left to the ism.async_load, which reads it from
+// global memory as ism.load does. Each thread reads back only what it
+// copied itself, so the ring needs no barrier. Registers are the wrong
+// place for chunks in flight: the loop carries them, and the copy the loop
+// back edge makes of a register waits for its load, one iteration after
+// it was issued, whatever S is (measured on the H200: no gain).
+//
+// MLIR's scf::pipelineForLoop builds the prologue and the kernel loop; the
+// epilogue is not peeled: in the last S - 1 iterations the copies of the
+// iterations past the end still run (their tiles lie past the loop's end,
+// usually outside the memref, so nothing is copied, but every copy commits
+// its group, which keeps each wait's count of younger groups right), and
+// loops of any trip count, zero included, stay one loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +38,7 @@
 #include "ism/Dialect/Ism/IR/IsmOps.h"
 #include "ism/Dialect/Ism/Transforms/DotLoop.h"
 #include "ism/Dialect/Ism/Transforms/LoopSlice.h"
+#include "ism/Dialect/Ism/Transforms/WorkLoop.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -44,16 +56,12 @@ using namespace mlir::ism;
 
 namespace {
 
-/// Registers a thread may spend on chunks in flight by default (32
-/// registers): 3 stages when two chunks fit, 2 when one does.
-constexpr int64_t kAheadBytes = 128;
+/// Shared memory a loop's rings may take by default: 3 stages when they
+/// fit in it, 2 when those do.
+constexpr int64_t kRingBytes = 48 * 1024;
 /// The most stages a kernel may ask for (load_stages; the verifier's
 /// bound).
 constexpr unsigned kMaxStages = 8;
-
-int64_t tileBytes(RankedTensorType type) {
-  return type.getNumElements() * type.getElementTypeBitWidth() / 8;
-}
 
 /// Whether `v` is `loop`'s induction variable, or it plus a value defined
 /// outside the loop.
@@ -94,6 +102,34 @@ bool storeIsDisjoint(scf::ForOp loop, StoreOp store, LoadOp load) {
   return disjoint;
 }
 
+/// The first ring number no async op of `kernel` uses (gather rings and
+/// load rings share the lowering's numbering).
+uint32_t firstFreeRing(KernelOp kernel) {
+  uint32_t next = 0;
+  kernel.walk([&](Operation *op) {
+    if (auto issue = dyn_cast<AsyncGatherOp>(op))
+      next = std::max(next, issue.getRing() + 1);
+    else if (auto wait = dyn_cast<AsyncGatherWaitOp>(op))
+      next = std::max(next, wait.getRing() + 1);
+    else if (auto copy = dyn_cast<AsyncCopyOp>(op); copy && copy.getRingId())
+      next = std::max(next, *copy.getRingId() + 1);
+  });
+  return next;
+}
+
+/// Builds (iv - lb) / step % slots: the ring slot of the loop's iteration
+/// `iv`.
+Value slotOf(OpBuilder &b, Location loc, scf::ForOp loop, unsigned slots,
+             SmallVectorImpl<Operation *> &made) {
+  auto diff = arith::SubIOp::create(b, loc, loop.getInductionVar(),
+                                    loop.getLowerBound());
+  auto count = arith::DivUIOp::create(b, loc, diff, loop.getStep());
+  auto n = arith::ConstantIndexOp::create(b, loc, slots);
+  auto slot = arith::RemUIOp::create(b, loc, count, n);
+  made.append({diff, count, n, slot});
+  return slot;
+}
+
 struct IsmPipelineLoadsPass
     : mlir::ism::impl::IsmPipelineLoadsBase<IsmPipelineLoadsPass> {
   using Base::Base;
@@ -110,14 +146,16 @@ struct IsmPipelineLoadsPass
       int64_t threads = 32 * int64_t(kernel.getNumWarps());
       SmallVector<scf::ForOp> loops;
       kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      uint32_t ring = firstFreeRing(kernel);
       for (scf::ForOp loop : loops)
-        pipeline(loop, stages, threads);
+        pipeline(loop, stages, threads, ring);
     });
   }
 
-  /// The loads of `loop` to issue ahead: directly in its body, addressed
-  /// from the induction variable and values from outside only. Empty when
-  /// the loop does not qualify (see the pass description).
+  /// The loads of `loop` to issue ahead: directly in its body, without a
+  /// mask, addressed from the induction variable and values from outside
+  /// only. Empty when the loop does not qualify (see the pass
+  /// description).
   SmallVector<LoadOp> aheadLoads(scf::ForOp loop) {
     Block *body = loop.getBody();
     if (loop->hasAttr(kPipelineAttrName))
@@ -147,7 +185,8 @@ struct IsmPipelineLoadsPass
     SmallVector<LoadOp> loads;
     for (auto load : body->getOps<LoadOp>()) {
       llvm::SetVector<Operation *> slice;
-      if (failed(collectLoopSlice(loop, load->getOperands(), slice)))
+      if (load.getMask() ||
+          failed(collectLoopSlice(loop, load->getOperands(), slice)))
         continue;
       // Issued ahead, a load reads before the stores of the iterations in
       // between have written.
@@ -160,41 +199,78 @@ struct IsmPipelineLoadsPass
   }
 
   /// Pipelines `loop` with `stages` (or the default for its loads, the
-  /// kernel having `threads` threads) when it qualifies.
+  /// kernel having `threads` threads) when it qualifies; its rings take
+  /// numbers from `ring` on.
   void pipeline(scf::ForOp loop, std::optional<unsigned> stages,
-                int64_t threads) {
+                int64_t threads, uint32_t &ring) {
     SmallVector<LoadOp> loads = aheadLoads(loop);
     if (loads.empty())
       return;
-    unsigned s = stages.value_or(0);
-    if (!stages) {
-      int64_t bytes = 0;
-      for (LoadOp load : loads)
-        bytes += tileBytes(load.getType());
-      int64_t perThread = llvm::divideCeil(bytes, threads);
-      s = 2 * perThread <= kAheadBytes ? 3 : perThread <= kAheadBytes ? 2 : 1;
-      if (s < 2)
-        return;
+    SmallVector<int64_t> slotBytes;
+    int64_t bytes = 0;
+    for (LoadOp load : loads) {
+      slotBytes.push_back(getRingSlotBytes(load.getType(), threads));
+      bytes += slotBytes.back();
     }
+    unsigned s = stages.value_or(3 * bytes <= kRingBytes   ? 3
+                                 : 2 * bytes <= kRingBytes ? 2
+                                                           : 1);
+    if (s < 2)
+      return;
     Block *body = loop.getBody();
     unsigned last = s - 1;
+    // A value the loop carries must be made in its last stage; a load's
+    // address ops may move to stage 0 only if nothing the loop carries
+    // comes from them.
     llvm::SetVector<Operation *> early;
-    for (LoadOp load : loads) {
+    for (LoadOp load : loads)
       (void)collectLoopSlice(loop, load->getOperands(), early);
-      early.insert(load);
-    }
-    // A value the loop carries must be made in its last stage (so that the
-    // kernel loop yields each iteration's own).
     for (Value v : body->getTerminator()->getOperands())
-      if (early.contains(v.getDefiningOp()))
+      if (early.contains(v.getDefiningOp()) ||
+          llvm::is_contained(loads, v.getDefiningOp()))
         return;
 
+    OpBuilder b(loop.getContext());
+    int64_t numLoads = loads.size();
+    SmallVector<Operation *> copyOps, waitOps;
+    for (auto [k, load] : llvm::enumerate(loads)) {
+      Location loc = load.getLoc();
+      b.setInsertionPoint(load);
+      SmallVector<Operation *> copySlot, readSlot;
+      Value slot = slotOf(b, loc, loop, s, copySlot);
+      auto copy = AsyncCopyOp::create(
+          b, loc, load.getBase(), load.getOffsets(), slot,
+          TypeAttr::get(load.getType()), b.getI64IntegerAttr(0),
+          b.getI64IntegerAttr(slotBytes[k]), b.getI32IntegerAttr(ring),
+          b.getI32IntegerAttr(s));
+      Value readSlotValue = slotOf(b, loc, loop, s, readSlot);
+      // Younger groups at the wait: the later copies of its iteration and
+      // all copies of the s - 1 iterations issued after it.
+      auto pending = int32_t((s - 1) * numLoads + (numLoads - 1 - int64_t(k)));
+      auto read = AsyncLoadOp::create(
+          b, loc, load.getType(), load.getBase(), load.getOffsets(),
+          readSlotValue, b.getI64IntegerAttr(0),
+          b.getI64IntegerAttr(slotBytes[k]), b.getI32IntegerAttr(pending),
+          load.getPaddingAttr(), b.getI32IntegerAttr(ring),
+          b.getI32IntegerAttr(s));
+      load.getResult().replaceAllUsesWith(read.getResult());
+      load.erase();
+      ++ring;
+      llvm::append_range(copyOps, copySlot);
+      copyOps.push_back(copy);
+      llvm::append_range(waitOps, readSlot);
+      waitOps.push_back(read);
+    }
+    // Stage 0: the copies, their slots and the address ops they need.
+    llvm::SetVector<Operation *> stage0(copyOps.begin(), copyOps.end());
+    for (Operation *op : copyOps)
+      (void)collectLoopSlice(loop, op->getOperands(), stage0);
     std::vector<std::pair<Operation *, unsigned>> schedule;
     for (Operation &op : body->without_terminator())
-      if (early.contains(&op))
+      if (stage0.contains(&op))
         schedule.push_back({&op, 0});
     for (Operation &op : body->without_terminator())
-      if (!early.contains(&op))
+      if (!stage0.contains(&op))
         schedule.push_back({&op, last});
 
     scf::PipeliningOption options;
@@ -204,22 +280,10 @@ struct IsmPipelineLoadsPass
         };
     options.peelEpilogue = false;
     options.supportDynamicLoops = true;
-    options.predicateFn = [](RewriterBase &rewriter, Operation *op,
-                             Value pred) -> Operation * {
-      auto load = dyn_cast<LoadOp>(op);
-      if (!load)
-        return op; // pure: computes an address
-      rewriter.setInsertionPoint(op);
-      Location loc = op->getLoc();
-      RankedTensorType type = load.getType();
-      auto maskType = RankedTensorType::get(
-          type.getShape(), rewriter.getI1Type(), type.getEncoding());
-      Value mask = SplatOp::create(rewriter, loc, maskType, pred);
-      if (Value old = load.getMask())
-        mask = arith::AndIOp::create(rewriter, loc, old, mask);
-      rewriter.modifyOpInPlace(op, [&] { load.getMaskMutable().assign(mask); });
-      return op;
-    };
+    // Copies past the end run (see the file comment); the rest of stage 0
+    // computes addresses.
+    options.predicateFn = [](RewriterBase &, Operation *op,
+                             Value) -> Operation * { return op; };
     IRRewriter rewriter(loop.getContext());
     rewriter.setInsertionPoint(loop);
     bool modified = false;

@@ -542,6 +542,11 @@ def Ism_AsyncCopyOp : Ism_Op<"async_copy"> {
     aligned are not copied (an empty group is committed); the matching
     `ism.async_load` then reads them from global memory itself.
 
+    With `ring_id` (made by `ism-pipeline-loads` in a kernel of its own)
+    the ring is not at byte `ring` but in the kernel's scratch shared
+    memory, `slots` slots placed by the lowering; the copies and loads of
+    one `ring_id` share it.
+
     ```mlir
     ism.async_copy %x[%row, %c0] slot %s {ring = 132160, slot_bytes = 8192,
         tile = tensor<1x4096xbf16, #blocked>} : memref<?x?xbf16>
@@ -549,7 +554,8 @@ def Ism_AsyncCopyOp : Ism_Op<"async_copy"> {
   }];
   let arguments = (ins Ism_GlobalMemRef:$base, Variadic<Index>:$offsets,
                        Index:$slot, TypeAttr:$tile, I64Attr:$ring,
-                       I64Attr:$slot_bytes);
+                       I64Attr:$slot_bytes, OptionalAttr<I32Attr>:$ring_id,
+                       OptionalAttr<I32Attr>:$slots);
   let assemblyFormat = [{
     $base `[` $offsets `]` `slot` $slot attr-dict `:` type($base)
   }];
@@ -575,7 +581,9 @@ def Ism_AsyncLoadOp : Ism_Op<"async_load", [
   let arguments = (ins Ism_GlobalMemRef:$base, Variadic<Index>:$offsets,
                        Index:$slot, I64Attr:$ring, I64Attr:$slot_bytes,
                        I32Attr:$pending,
-                       OptionalAttr<TypedAttrInterface>:$padding);
+                       OptionalAttr<TypedAttrInterface>:$padding,
+                       OptionalAttr<I32Attr>:$ring_id,
+                       OptionalAttr<I32Attr>:$slots);
   let results = (outs Ism_Tile:$result);
   let assemblyFormat = [{
     $base `[` $offsets `]` `slot` $slot attr-dict `:` type($base) `->`

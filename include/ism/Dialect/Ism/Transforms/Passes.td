@@ -279,8 +279,8 @@ def IsmPipelineLoads : Pass<"ism-pipeline-loads", "::mlir::ModuleOp"> {
     ops that compute those addresses) move to stage 0, S - 1 iterations
     ahead of everything else. Their tiles wait in registers, carried by the
     loop, so S - 1 chunks per program are in flight while an iteration
-    computes. Loads of the iterations past the end are masked off (no
-    memory traffic).
+    computes. Loads of the iterations past the end are skipped (a uniform
+    `scf.if` on the predicate: no memory traffic).
 
     A loop qualifies when it is innermost, holds no `ism.dot` (tensor-core
     loops have their own pipelines), gather or atomic, carries no value
