@@ -143,6 +143,13 @@ struct IsmPipelineLoadsPass
         stages = std::min<unsigned>(defaultStages, kMaxStages);
       if (stages && *stages < 2)
         return;
+      // A kernel with products leaves its shared memory to their pipelines
+      // (a split-K GEMM's reduction loop beside its K loop would take rings
+      // the GEMM's stages need) unless load_stages asks for rings.
+      bool products = false;
+      kernel.walk([&](DotOp) { products = true; });
+      if (!stages && products)
+        return;
       int64_t threads = 32 * int64_t(kernel.getNumWarps());
       SmallVector<scf::ForOp> loops;
       kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });

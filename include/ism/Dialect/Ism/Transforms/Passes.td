@@ -266,21 +266,27 @@ def IsmPipelineGathers : Pass<"ism-pipeline-gathers", "::mlir::ModuleOp"> {
 }
 
 def IsmPipelineLoads : Pass<"ism-pipeline-loads", "::mlir::ModuleOp"> {
-  let summary = "Issue the tile loads of SIMT loops iterations ahead";
+  let summary = "Issue the tile loads of SIMT loops ahead through cp.async rings";
   let description = [{
     A loop that streams a row in chunks (an online log-sum-exp, a norm over
     a row wider than one tile, a GEMV) waits for each iteration's loads
     before it computes, so each program has one chunk in flight. This pass
     software-pipelines such `scf.for` loops (MLIR's `scf::pipelineForLoop`,
-    the epilogue predicated, so loops of any trip count, zero included,
+    the epilogue not peeled, so loops of any trip count, zero included,
     stay one loop): with S = the kernel's `load_stages` (or the pass's
-    default), the loop's `ism.load`s whose addresses and masks depend only
-    on the induction variable and values defined outside the loop (and the
-    ops that compute those addresses) move to stage 0, S - 1 iterations
-    ahead of everything else. Their tiles wait in registers, carried by the
-    loop, so S - 1 chunks per program are in flight while an iteration
-    computes. Loads of the iterations past the end are skipped (a uniform
-    `scf.if` on the predicate: no memory traffic).
+    default), each unmasked `ism.load` whose address depends only on the
+    induction variable and values defined outside the loop becomes an
+    `ism.async_copy` (cp.async into slot j % S of a ring of S slots in the
+    kernel's shared memory, `ring_id`) issued S - 1 iterations ahead, with
+    the ops computing its address, and an `ism.async_load` where the load
+    was (wait until the copy landed, leaving the later ones in flight, then
+    read the thread's own chunks back). So S - 1 chunks a program are in
+    flight while an iteration computes, without holding registers. A tile
+    the copy cannot take whole (a row's partial last chunk, rows not
+    16-byte aligned) is read by the `ism.async_load` as `ism.load` reads
+    it. The copies of the iterations past the end still run and commit
+    their group (so each wait's count holds); in a loop over a row their
+    tiles lie outside the memref and nothing is copied.
 
     A loop qualifies when it is innermost, holds no `ism.dot` (tensor-core
     loops have their own pipelines), gather or atomic, carries no value
@@ -292,9 +298,11 @@ def IsmPipelineLoads : Pass<"ism-pipeline-loads", "::mlir::ModuleOp"> {
     read). Different memref arguments are taken not to overlap in part (the
     same buffer passed twice, for an in-place kernel, is fine).
 
-    S = 1 leaves the kernel alone. Without `load_stages`, S is chosen from
-    the bytes each thread loads an iteration: 3 when two chunks in flight
-    take at most 128 bytes (32 registers) a thread, 2 when one does, else 1.
+    S = 1 leaves the kernel alone, and so does the default in a kernel
+    with an `ism.dot` (its shared memory is its products' pipelines'; a
+    split-K GEMM's reduction loop would take rings its stages need). Without
+    `load_stages`, S is 3 when the loop's rings of 3 slots fit in 48 KiB,
+    2 when those of 2 do, else 1.
   }];
   let options = [
     Option<"defaultStages", "default-stages", "unsigned", /*default=*/"0",
