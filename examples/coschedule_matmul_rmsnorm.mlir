@@ -97,7 +97,7 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
   ism.assert %n_same, "x is {0}x{1} and y is {2}x{3}: they must have the same shape"
       (%n_rows, %n_cols, %n_yrows, %n_ycols) : index, index, index, index
   %n_tile = arith.constant 4096 : index
-  %n_fits = arith.cmpi ule, %n_cols, %n_tile : index
+  %n_fits = arith.cmpi sle, %n_cols, %n_tile : index
   ism.assert %n_fits, "rows of {0} columns: this rmsnorm takes rows of up to 4096"
       (%n_cols) : index
   %n_wn = memref.dim %w, %c0 : memref<?xbf16>

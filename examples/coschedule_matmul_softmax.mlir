@@ -88,7 +88,7 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>
   ism.assert %s_same, "x is {0}x{1} and y is {2}x{3}: they must have the same shape"
       (%s_rows, %s_cols, %s_yrows, %s_ycols) : index, index, index, index
   %s_tile = arith.constant 4096 : index
-  %s_fits = arith.cmpi ule, %s_cols, %s_tile : index
+  %s_fits = arith.cmpi sle, %s_cols, %s_tile : index
   ism.assert %s_fits, "rows of {0} columns: this softmax takes rows of up to 4096"
       (%s_cols) : index
   %rows = memref.dim %x, %c0 : memref<?x?xf16>

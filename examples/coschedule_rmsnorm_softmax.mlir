@@ -79,7 +79,7 @@ func.func @main(%x: memref<?x?xbf16>, %w: memref<?xbf16>, %y: memref<?x?xbf16>,
   ism.assert %n_same, "x is {0}x{1} and y is {2}x{3}: they must have the same shape"
       (%n_rows, %n_cols, %n_yrows, %n_ycols) : index, index, index, index
   %n_tile = arith.constant 4096 : index
-  %n_fits = arith.cmpi ule, %n_cols, %n_tile : index
+  %n_fits = arith.cmpi sle, %n_cols, %n_tile : index
   ism.assert %n_fits, "rows of {0} columns: this rmsnorm takes rows of up to 4096"
       (%n_cols) : index
   %n_wn = memref.dim %w, %c0 : memref<?xbf16>
@@ -96,7 +96,7 @@ func.func @main(%x: memref<?x?xbf16>, %w: memref<?xbf16>, %y: memref<?x?xbf16>,
   ism.assert %s_same, "s is {0}x{1} and t is {2}x{3}: they must have the same shape"
       (%s_rows, %s_cols, %s_yrows, %s_ycols) : index, index, index, index
   %s_tile = arith.constant 4096 : index
-  %s_fits = arith.cmpi ule, %s_cols, %s_tile : index
+  %s_fits = arith.cmpi sle, %s_cols, %s_tile : index
   ism.assert %s_fits, "rows of {0} columns: this softmax takes rows of up to 4096"
       (%s_cols) : index
   %rows = memref.dim %x, %c0 : memref<?x?xbf16>

@@ -76,7 +76,7 @@ func.func @main(%x: memref<?x?xf16>, %w: memref<?xf16>, %b: memref<?xf16>,
   ism.assert %wbok, "w and b have {0} and {1} elements but rows have {2} columns"
       (%wn, %bn, %cols) : index, index, index
   %tile = arith.constant 4096 : index
-  %fits = arith.cmpi ule, %cols, %tile : index
+  %fits = arith.cmpi sle, %cols, %tile : index
   ism.assert %fits, "rows of {0} columns: this layernorm takes rows of up to 4096"
       (%cols) : index
   ism.launch @layernorm grid(%rows) (%x, %w, %b, %y, %eps)

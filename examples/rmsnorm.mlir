@@ -55,7 +55,7 @@ func.func @main(%x: memref<?x?xbf16>, %w: memref<?xbf16>, %y: memref<?x?xbf16>,
   ism.assert %wok, "w has {0} elements but rows have {1} columns" (%wn, %cols)
       : index, index
   %tile = arith.constant 4096 : index
-  %fits = arith.cmpi ule, %cols, %tile : index
+  %fits = arith.cmpi sle, %cols, %tile : index
   ism.assert %fits, "rows of {0} columns: this rmsnorm takes rows of up to 4096"
       (%cols) : index
   ism.launch @rmsnorm grid(%rows) (%x, %w, %y, %eps)

@@ -49,7 +49,7 @@ func.func @main(%x: memref<?x?x?xbf16>, %cos: memref<?x?xf32>,
   %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
   %dim_ok = arith.cmpi eq, %dim, %c128 : index
-  %heads_ok = arith.cmpi ule, %heads, %c32 : index
+  %heads_ok = arith.cmpi sle, %heads, %c32 : index
   %x_ok = arith.andi %dim_ok, %heads_ok : i1
   ism.assert %x_ok, "x is {0}x{1}x{2}: this RoPE takes tokens x (up to 32 heads) x 128"
       (%tokens, %heads, %dim) : index, index, index

@@ -44,7 +44,7 @@ func.func @main(%x: memref<?x?xf16>, %y: memref<?x?xf16>) {
   ism.assert %same, "x is {0}x{1} and y is {2}x{3}: they must have the same shape"
       (%rows, %cols, %yrows, %ycols) : index, index, index, index
   %tile = arith.constant 4096 : index
-  %fits = arith.cmpi ule, %cols, %tile : index
+  %fits = arith.cmpi sle, %cols, %tile : index
   ism.assert %fits, "rows of {0} columns: this softmax takes rows of up to 4096"
       (%cols) : index
   ism.launch @softmax grid(%rows) (%x, %y) : (memref<?x?xf16>, memref<?x?xf16>)

@@ -45,8 +45,18 @@ def build_matmul(bm: int = 128, bn: int = 128, bk: int = 64,
         a_buf, b_buf, c_buf = h.args
         c0, c1 = h.const(0, "index"), h.const(1, "index")
         block = h.const(bm, "index")
-        rows = h.dim(a_buf, c0)
+        rows, inner = h.dim(a_buf, c0), h.dim(a_buf, c1)
+        inner_b = h.dim(b_buf, c1 if transpose_b else c0)
         cols = h.dim(b_buf, c0 if transpose_b else c1)
+        c_rows, c_cols = h.dim(c_buf, c0), h.dim(c_buf, c1)
+        h.require(inner == inner_b,
+                  ("A is {0}x{1} and W is {3}x{2}" if transpose_b else
+                   "A is {0}x{1} and B is {2}x{3}") +
+                  ": inner dimensions differ", rows, inner, inner_b, cols)
+        h.require((c_rows == rows) & (c_cols == cols),
+                  "C is {0}x{1} but A x B is {2}x{3}" if not transpose_b else
+                  "C is {0}x{1} but A x W^T is {2}x{3}",
+                  c_rows, c_cols, rows, cols)
         grid = [h.ceildiv(rows, block), h.ceildiv(cols, h.const(bn, "index")
                                                   if bn != bm else block)]
         h.launch("matmul", grid, [a_buf, b_buf, c_buf])

@@ -27,7 +27,15 @@ def build_softmax(cols: int = 4096, num_warps: int = 4,
         k.store(k.reshape(p, (1, cols)), y, [row, c0])
     with m.host("main", [buf, buf]) as h:
         x, y = h.args
-        rows = h.dim(x, 0)
+        c0, c1 = h.const(0, "index"), h.const(1, "index")
+        rows, width = h.dim(x, c0), h.dim(x, c1)
+        y_rows, y_width = h.dim(y, c0), h.dim(y, c1)
+        h.require((y_rows == rows) & (y_width == width),
+                  "x is {0}x{1} and y is {2}x{3}: they must have the same "
+                  "shape", rows, width, y_rows, y_width)
+        h.require(width <= h.const(cols, "index"),
+                  "rows of {0} columns: this softmax takes rows of up to "
+                  f"{cols}", width)
         h.launch("softmax", [rows], [x, y])
     return m
 

@@ -266,6 +266,13 @@ private:
   }
 };
 
+/// The narrower vector the edge paths try after `vec` elements: 4 bytes
+/// (two 16-bit elements) when `vec` is wider, else none (1).
+unsigned narrowerVector(unsigned vec, unsigned elementBytes) {
+  unsigned four = 4 / elementBytes;
+  return vec > four && four > 1 ? four : 1;
+}
+
 /// `lo <= c + k` and `c + k + n <= hi` (i32): `n` elements from in-tile
 /// coordinate `c + k` lie in [lo, hi).
 Value spanInRange(OpBuilder &b, Location loc, Value c, int64_t k, int64_t n,
@@ -278,79 +285,6 @@ Value spanInRange(OpBuilder &b, Location loc, Value c, int64_t k, int64_t n,
       b, loc,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, first, lo),
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, end, hi));
-}
-
-/// One run of an edge-path access: `vec` consecutive registers from `reg`,
-/// consecutive elements of the memref's unit-stride fast dimension.
-struct EdgeRun {
-  int64_t reg;
-  Value first;  // element index of the run's first element
-  Value full;   // all its elements inside the memref (i1)
-  Value before; // lo - c: element i is in bounds when before <= i < after
-  Value after;  // hi - c
-  Value others; // its coordinates along the other dimensions in bounds
-};
-
-/// The runs of `vec` registers of `access` (the fast dimension having unit
-/// stride): where each starts and whether it, or each of its elements,
-/// lies inside the memref.
-SmallVector<EdgeRun> edgeRuns(OpBuilder &b, Location l,
-                              const BlockAccess &access, unsigned vec) {
-  auto [lo, hi] = access.bounds(b, l);
-  unsigned fast = access.dist.getAccessRun().first;
-  SmallVector<EdgeRun> runs;
-  for (int64_t r = 0; r < access.dist.getNumRegs(); r += vec) {
-    auto [c, others] = access.fastCoord(b, l, r, lo, hi);
-    EdgeRun run{r, access.linearIndex(b, l, r), Value(),
-                arith::SubIOp::create(b, l, lo[fast], c),
-                arith::SubIOp::create(b, l, hi[fast], c), others};
-    run.full = spanInRange(b, l, c, 0, vec, lo[fast], hi[fast]);
-    if (others)
-      run.full = arith::AndIOp::create(b, l, run.full, others);
-    runs.push_back(run);
-  }
-  return runs;
-}
-
-/// Whether element `i` of `run` lies inside the memref.
-Value runElementInBounds(OpBuilder &b, Location l, const EdgeRun &run,
-                         int64_t i) {
-  Value k = arith::ConstantIntOp::create(b, l, i, 32);
-  Value in = arith::AndIOp::create(
-      b, l,
-      arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle, run.before, k),
-      arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, k, run.after));
-  return run.others ? arith::AndIOp::create(b, l, in, run.others) : in;
-}
-
-/// `body(width)` under uniform branches on the widest width (in elements:
-/// `vec`, `vec` / 2, ..., 1) to which every run of `vec` elements of the
-/// tile is aligned, the narrowest in the innermost else; `body` returns the
-/// branch's results (of types `results`).
-SmallVector<Value>
-byAlignment(OpBuilder &b, Location l, const BlockAccess &access,
-            unsigned vec, TypeRange results,
-            function_ref<SmallVector<Value>(OpBuilder &, Location, unsigned)>
-                body) {
-  if (vec == 1)
-    return body(b, l, 1);
-  auto ifOp = scf::IfOp::create(b, l, results,
-                                access.alignmentCondition(b, l, vec),
-                                /*withElseRegion=*/true);
-  auto fill = [&](Block *block,
-                  function_ref<SmallVector<Value>(OpBuilder &)> make) {
-    OpBuilder inner = OpBuilder::atBlockEnd(block);
-    if (!block->empty())
-      inner.setInsertionPoint(block->getTerminator());
-    SmallVector<Value> values = make(inner);
-    if (!results.empty())
-      scf::YieldOp::create(inner, l, values);
-  };
-  fill(ifOp.thenBlock(), [&](OpBuilder &tb) { return body(tb, l, vec); });
-  fill(ifOp.elseBlock(), [&](OpBuilder &eb) {
-    return byAlignment(eb, l, access, vec / 2, results, body);
-  });
-  return SmallVector<Value>(ifOp.getResults());
 }
 
 /// The padding value of a load or gather (zero by default).
@@ -440,19 +374,19 @@ Value loadChunks(OpBuilder &b, Location l, Type elementType, int64_t numRegs,
 }
 
 /// The edge path of a tile load (a tile that is partly outside the memref,
-/// or whose rows are not aligned to its vectors). Where the fast dimension
-/// has unit stride (a uniform test), the thread's runs of `vec`
-/// consecutive elements are loaded whole when they lie inside the memref,
-/// with the widest accesses the tile's alignment allows (a uniform branch:
-/// 16, 8, 4 bytes, or elements), and element by element under cheap
-/// predicates (`before <= i < after`) where the edge cuts them; each
-/// run's bounds are computed once. Otherwise, and for tiles without runs,
-/// each element under its own predicate.
+/// or whose rows are not aligned to its vectors): where every vector of
+/// `vec` elements is aligned (a uniform test), each is loaded whole when
+/// all its elements are inside the memref and element by element
+/// otherwise (only the vectors the edge cuts); where they are not, the
+/// same with the narrower vectors of narrowerVector (a row of 16-bit
+/// elements at an odd multiple of 4 bytes still loads 4 bytes at a time);
+/// below that, each element under its own predicate.
 Value emitEdgeLoad(OpBuilder &b, Location l, const BlockAccess &access,
                    Type elementType, Value padding, Value mask,
                    int64_t maskRun, unsigned vec) {
   const GlobalView &view = access.view;
   int64_t numRegs = access.dist.getNumRegs();
+  auto [lo, hi] = access.bounds(b, l);
   auto elementLoad = [&](OpBuilder &eb, Location el, int64_t r, Value pred,
                          Value address) {
     if (mask)
@@ -460,100 +394,78 @@ Value emitEdgeLoad(OpBuilder &b, Location l, const BlockAccess &access,
     return predicatedLoad(eb, el, pred, address, elementType, padding,
                           view.elementBytes);
   };
-  auto elementPath = [&](OpBuilder &eb, Location el) {
-    auto [lo, hi] = access.bounds(eb, el);
+  if (vec == 1) {
     SmallVector<Value> elements;
     for (int64_t r = 0; r < numRegs; ++r) {
       Value address =
-          elementAddress(eb, el, view, access.linearIndex(eb, el, r));
-      elements.push_back(elementLoad(
-          eb, el, r, access.inBounds(eb, el, r, lo, hi), address));
+          elementAddress(b, l, view, access.linearIndex(b, l, r));
+      elements.push_back(
+          elementLoad(b, l, r, access.inBounds(b, l, r, lo, hi), address));
     }
-    return buildVector(eb, el, elementType, elements);
-  };
-  if (vec == 1)
-    return elementPath(b, l);
+    return buildVector(b, l, elementType, elements);
+  }
   unsigned fast = access.dist.getAccessRun().first;
-  Type vectorType = VectorType::get({numRegs}, elementType);
-  // A mask constant over each run predicates the run; any other mask
-  // selects the padding after the loads.
-  bool runMask = mask && maskRun > 0 && maskRun % vec == 0;
-  Value unit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
-                                     view.strides[fast],
-                                     indexConstant(b, l, 1));
   auto ifOp = scf::IfOp::create(
-      b, l, unit,
+      b, l, access.alignmentCondition(b, l, vec),
       [&](OpBuilder &tb, Location tl) {
-        SmallVector<EdgeRun> runs = edgeRuns(tb, tl, access, vec);
-        auto atElement = [&](OpBuilder &ab, Location al, const EdgeRun &run,
-                             int64_t i) {
-          Value index = run.first;
-          if (i)
-            index = arith::AddIOp::create(ab, al, index,
-                                          indexConstant(ab, al, i));
-          return elementAddress(ab, al, view, index);
-        };
-        SmallVector<Value> result = byAlignment(
-            tb, tl, access, vec, TypeRange{vectorType},
-            [&](OpBuilder &ab, Location al, unsigned width) {
-              SmallVector<Value> elements;
-              for (const EdgeRun &run : runs) {
-                auto whole = scf::IfOp::create(
-                    ab, al, run.full,
-                    [&](OpBuilder &wb, Location wl) {
-                      Type accessType =
-                          width == 1 ? elementType
-                                     : Type(VectorType::get({width},
-                                                            elementType));
-                      Value pad = width == 1 ? padding
-                                             : Value(vector::BroadcastOp::create(
-                                                   wb, wl, accessType,
-                                                   padding));
-                      SmallVector<Value> part;
-                      for (unsigned k = 0; k < vec; k += width) {
-                        Value at = atElement(wb, wl, run, k);
-                        unsigned bytes = width * view.elementBytes;
-                        Value v =
-                            runMask ? predicatedLoad(
-                                          wb, wl,
-                                          extractReg(wb, wl, mask, run.reg),
-                                          at, accessType, pad, bytes)
-                                    : LLVM::LoadOp::create(wb, wl, accessType,
-                                                           at, bytes);
-                        for (unsigned i = 0; i < width; ++i)
-                          part.push_back(width == 1
-                                             ? v
-                                             : extractReg(wb, wl, v, i));
-                      }
-                      if (mask && !runMask)
-                        for (unsigned i = 0; i < vec; ++i)
-                          part[i] = arith::SelectOp::create(
-                              wb, wl, extractReg(wb, wl, mask, run.reg + i),
-                              part[i], padding);
-                      scf::YieldOp::create(
-                          wb, wl, buildVector(wb, wl, elementType, part));
-                    },
-                    [&](OpBuilder &eb, Location el) {
-                      SmallVector<Value> part;
-                      for (unsigned i = 0; i < vec; ++i)
-                        part.push_back(elementLoad(
-                            eb, el, run.reg + i,
-                            runElementInBounds(eb, el, run, i),
-                            atElement(eb, el, run, i)));
-                      scf::YieldOp::create(
-                          eb, el, buildVector(eb, el, elementType, part));
-                    });
-                for (unsigned i = 0; i < vec; ++i)
-                  elements.push_back(
-                      extractReg(ab, al, whole.getResult(0), i));
-              }
-              return SmallVector<Value>{
-                  buildVector(ab, al, elementType, elements)};
-            });
-        scf::YieldOp::create(tb, tl, result);
+        auto chunkType = VectorType::get({vec}, elementType);
+        Value paddingChunk =
+            vector::BroadcastOp::create(tb, tl, chunkType, padding);
+        SmallVector<Value> elements;
+        for (int64_t r = 0; r < numRegs; r += vec) {
+          auto [c, others] = access.fastCoord(tb, tl, r, lo, hi);
+          Value full = spanInRange(tb, tl, c, 0, vec, lo[fast], hi[fast]);
+          if (others)
+            full = arith::AndIOp::create(tb, tl, full, others);
+          Value first = access.linearIndex(tb, tl, r);
+          Value address = elementAddress(tb, tl, view, first);
+          auto chunk = scf::IfOp::create(
+              tb, tl, full,
+              [&](OpBuilder &vb, Location vl) {
+                Value v;
+                if (mask && maskRun > 0 && maskRun % vec == 0)
+                  v = predicatedLoad(vb, vl, extractReg(vb, vl, mask, r),
+                                     address, chunkType, paddingChunk,
+                                     vec * view.elementBytes);
+                else
+                  v = LLVM::LoadOp::create(vb, vl, chunkType, address,
+                                           vec * view.elementBytes);
+                if (mask && !(maskRun > 0 && maskRun % vec == 0)) {
+                  SmallVector<Value> kept;
+                  for (unsigned i = 0; i < vec; ++i)
+                    kept.push_back(arith::SelectOp::create(
+                        vb, vl, extractReg(vb, vl, mask, r + i),
+                        extractReg(vb, vl, v, i), padding));
+                  v = buildVector(vb, vl, elementType, kept);
+                }
+                scf::YieldOp::create(vb, vl, v);
+              },
+              [&](OpBuilder &eb, Location el) {
+                SmallVector<Value> part;
+                for (unsigned i = 0; i < vec; ++i) {
+                  Value pred =
+                      spanInRange(eb, el, c, i, 1, lo[fast], hi[fast]);
+                  if (others)
+                    pred = arith::AndIOp::create(eb, el, pred, others);
+                  Value at = elementAddress(
+                      eb, el, view,
+                      arith::AddIOp::create(eb, el, first,
+                                            indexConstant(eb, el, i)));
+                  part.push_back(elementLoad(eb, el, r + i, pred, at));
+                }
+                scf::YieldOp::create(eb, el,
+                                     buildVector(eb, el, elementType, part));
+              });
+          for (unsigned i = 0; i < vec; ++i)
+            elements.push_back(extractReg(tb, tl, chunk.getResult(0), i));
+        }
+        scf::YieldOp::create(tb, tl, buildVector(tb, tl, elementType, elements));
       },
       [&](OpBuilder &eb, Location el) {
-        scf::YieldOp::create(eb, el, elementPath(eb, el));
+        scf::YieldOp::create(
+            eb, el,
+            emitEdgeLoad(eb, el, access, elementType, padding, mask, maskRun,
+                         narrowerVector(vec, view.elementBytes)));
       });
   return ifOp.getResult(0);
 }
@@ -1036,86 +948,71 @@ static void storeTileByTMA(OpBuilder &b, Location loc, const Distribution &dist,
   }
 }
 
-/// The edge path of a tile store, as emitEdgeLoad's: where the fast
-/// dimension has unit stride, each run of `vec` elements stored whole with
-/// the widest accesses the alignment allows when it lies inside the
-/// memref, element by element where the edge cuts it; otherwise (and for
-/// every element of a masked store, `vec` being 1 then) each element under
-/// its own predicate.
+/// The edge path of a tile store, as emitEdgeLoad's: whole vectors where
+/// the rows are aligned to them and all their elements lie in the memref,
+/// narrower vectors where the rows are aligned to those, elements under
+/// their own predicates otherwise (and for every element of a masked
+/// store, `vec` being 1 then).
 void emitEdgeStore(OpBuilder &b, Location l, const BlockAccess &access,
                    Value value, Value mask, unsigned vec) {
   const GlobalView &view = access.view;
   int64_t numRegs = access.dist.getNumRegs();
-  auto elementPath = [&](OpBuilder &eb, Location el) {
-    auto [lo, hi] = access.bounds(eb, el);
-    for (int64_t r = 0; r < numRegs; ++r) {
-      Value linear = access.linearIndex(eb, el, r);
-      Value pred = access.inBounds(eb, el, r, lo, hi);
-      if (mask)
-        pred = arith::AndIOp::create(eb, el, pred, extractReg(eb, el, mask, r));
-      predicatedStore(eb, el, pred, extractReg(eb, el, value, r),
-                      elementAddress(eb, el, view, linear), view.elementBytes);
-    }
-  };
+  auto [lo, hi] = access.bounds(b, l);
   if (vec == 1) {
-    elementPath(b, l);
+    for (int64_t r = 0; r < numRegs; ++r) {
+      Value linear = access.linearIndex(b, l, r);
+      Value pred = access.inBounds(b, l, r, lo, hi);
+      if (mask)
+        pred = arith::AndIOp::create(b, l, pred, extractReg(b, l, mask, r));
+      predicatedStore(b, l, pred, extractReg(b, l, value, r),
+                      elementAddress(b, l, view, linear), view.elementBytes);
+    }
     return;
   }
   unsigned fast = access.dist.getAccessRun().first;
-  Value unit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
-                                     view.strides[fast],
-                                     indexConstant(b, l, 1));
   scf::IfOp::create(
-      b, l, unit,
+      b, l, access.alignmentCondition(b, l, vec),
       [&](OpBuilder &tb, Location tl) {
-        SmallVector<EdgeRun> runs = edgeRuns(tb, tl, access, vec);
-        auto atElement = [&](OpBuilder &ab, Location al, const EdgeRun &run,
-                             int64_t i) {
-          Value index = run.first;
-          if (i)
-            index = arith::AddIOp::create(ab, al, index,
-                                          indexConstant(ab, al, i));
-          return elementAddress(ab, al, view, index);
-        };
-        byAlignment(
-            tb, tl, access, vec, TypeRange{},
-            [&](OpBuilder &ab, Location al, unsigned width) {
-              for (const EdgeRun &run : runs) {
-                scf::IfOp::create(
-                    ab, al, run.full,
-                    [&](OpBuilder &wb, Location wl) {
-                      for (unsigned k = 0; k < vec; k += width) {
-                        Value chunk;
-                        if (width == 1) {
-                          chunk = extractReg(wb, wl, value, run.reg + k);
-                        } else {
-                          SmallVector<int64_t> lanes;
-                          for (unsigned i = 0; i < width; ++i)
-                            lanes.push_back(run.reg + k + i);
-                          chunk = vector::ShuffleOp::create(wb, wl, value,
-                                                            value, lanes);
-                        }
-                        LLVM::StoreOp::create(wb, wl, chunk,
-                                              atElement(wb, wl, run, k),
-                                              width * view.elementBytes);
-                      }
-                      scf::YieldOp::create(wb, wl);
-                    },
-                    [&](OpBuilder &eb, Location el) {
-                      for (unsigned i = 0; i < vec; ++i)
-                        predicatedStore(
-                            eb, el, runElementInBounds(eb, el, run, i),
-                            extractReg(eb, el, value, run.reg + i),
-                            atElement(eb, el, run, i), view.elementBytes);
-                      scf::YieldOp::create(eb, el);
-                    });
-              }
-              return SmallVector<Value>{};
-            });
+        for (int64_t r = 0; r < numRegs; r += vec) {
+          auto [c, others] = access.fastCoord(tb, tl, r, lo, hi);
+          Value full = spanInRange(tb, tl, c, 0, vec, lo[fast], hi[fast]);
+          if (others)
+            full = arith::AndIOp::create(tb, tl, full, others);
+          Value first = access.linearIndex(tb, tl, r);
+          Value address = elementAddress(tb, tl, view, first);
+          SmallVector<int64_t> lanes;
+          for (unsigned i = 0; i < vec; ++i)
+            lanes.push_back(r + i);
+          scf::IfOp::create(
+              tb, tl, full,
+              [&](OpBuilder &vb, Location vl) {
+                Value chunk =
+                    vector::ShuffleOp::create(vb, vl, value, value, lanes);
+                LLVM::StoreOp::create(vb, vl, chunk, address,
+                                      vec * view.elementBytes);
+                scf::YieldOp::create(vb, vl);
+              },
+              [&](OpBuilder &eb, Location el) {
+                for (unsigned i = 0; i < vec; ++i) {
+                  Value pred =
+                      spanInRange(eb, el, c, i, 1, lo[fast], hi[fast]);
+                  if (others)
+                    pred = arith::AndIOp::create(eb, el, pred, others);
+                  Value at = elementAddress(
+                      eb, el, view,
+                      arith::AddIOp::create(eb, el, first,
+                                            indexConstant(eb, el, i)));
+                  predicatedStore(eb, el, pred, extractReg(eb, el, value, r + i),
+                                  at, view.elementBytes);
+                }
+                scf::YieldOp::create(eb, el);
+              });
+        }
         scf::YieldOp::create(tb, tl);
       },
       [&](OpBuilder &eb, Location el) {
-        elementPath(eb, el);
+        emitEdgeStore(eb, el, access, value, mask,
+                      narrowerVector(vec, view.elementBytes));
         scf::YieldOp::create(eb, el);
       });
 }

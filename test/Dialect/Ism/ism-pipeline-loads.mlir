@@ -54,11 +54,10 @@ ism.kernel @lse(%x: memref<?x?xbf16>, %out: memref<?xf32>)
 
 // -----
 
-// Without load_stages the pass chooses: rings of 3 slots of 8 KiB (a
-// 4096-element bf16 chunk) fit in 48 KiB: 3 stages. A load with a mask
-// stays as it is; the two loads of one iteration take a ring each, and the
-// first one's read leaves the second's copy in flight too.
-// CHECK-LABEL: ism.kernel @default_stages
+// Two unmasked loads take a ring each (3 slots of 8 KiB: a 4096-element
+// bf16 chunk), and the first one's read leaves the second's copy in
+// flight too; a load with a mask stays as it is.
+// CHECK-LABEL: ism.kernel @two_loads
 // CHECK: scf.for
 // CHECK-DAG: ism.async_copy %arg0{{.*}}ring_id = 0 : i32, slot_bytes = 8192 : i64, slots = 3 : i32
 // CHECK-DAG: ism.async_copy %arg3{{.*}}ring_id = 1 : i32
@@ -66,9 +65,9 @@ ism.kernel @lse(%x: memref<?x?xbf16>, %out: memref<?xf32>)
 // CHECK-DAG: ism.async_load %arg0{{.*}}pending = 5 : i32
 // CHECK-DAG: ism.async_load %arg3{{.*}}pending = 4 : i32
 // CHECK: } {ism.load_stages = 3 : i32}
-ism.kernel @default_stages(%x: memref<?xbf16>, %out: memref<?xf32>, %lim: i32,
-                           %y: memref<?xbf16>)
-    attributes {num_warps = 4 : i32} {
+ism.kernel @two_loads(%x: memref<?xbf16>, %out: memref<?xf32>, %lim: i32,
+                      %y: memref<?xbf16>)
+    attributes {num_warps = 4 : i32, load_stages = 3 : i32} {
   %c0 = arith.constant 0 : index
   %n = memref.dim %x, %c0 : memref<?xbf16>
   %chunk = arith.constant 4096 : index
@@ -123,14 +122,18 @@ ism.kernel @scale_rows(%x: memref<?x?xf32>, %y: memref<?x?xf32>, %k: f32)
 
 // Loops the pass leaves alone: a store that may overlap a later load of
 // the same buffer (the next chunk, written shifted by one element); a
-// load addressed from a loop-carried value; load_stages = 1.
+// load addressed from a loop-carried value; load_stages = 1; and, by
+// default (default-stages = 1), a kernel without load_stages.
 // CHECK-LABEL: ism.kernel @shifted_store
 // CHECK-NOT: ism.load_stages
 // CHECK-LABEL: ism.kernel @carried_address
 // CHECK-NOT: ism.load_stages
 // CHECK-LABEL: ism.kernel @off
 // CHECK-NOT: ism.load_stages
-ism.kernel @shifted_store(%x: memref<?xf32>) attributes {num_warps = 4 : i32} {
+// CHECK-LABEL: ism.kernel @by_default
+// CHECK-NOT: ism.async_copy
+ism.kernel @shifted_store(%x: memref<?xf32>)
+    attributes {num_warps = 4 : i32, load_stages = 2 : i32} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %n = memref.dim %x, %c0 : memref<?xf32>
@@ -143,7 +146,7 @@ ism.kernel @shifted_store(%x: memref<?xf32>) attributes {num_warps = 4 : i32} {
   ism.return
 }
 ism.kernel @carried_address(%x: memref<?xf32>, %out: memref<?xf32>)
-    attributes {num_warps = 4 : i32} {
+    attributes {num_warps = 4 : i32, load_stages = 2 : i32} {
   %c0 = arith.constant 0 : index
   %n = memref.dim %x, %c0 : memref<?xf32>
   %chunk = arith.constant 1024 : index
@@ -160,6 +163,20 @@ ism.kernel @carried_address(%x: memref<?xf32>, %out: memref<?xf32>)
 }
 ism.kernel @off(%x: memref<?xf32>, %out: memref<?xf32>)
     attributes {num_warps = 4 : i32, load_stages = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %chunk = arith.constant 1024 : index
+  %z = arith.constant dense<0.0> : tensor<1024xf32>
+  %r = scf.for %off = %c0 to %n step %chunk iter_args(%a = %z) -> (tensor<1024xf32>) {
+    %t = ism.load %x[%off] : memref<?xf32> -> tensor<1024xf32>
+    %s = arith.addf %a, %t : tensor<1024xf32>
+    scf.yield %s : tensor<1024xf32>
+  }
+  ism.store %r, %out[%c0] : tensor<1024xf32> -> memref<?xf32>
+  ism.return
+}
+ism.kernel @by_default(%x: memref<?xf32>, %out: memref<?xf32>)
+    attributes {num_warps = 4 : i32} {
   %c0 = arith.constant 0 : index
   %n = memref.dim %x, %c0 : memref<?xf32>
   %chunk = arith.constant 1024 : index

@@ -56,9 +56,8 @@ using namespace mlir::ism;
 
 namespace {
 
-/// Shared memory a loop's rings may take by default: 3 stages when they
-/// fit in it, 2 when those do.
-constexpr int64_t kRingBytes = 48 * 1024;
+/// The most shared memory a loop's rings may take.
+constexpr int64_t kRingBytes = 96 * 1024;
 /// The most stages a kernel may ask for (load_stages; the verifier's
 /// bound).
 constexpr unsigned kMaxStages = 8;
@@ -139,16 +138,16 @@ struct IsmPipelineLoadsPass
       std::optional<unsigned> stages;
       if (auto attr = kernel->getAttrOfType<IntegerAttr>("load_stages"))
         stages = unsigned(attr.getInt());
-      else if (defaultStages > 0)
-        stages = std::min<unsigned>(defaultStages, kMaxStages);
-      if (stages && *stages < 2)
-        return;
       // A kernel with products leaves its shared memory to their pipelines
       // (a split-K GEMM's reduction loop beside its K loop would take rings
       // the GEMM's stages need) unless load_stages asks for rings.
       bool products = false;
       kernel.walk([&](DotOp) { products = true; });
       if (!stages && products)
+        return;
+      if (!stages)
+        stages = std::min<unsigned>(defaultStages, kMaxStages);
+      if (*stages < 2)
         return;
       int64_t threads = 32 * int64_t(kernel.getNumWarps());
       SmallVector<scf::ForOp> loops;
@@ -219,11 +218,17 @@ struct IsmPipelineLoadsPass
       slotBytes.push_back(getRingSlotBytes(load.getType(), threads));
       bytes += slotBytes.back();
     }
-    unsigned s = stages.value_or(3 * bytes <= kRingBytes   ? 3
-                                 : 2 * bytes <= kRingBytes ? 2
-                                                           : 1);
+    unsigned s = stages.value_or(defaultStages);
     if (s < 2)
       return;
+    // A ring must fit beside the kernel's other shared memory.
+    if (int64_t(s) * bytes > kRingBytes) {
+      loop.emitWarning("ism-pipeline-loads: ")
+          << s << " stages of this loop's loads need " << s * bytes
+          << " bytes of shared memory, more than " << kRingBytes
+          << "; not pipelined";
+      return;
+    }
     Block *body = loop.getBody();
     unsigned last = s - 1;
     // A value the loop carries must be made in its last stage; a load's

@@ -298,15 +298,21 @@ def IsmPipelineLoads : Pass<"ism-pipeline-loads", "::mlir::ModuleOp"> {
     read). Different memref arguments are taken not to overlap in part (the
     same buffer passed twice, for an in-place kernel, is fine).
 
-    S = 1 leaves the kernel alone, and so does the default in a kernel
-    with an `ism.dot` (its shared memory is its products' pipelines'; a
-    split-K GEMM's reduction loop would take rings its stages need). Without
-    `load_stages`, S is 3 when the loop's rings of 3 slots fit in 48 KiB,
-    2 when those of 2 do, else 1.
+    S = 1 leaves the kernel alone. Without `load_stages` S is the pass's
+    `default-stages`, 1: measured on the H200 the rings pay where few
+    programs stream long rows (one row of 65536: 1.6-2.7x) and cost where
+    the grid fills the GPU with short loops, their shared memory taking
+    CTAs from the SMs (layernorm over 4096-wide rows: 0.61-0.75x), and a
+    compiled kernel knows neither its grid nor its trip counts: `ism-run
+    --tune` and `ism.autotune` time `load_stages` per shape. A kernel with
+    an `ism.dot` keeps its shared memory for its products' pipelines
+    unless `load_stages` is set (a split-K GEMM's reduction loop would take
+    the rings its stages need). Rings over 96 KiB are refused with a
+    warning.
   }];
   let options = [
-    Option<"defaultStages", "default-stages", "unsigned", /*default=*/"0",
-           "Stages for kernels without load_stages (0: chosen per loop)">,
+    Option<"defaultStages", "default-stages", "unsigned", /*default=*/"1",
+           "Stages for kernels without load_stages (1: loads not issued ahead)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
