@@ -8,6 +8,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -129,6 +130,8 @@ private:
   llvm::ArrayRef<BoundArg> args;
   const HostExecutionOptions &options;
   llvm::DenseMap<Value, HostValue> values;
+  /// The ops checkAsserts evaluated, which the run does not evaluate again.
+  llvm::DenseSet<Operation *> evaluated;
   /// The position of each ism.coschedule of the module in walk order (the
   /// numbering of CompiledModule::coschedules), for the fused mode.
   llvm::DenseMap<Operation *, unsigned> coscheduleIndex;
@@ -225,6 +228,7 @@ llvm::Error HostInterpreter::checkAsserts(func::FuncOp entry) {
     if (auto assertOp = dyn_cast<AssertOp>(op)) {
       if (llvm::Error error = executeAssert(assertOp))
         return error;
+      evaluated.insert(&op);
       continue;
     }
     bool scalar = op.getDialect() &&
@@ -236,6 +240,8 @@ llvm::Error HostInterpreter::checkAsserts(func::FuncOp entry) {
     // An op that fails here fails again, with its error, when it runs.
     if (llvm::Error error = execute(&op))
       llvm::consumeError(std::move(error));
+    else
+      evaluated.insert(&op);
   }
   return llvm::Error::success();
 }
@@ -258,9 +264,15 @@ llvm::Error HostInterpreter::run(func::FuncOp entry) {
                        "supported");
   if (llvm::Error error = checkAsserts(entry))
     return error;
-  for (Operation &op : entry.getBody().front())
+  for (Operation &op : entry.getBody().front()) {
+    // What checkAsserts evaluated (asserts that held, the scalars and dims
+    // they needed) is not evaluated again: a host function runs on every
+    // call, between the launches.
+    if (evaluated.contains(&op))
+      continue;
     if (llvm::Error error = execute(&op))
       return error;
+  }
   return llvm::Error::success();
 }
 
