@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <dlfcn.h>
-#include <mutex>
+#include <type_traits>
 
 using namespace mlir::ism::nvml;
 

@@ -4,6 +4,7 @@
 
 #include "ism/Dialect/Ism/IR/IsmOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -47,4 +48,29 @@ mlir::ism::collectLoopSlice(scf::ForOp loop, ValueRange roots,
     });
   }
   return success();
+}
+
+uint32_t mlir::ism::getFirstFreeRing(KernelOp kernel) {
+  uint32_t next = 0;
+  kernel.walk([&](Operation *op) {
+    if (auto issue = dyn_cast<AsyncGatherOp>(op))
+      next = std::max(next, issue.getRing() + 1);
+    else if (auto wait = dyn_cast<AsyncGatherWaitOp>(op))
+      next = std::max(next, wait.getRing() + 1);
+    else if (auto copy = dyn_cast<AsyncCopyOp>(op); copy && copy.getRingId())
+      next = std::max(next, *copy.getRingId() + 1);
+  });
+  return next;
+}
+
+Value mlir::ism::getRingSlot(OpBuilder &b, Location loc, scf::ForOp loop,
+                             unsigned slots,
+                             SmallVectorImpl<Operation *> &made) {
+  auto diff = arith::SubIOp::create(b, loc, loop.getInductionVar(),
+                                    loop.getLowerBound());
+  auto count = arith::DivUIOp::create(b, loc, diff, loop.getStep());
+  auto n = arith::ConstantIndexOp::create(b, loc, slots);
+  auto slot = arith::RemUIOp::create(b, loc, count, n);
+  made.append({diff, count, n, slot});
+  return slot;
 }

@@ -75,31 +75,6 @@ bool isZeroPadding(GatherOp gather) {
   return false;
 }
 
-/// The first ring number no async op of `kernel` uses.
-uint32_t firstFreeRing(KernelOp kernel) {
-  uint32_t next = 0;
-  kernel.walk([&](Operation *op) {
-    if (auto issue = dyn_cast<AsyncGatherOp>(op))
-      next = std::max(next, issue.getRing() + 1);
-    if (auto wait = dyn_cast<AsyncGatherWaitOp>(op))
-      next = std::max(next, wait.getRing() + 1);
-  });
-  return next;
-}
-
-/// Builds (iv - lb) / step % slots: the ring slot of the loop's iteration
-/// `iv`.
-Value slotOf(OpBuilder &b, Location loc, scf::ForOp loop, unsigned slots,
-             SmallVectorImpl<Operation *> &made) {
-  auto diff = arith::SubIOp::create(b, loc, loop.getInductionVar(),
-                                    loop.getLowerBound());
-  auto count = arith::DivUIOp::create(b, loc, diff, loop.getStep());
-  auto n = arith::ConstantIndexOp::create(b, loc, slots);
-  auto slot = arith::RemUIOp::create(b, loc, count, n);
-  made.append({diff, count, n, slot});
-  return slot;
-}
-
 struct IsmPipelineGathersPass
     : mlir::ism::impl::IsmPipelineGathersBase<IsmPipelineGathersPass> {
   using Base::Base;
@@ -113,7 +88,7 @@ struct IsmPipelineGathersPass
         return;
       SmallVector<scf::ForOp> loops;
       kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
-      uint32_t ring = firstFreeRing(kernel);
+      uint32_t ring = getFirstFreeRing(kernel);
       for (scf::ForOp loop : loops)
         pipeline(loop, stages, ring);
     });
@@ -192,11 +167,11 @@ struct IsmPipelineGathersPass
       Location loc = gather.getLoc();
       b.setInsertionPoint(gather);
       SmallVector<Operation *> issueSlot, waitSlot;
-      Value slot = slotOf(b, loc, loop, slots, issueSlot);
+      Value slot = getRingSlot(b, loc, loop, slots, issueSlot);
       auto issue =
           AsyncGatherOp::create(b, loc, gather.getBase(), gather.getIndices(),
                                 gather.getMask(), slot, Value(), ring, slots);
-      Value waitSlotValue = slotOf(b, loc, loop, slots, waitSlot);
+      Value waitSlotValue = getRingSlot(b, loc, loop, slots, waitSlot);
       // Younger groups at the wait: the later gathers of its iteration and
       // all gathers of the slots - 1 iterations issued after it.
       auto pending =

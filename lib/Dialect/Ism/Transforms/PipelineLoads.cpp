@@ -101,34 +101,6 @@ bool storeIsDisjoint(scf::ForOp loop, StoreOp store, LoadOp load) {
   return disjoint;
 }
 
-/// The first ring number no async op of `kernel` uses (gather rings and
-/// load rings share the lowering's numbering).
-uint32_t firstFreeRing(KernelOp kernel) {
-  uint32_t next = 0;
-  kernel.walk([&](Operation *op) {
-    if (auto issue = dyn_cast<AsyncGatherOp>(op))
-      next = std::max(next, issue.getRing() + 1);
-    else if (auto wait = dyn_cast<AsyncGatherWaitOp>(op))
-      next = std::max(next, wait.getRing() + 1);
-    else if (auto copy = dyn_cast<AsyncCopyOp>(op); copy && copy.getRingId())
-      next = std::max(next, *copy.getRingId() + 1);
-  });
-  return next;
-}
-
-/// Builds (iv - lb) / step % slots: the ring slot of the loop's iteration
-/// `iv`.
-Value slotOf(OpBuilder &b, Location loc, scf::ForOp loop, unsigned slots,
-             SmallVectorImpl<Operation *> &made) {
-  auto diff = arith::SubIOp::create(b, loc, loop.getInductionVar(),
-                                    loop.getLowerBound());
-  auto count = arith::DivUIOp::create(b, loc, diff, loop.getStep());
-  auto n = arith::ConstantIndexOp::create(b, loc, slots);
-  auto slot = arith::RemUIOp::create(b, loc, count, n);
-  made.append({diff, count, n, slot});
-  return slot;
-}
-
 struct IsmPipelineLoadsPass
     : mlir::ism::impl::IsmPipelineLoadsBase<IsmPipelineLoadsPass> {
   using Base::Base;
@@ -152,7 +124,7 @@ struct IsmPipelineLoadsPass
       int64_t threads = 32 * int64_t(kernel.getNumWarps());
       SmallVector<scf::ForOp> loops;
       kernel.walk([&](scf::ForOp loop) { loops.push_back(loop); });
-      uint32_t ring = firstFreeRing(kernel);
+      uint32_t ring = getFirstFreeRing(kernel);
       for (scf::ForOp loop : loops)
         pipeline(loop, stages, threads, ring);
     });
@@ -249,13 +221,13 @@ struct IsmPipelineLoadsPass
       Location loc = load.getLoc();
       b.setInsertionPoint(load);
       SmallVector<Operation *> copySlot, readSlot;
-      Value slot = slotOf(b, loc, loop, s, copySlot);
+      Value slot = getRingSlot(b, loc, loop, s, copySlot);
       auto copy = AsyncCopyOp::create(
           b, loc, load.getBase(), load.getOffsets(), slot,
           TypeAttr::get(load.getType()), b.getI64IntegerAttr(0),
           b.getI64IntegerAttr(slotBytes[k]), b.getI32IntegerAttr(ring),
           b.getI32IntegerAttr(s));
-      Value readSlotValue = slotOf(b, loc, loop, s, readSlot);
+      Value readSlotValue = getRingSlot(b, loc, loop, s, readSlot);
       // Younger groups at the wait: the later copies of its iteration and
       // all copies of the s - 1 iterations issued after it.
       auto pending = int32_t((s - 1) * numLoads + (numLoads - 1 - int64_t(k)));
