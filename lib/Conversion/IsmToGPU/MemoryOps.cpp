@@ -373,6 +373,23 @@ Value loadChunks(OpBuilder &b, Location l, Type elementType, int64_t numRegs,
   return buildVector(b, l, elementType, elements);
 }
 
+/// Element `i` of the vector whose first element is at in-tile coordinate
+/// `c` along the fast dimension and memref index `first`: whether it lies
+/// inside the memref (`others`, when set, for the other dimensions), and
+/// its address. The edge paths' element accesses where the edge cuts a
+/// vector.
+std::pair<Value, Value> edgeElement(OpBuilder &b, Location l,
+                                    const GlobalView &view, Value c,
+                                    Value others, Value first, unsigned i,
+                                    Value lo, Value hi) {
+  Value pred = spanInRange(b, l, c, i, 1, lo, hi);
+  if (others)
+    pred = arith::AndIOp::create(b, l, pred, others);
+  Value at = elementAddress(
+      b, l, view, arith::AddIOp::create(b, l, first, indexConstant(b, l, i)));
+  return {pred, at};
+}
+
 /// The edge path of a tile load (a tile that is partly outside the memref,
 /// or whose rows are not aligned to its vectors): where every vector of
 /// `vec` elements is aligned (a uniform test), each is loaded whole when
@@ -443,14 +460,8 @@ Value emitEdgeLoad(OpBuilder &b, Location l, const BlockAccess &access,
               [&](OpBuilder &eb, Location el) {
                 SmallVector<Value> part;
                 for (unsigned i = 0; i < vec; ++i) {
-                  Value pred =
-                      spanInRange(eb, el, c, i, 1, lo[fast], hi[fast]);
-                  if (others)
-                    pred = arith::AndIOp::create(eb, el, pred, others);
-                  Value at = elementAddress(
-                      eb, el, view,
-                      arith::AddIOp::create(eb, el, first,
-                                            indexConstant(eb, el, i)));
+                  auto [pred, at] = edgeElement(eb, el, view, c, others,
+                                                first, i, lo[fast], hi[fast]);
                   part.push_back(elementLoad(eb, el, r + i, pred, at));
                 }
                 scf::YieldOp::create(eb, el,
@@ -994,14 +1005,8 @@ void emitEdgeStore(OpBuilder &b, Location l, const BlockAccess &access,
               },
               [&](OpBuilder &eb, Location el) {
                 for (unsigned i = 0; i < vec; ++i) {
-                  Value pred =
-                      spanInRange(eb, el, c, i, 1, lo[fast], hi[fast]);
-                  if (others)
-                    pred = arith::AndIOp::create(eb, el, pred, others);
-                  Value at = elementAddress(
-                      eb, el, view,
-                      arith::AddIOp::create(eb, el, first,
-                                            indexConstant(eb, el, i)));
+                  auto [pred, at] = edgeElement(eb, el, view, c, others,
+                                                first, i, lo[fast], hi[fast]);
                   predicatedStore(eb, el, pred, extractReg(eb, el, value, r + i),
                                   at, view.elementBytes);
                 }
