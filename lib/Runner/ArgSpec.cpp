@@ -70,8 +70,9 @@ llvm::Expected<ArgSpec> mlir::ism::runner::parseArgSpec(llvm::StringRef text,
   }
   spec.dtype = parseDType(parts[0]);
   if (!spec.dtype)
-    return fail("unknown dtype '" + parts[0] +
-                "' (expected f16, bf16, f32, f64, i8, i32 or i64)");
+    return fail(
+        "unknown dtype '" + parts[0] +
+        "' (expected f16, bf16, f32, f64, f8e4m3, f8e5m2, i8, i32 or i64)");
   llvm::StringRef rest = text.drop_front(parts[0].size() + 1);
   if (rest.consume_front("scalar=")) {
     spec.isScalar = true;

@@ -3,12 +3,14 @@
 #include "ism/Runner/Buffer.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Parallel.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -41,6 +43,10 @@ llvm::StringRef mlir::ism::runner::getDTypeName(DType dtype) {
     return "i32";
   case DType::I64:
     return "i64";
+  case DType::F8E4M3:
+    return "f8e4m3";
+  case DType::F8E5M2:
+    return "f8e5m2";
   }
   llvm_unreachable("unknown dtype");
 }
@@ -54,6 +60,8 @@ std::optional<DType> mlir::ism::runner::parseDType(llvm::StringRef name) {
       .Case("i8", DType::I8)
       .Case("i32", DType::I32)
       .Case("i64", DType::I64)
+      .Cases({"f8e4m3", "f8E4M3FN"}, DType::F8E4M3)
+      .Cases({"f8e5m2", "f8E5M2"}, DType::F8E5M2)
       .Default(std::nullopt);
 }
 
@@ -66,6 +74,10 @@ std::optional<DType> mlir::ism::runner::getDType(Type type) {
     return DType::F32;
   if (type.isF64())
     return DType::F64;
+  if (isa<Float8E4M3FNType>(type))
+    return DType::F8E4M3;
+  if (isa<Float8E5M2Type>(type))
+    return DType::F8E5M2;
   if (type.isInteger(8))
     return DType::I8;
   if (type.isInteger(32))
@@ -87,6 +99,8 @@ unsigned mlir::ism::runner::getDTypeSize(DType dtype) {
   case DType::I64:
     return 8;
   case DType::I8:
+  case DType::F8E4M3:
+  case DType::F8E5M2:
     return 1;
   }
   llvm_unreachable("unknown dtype");
@@ -94,7 +108,8 @@ unsigned mlir::ism::runner::getDTypeSize(DType dtype) {
 
 bool mlir::ism::runner::isFloatDType(DType dtype) {
   return dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::F32 ||
-         dtype == DType::F64;
+         dtype == DType::F64 || dtype == DType::F8E4M3 ||
+         dtype == DType::F8E5M2;
 }
 
 //===----------------------------------------------------------------------===//
@@ -160,6 +175,38 @@ static uint16_t floatToBF16(float value) {
 
 static float bf16ToFloat(uint16_t h) { return floatOf(uint32_t(h) << 16); }
 
+//===----------------------------------------------------------------------===//
+// 8-bit float conversions (round to nearest even, as APFloat converts: a
+// value beyond the largest finite e4m3 is NaN, beyond e5m2's infinity)
+//===----------------------------------------------------------------------===//
+
+static const llvm::fltSemantics &getFloat8Semantics(DType dtype) {
+  return dtype == DType::F8E4M3 ? llvm::APFloat::Float8E4M3FN()
+                                : llvm::APFloat::Float8E5M2();
+}
+
+static uint8_t doubleToFloat8(double value, DType dtype) {
+  llvm::APFloat f(value);
+  bool losesInfo;
+  f.convert(getFloat8Semantics(dtype), llvm::APFloat::rmNearestTiesToEven,
+            &losesInfo);
+  return static_cast<uint8_t>(f.bitcastToAPInt().getZExtValue());
+}
+
+/// The 256 values of an 8-bit float type, decoded once.
+static const std::array<double, 256> &getFloat8Values(DType dtype) {
+  auto decode = [](DType t) {
+    std::array<double, 256> values;
+    for (unsigned bits = 0; bits < 256; ++bits)
+      values[bits] = llvm::APFloat(getFloat8Semantics(t), llvm::APInt(8, bits))
+                         .convertToDouble();
+    return values;
+  };
+  static const std::array<double, 256> e4m3 = decode(DType::F8E4M3);
+  static const std::array<double, 256> e5m2 = decode(DType::F8E5M2);
+  return dtype == DType::F8E4M3 ? e4m3 : e5m2;
+}
+
 /// Wraps an integer to `bits` bits, sign-extended.
 static int64_t wrapInt(double value, unsigned bits) {
   if (std::isnan(value))
@@ -183,6 +230,9 @@ double mlir::ism::runner::roundToDType(double value, DType dtype) {
     return static_cast<float>(value);
   case DType::F64:
     return value;
+  case DType::F8E4M3:
+  case DType::F8E5M2:
+    return getFloat8Values(dtype)[doubleToFloat8(value, dtype)];
   case DType::I8:
     return static_cast<double>(wrapInt(value, 8));
   case DType::I32:
@@ -373,6 +423,9 @@ double HostBuffer::get(int64_t i) const {
   }
   case DType::I8:
     return static_cast<int8_t>(*p);
+  case DType::F8E4M3:
+  case DType::F8E5M2:
+    return getFloat8Values(dtype)[*p];
   case DType::I32: {
     int32_t v;
     std::memcpy(&v, p, 4);
@@ -410,6 +463,10 @@ void HostBuffer::set(int64_t i, double value) {
     return;
   case DType::I8:
     *p = static_cast<uint8_t>(wrapInt(value, 8));
+    return;
+  case DType::F8E4M3:
+  case DType::F8E5M2:
+    *p = doubleToFloat8(value, dtype);
     return;
   case DType::I32: {
     int32_t v = static_cast<int32_t>(wrapInt(value, 32));
@@ -521,6 +578,8 @@ static llvm::StringRef getNpyDescr(DType dtype) {
   case DType::F16:
     return "<f2";
   case DType::BF16:
+  case DType::F8E4M3:
+  case DType::F8E5M2:
   case DType::F32:
     return "<f4";
   case DType::F64:
@@ -538,7 +597,10 @@ static llvm::StringRef getNpyDescr(DType dtype) {
 llvm::Error mlir::ism::runner::writeNpy(llvm::StringRef path, DType dtype,
                                         llvm::ArrayRef<int64_t> shape,
                                         llvm::ArrayRef<double> values) {
-  DType fileType = dtype == DType::BF16 ? DType::F32 : dtype;
+  // numpy has no bf16 or 8-bit floats: they are written as float32.
+  bool widen =
+      dtype == DType::BF16 || dtype == DType::F8E4M3 || dtype == DType::F8E5M2;
+  DType fileType = widen ? DType::F32 : dtype;
   llvm::Expected<HostBuffer> buffer = HostBuffer::create(fileType, shape);
   if (!buffer)
     return llvm::createStringError("cannot write '" + path.str() +
@@ -550,8 +612,9 @@ llvm::Error mlir::ism::runner::writeNpy(llvm::StringRef path, DType dtype,
 
 llvm::Error mlir::ism::runner::writeNpy(llvm::StringRef path,
                                         const HostBuffer &buffer) {
-  if (buffer.dtype == DType::BF16) {
-    // Written as float32, element by element (every bf16 is a float32).
+  if (buffer.dtype == DType::BF16 || buffer.dtype == DType::F8E4M3 ||
+      buffer.dtype == DType::F8E5M2) {
+    // Written as float32, element by element (each is a float32).
     llvm::Expected<HostBuffer> wide =
         HostBuffer::create(DType::F32, buffer.shape);
     if (!wide)

@@ -16,6 +16,11 @@ Tolerance mlir::ism::runner::getDefaultTolerance(DType dtype) {
     return {1e-2, 1e-2};
   case DType::BF16:
     return {2e-2, 2e-2};
+  // 3 and 2 mantissa bits: half an ulp is 1/16 and 1/8 of the value.
+  case DType::F8E4M3:
+    return {7e-2, 7e-2};
+  case DType::F8E5M2:
+    return {1.3e-1, 1.3e-1};
   case DType::I8:
   case DType::I32:
   case DType::I64:

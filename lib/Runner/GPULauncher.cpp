@@ -484,9 +484,12 @@ llvm::Expected<uint64_t> GPULauncher::getTensorMap(
       !driver.cuTensorMapEncodeTiled)
     return 0;
   Type element = memref.getElementType();
+  // 8-bit floats are bytes to TMA.
   int dtype = element.isBF16()  ? cuda::kTensorMapBFloat16
               : element.isF16() ? cuda::kTensorMapFloat16
-                                : -1;
+              : isa<Float8E4M3FNType, Float8E5M2Type>(element)
+                  ? cuda::kTensorMapUInt8
+                  : -1;
   const DeviceArg *found = getBuffer(args[operand.arg].buffer);
   if (!found)
     return 0;

@@ -35,6 +35,7 @@ _TORCH_DTYPES = {
     "f16": ("float16",), "bf16": ("bfloat16",), "f32": ("float32",),
     "f64": ("float64",), "i1": ("bool",), "i8": ("int8", "uint8"),
     "i16": ("int16",), "i32": ("int32",), "i64": ("int64",),
+    "f8E4M3FN": ("float8_e4m3fn",), "f8E5M2": ("float8_e5m2",),
 }
 # __cuda_array_interface__ typestrs (little-endian or native) per element.
 _CAI_TYPESTRS = {
@@ -47,6 +48,8 @@ _DLPACK_TYPES = {
     "f16": {(2, 16)}, "bf16": {(4, 16)}, "f32": {(2, 32)}, "f64": {(2, 64)},
     "i1": {(6, 8), (1, 1)}, "i8": {(0, 8), (1, 8)}, "i16": {(0, 16)},
     "i32": {(0, 32)}, "i64": {(0, 64)},
+    # DLPack 1.1's kDLFloat8_e4m3fn and kDLFloat8_e5m2.
+    "f8E4M3FN": {(10, 8)}, "f8E5M2": {(12, 8)},
 }
 _FLOAT_SCALARS = {"f16", "bf16", "f32", "f64"}
 

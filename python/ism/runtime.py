@@ -35,6 +35,8 @@ _NUMPY_NAMES = {
     "f16": {"float16"}, "bf16": {"bfloat16", "uint16"}, "f32": {"float32"},
     "f64": {"float64"}, "i8": {"int8", "uint8"}, "i32": {"int32", "uint32"},
     "i64": {"int64", "uint64"},
+    # ml_dtypes' 8-bit floats, or their bit patterns in uint8.
+    "f8E4M3FN": {"float8_e4m3fn", "uint8"}, "f8E5M2": {"float8_e5m2", "uint8"},
 }
 
 

@@ -24,7 +24,9 @@
 namespace mlir::ism::runner {
 
 /// The element types of buffers ism-run can create.
-enum class DType { F16, BF16, F32, F64, I8, I32, I64 };
+/// F8E4M3 and F8E5M2 are MLIR's f8E4M3FN (no infinities) and f8E5M2 (IEEE
+/// style), PyTorch's float8_e4m3fn and float8_e5m2.
+enum class DType { F16, BF16, F32, F64, I8, I32, I64, F8E4M3, F8E5M2 };
 
 /// "f16", "bf16", ... as written on the command line.
 llvm::StringRef getDTypeName(DType dtype);

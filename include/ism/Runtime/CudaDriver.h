@@ -197,6 +197,7 @@ enum : int {
   kFuncAttrSharedSizeBytes = 1,
   kFuncAttrMaxDynamicSharedSizeBytes = 8,
   kJitInfoLogBuffer = 3,
+  kTensorMapUInt8 = 0,
   kTensorMapFloat16 = 6,
   kTensorMapBFloat16 = 9,
   kTensorMapSwizzle64B = 2,

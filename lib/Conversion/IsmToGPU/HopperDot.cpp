@@ -328,7 +328,8 @@ struct WgmmaDotLowering : IsmConversionPattern<DotOp> {
                                                (kk % 4) * 32)));
         Value descA = wgmmaDescriptor(rewriter, loc, rowBytes, 16, 1024);
         structs[r] = wgmmaFromShared(rewriter, loc, structs[r], descA, descB,
-                                     blockN, inType, /*transposeB=*/!bKMajor);
+                                     blockN, inType, inType,
+                                     /*transposeB=*/!bKMajor);
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);

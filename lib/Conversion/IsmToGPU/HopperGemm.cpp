@@ -302,8 +302,9 @@ void copyTileByElements(OpBuilder &b, Location loc, Value memref, Value o0,
                         Value o1, int64_t rows, int64_t cols, Value dst,
                         Value ptid, int64_t threads, int64_t rowBytes = 128) {
   auto type = cast<MemRefType>(memref.getType());
-  Type elementType = type.getElementType();
   unsigned elementBytes = type.getElementTypeBitWidth() / 8;
+  // The ring holds the elements' bits (an 8-bit float is not an LLVM type).
+  Type elementType = b.getIntegerType(type.getElementTypeBitWidth());
   Value d0 = memref::DimOp::create(b, loc, memref, 0);
   Value d1 = memref::DimOp::create(b, loc, memref, 1);
   scf::ForOp::create(
@@ -335,6 +336,7 @@ void copyTileByElements(OpBuilder &b, Location loc, Value memref, Value o0,
             [&](OpBuilder &tb, Location tl) {
               Value v =
                   memref::LoadOp::create(tb, tl, memref, ValueRange{r, c});
+              v = arith::BitcastOp::create(tb, tl, elementType, v);
               scf::YieldOp::create(tb, tl, v);
             },
             [&](OpBuilder &eb, Location el) {
@@ -581,6 +583,7 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   p.blockK = aType.getDimSize(1);
   p.blockN = bType.getDimSize(1);
   p.elementType = aType.getElementType();
+  p.bElementType = bType.getElementType();
   unsigned elementBytes = p.elementType.getIntOrFloatBitWidth() / 8;
   p.aBytes = p.blockM * p.blockK * elementBytes;
   p.bBytes = p.blockK * p.blockN * elementBytes;
@@ -605,7 +608,7 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   p.instrN = getWgmmaInstructionN(warpN, atLaunch);
   if (getWgmmaInstructionRegisters(p.instrN) > atLaunch)
     return dl.dot.emitOpError("a wgmma instruction (m64n")
-           << p.instrN << "k16) needs "
+           << p.instrN << "k" << p.instrK() << ") needs "
            << getWgmmaInstructionRegisters(p.instrN)
            << " registers, but the kernel's threads start with " << atLaunch
            << "; use a smaller BLOCK_N or fewer warps beside it";
@@ -770,10 +773,11 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   bool hiddenGrid = config.grid.empty();
   SmallVector<Type> extra = {i64, i64};
   if (tmaStore) {
-    // One 16-row, 64-column box (128-byte rows) of the stored memref.
+    // One 16-row, 64-column box (128-byte rows of 16-bit elements) of the
+    // stored memref.
     tma.push_back(b.getDenseI64ArrayAttr(
         {int64_t(cast<BlockArgument>(tmaStore.getBase()).getArgNumber()),
-         kTmaStoreBoxRows, 128 / elementBytes}));
+         kTmaStoreBoxRows, 64}));
     extra.push_back(i64);
     tmaStore->setAttr(kTmaStoreAttrName, b.getUnitAttr());
   }
@@ -1300,7 +1304,8 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
       return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
     };
     // A tile in a stage: K-major, rows of rowBytes (8-row groups 1024 bytes
-    // apart, k16 steps 32 bytes on); or MN-major, boxes of blockK rows of
+    // apart, instruction K steps 32 bytes on: k16 of 16-bit elements, k32
+    // of 8-bit ones); or MN-major (16-bit only), boxes of blockK rows of
     // `perBox` columns each, a box apart (8-row groups 8 rows apart, k16
     // steps 16 rows on). `tileOffset` is the byte offset of row / column
     // `first` (a multiple of 64, or of perBox) of either.
@@ -1316,15 +1321,15 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
       return arith::MulIOp::create(b, l, toI64(b, box),
                                    i64Const(b, l, p.blockK * rowBytes));
     };
-    // The descriptor of k16 step kk at row / column `first` (static) of a
-    // tile at `base`.
+    // The descriptor of instruction K step kk at row / column `first`
+    // (static) of a tile at `base`.
     auto tileDescriptor = [&](OpBuilder &b, Location l, Value base,
                               int64_t first, int64_t kk, bool mnMajor,
                               int64_t rowBytes) {
       int64_t perBox = rowBytes / elementBytes;
-      int64_t offset =
-          mnMajor ? (first / perBox) * p.blockK * rowBytes + kk * 16 * rowBytes
-                  : first * rowBytes + kk * 32;
+      int64_t offset = mnMajor ? (first / perBox) * p.blockK * rowBytes +
+                                     kk * p.instrK() * rowBytes
+                               : first * rowBytes + kk * 32;
       Value address = arith::AddIOp::create(b, l, base, i64Const(b, l, offset));
       return mnMajor
                  ? wgmmaDescriptor(b, l, address, p.blockK * rowBytes,
@@ -1391,7 +1396,7 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
           NVVM::WgmmaFenceAlignedOp::create(b, l);
           SmallVector<Value> structs =
               wgmmaAccumulators(b, l, acc, reps * splits, regsPerInstr);
-          for (int64_t kk = 0; kk < p.blockK / 16; ++kk) {
+          for (int64_t kk = 0; kk < p.blockK / p.instrK(); ++kk) {
             // Instruction s of B starts s * instrN columns (rows of a
             // K-major B) on, piece r of A r * 16 * warpsM rows.
             SmallVector<Value> descB;
@@ -1404,7 +1409,7 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
               for (int64_t s = 0; s < splits; ++s)
                 structs[r * splits + s] = wgmmaFromShared(
                     b, l, structs[r * splits + s], descA, descB[s], p.instrN,
-                    p.elementType, /*transposeB=*/!p.bKMajor,
+                    p.elementType, p.bElementType, /*transposeB=*/!p.bKMajor,
                     /*transposeA=*/p.aMNMajor);
             }
           }
@@ -1483,16 +1488,23 @@ Value mlir::ism::wgmmaDescriptor(OpBuilder &b, Location loc, Value address,
 
 Value mlir::ism::wgmmaFromShared(OpBuilder &b, Location loc, Value acc,
                                  Value descA, Value descB, int64_t n,
-                                 Type inType, bool transposeB,
+                                 Type aType, Type bType, bool transposeB,
                                  bool transposeA) {
   MLIRContext *ctx = b.getContext();
-  auto wgType =
-      inType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  auto wgType = [](Type t) {
+    if (isa<Float8E4M3FNType>(t))
+      return NVVM::WGMMATypes::e4m3;
+    if (isa<Float8E5M2Type>(t))
+      return NVVM::WGMMATypes::e5m2;
+    return t.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  };
+  // 32 bytes of K: k16 of 16-bit elements, k32 of 8-bit ones.
+  int64_t k = 256 / aType.getIntOrFloatBitWidth();
   return NVVM::WgmmaMmaAsyncOp::create(
       b, loc, acc.getType(), acc, descA, descB,
-      NVVM::MMAShapeAttr::get(ctx, 64, n, 16),
-      NVVM::WGMMATypesAttr::get(ctx, wgType),
-      NVVM::WGMMATypesAttr::get(ctx, wgType),
+      NVVM::MMAShapeAttr::get(ctx, 64, n, k),
+      NVVM::WGMMATypesAttr::get(ctx, wgType(aType)),
+      NVVM::WGMMATypesAttr::get(ctx, wgType(bType)),
       NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
       NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
       NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),

@@ -104,6 +104,13 @@ LogicalResult checkTiles(KernelOp kernel) {
       auto tensor = dyn_cast<RankedTensorType>(type);
       if (!tensor)
         return success();
+      if (isFloat8(tensor.getElementType()))
+        return LogicalResult(
+            op->emitOpError("tile ")
+            << tensor
+            << ": 8-bit float tiles are lowered only as the A and B tiles of "
+               "a wgmma K loop (sm_90a; A loaded as [M, K], B as [N, K] and "
+               "transposed)");
       std::string reason;
       if (!Distribution::isSupported(tensor, reason))
         return LogicalResult(op->emitOpError("tile ")

@@ -222,14 +222,15 @@ Value getWgmmaRingBase(OpBuilder &b, Location loc, const WgmmaPipeline &p);
 Value wgmmaDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
                       int64_t sbo, int64_t swizzleBytes = 128);
 
-/// One m64nNk16 wgmma reading A and B from shared memory through the
-/// descriptors `descA` (K-major; MN-major, which the instruction
-/// transposes, with `transposeA`) and `descB` (MN-major with `transposeB`;
-/// else K-major): `acc` (a struct of N / 2 f32) += A x B, f32 accumulation
-/// of f16 or bf16 `inType`.
+/// One m64nNk16 (16-bit) or m64nNk32 (8-bit) wgmma reading A and B from
+/// shared memory through the descriptors `descA` (K-major; MN-major, which
+/// the instruction transposes, with `transposeA`) and `descB` (MN-major
+/// with `transposeB`; else K-major): `acc` (a struct of N / 2 f32) += A x
+/// B, f32 accumulation of `aType` x `bType` (both f16, both bf16, or each
+/// f8E4M3FN or f8E5M2, read K-major).
 Value wgmmaFromShared(OpBuilder &b, Location loc, Value acc, Value descA,
-                      Value descB, int64_t n, Type inType, bool transposeB,
-                      bool transposeA = false);
+                      Value descB, int64_t n, Type aType, Type bType,
+                      bool transposeB, bool transposeA = false);
 
 /// The shared-window address (i64) of `scratch` (a view with 1023 bytes of
 /// slack) rounded up to 1024 bytes: the 128-byte swizzle is a function of

@@ -55,8 +55,12 @@ struct WgmmaPipeline {
   /// a part of them when one instruction would need more registers than a
   /// thread has at launch (getWgmmaInstructionN).
   int64_t instrN = 0;
-  /// Input element type (f16 or bf16).
-  Type elementType;
+  /// Input element types: A's (f16, bf16, f8E4M3FN or f8E5M2; the ring's
+  /// layout follows its size) and B's (A's, or the other 8-bit float).
+  Type elementType, bElementType;
+  /// K of one wgmma instruction: 32 bytes of a row (16 16-bit elements, 32
+  /// 8-bit ones).
+  int64_t instrK() const { return 256 / elementType.getIntOrFloatBitWidth(); }
   /// Byte offset in dynamic shared memory from which the ring's 1024-byte
   /// aligned base is found.
   int64_t sharedBase = 0;

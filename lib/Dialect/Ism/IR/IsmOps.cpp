@@ -669,9 +669,15 @@ LogicalResult DotOp::verify() {
            << shapeStr(c) << " but A x B is " << m << "x" << n;
 
   Type in = aType.getElementType(), acc = cType.getElementType();
-  if (in != bType.getElementType())
+  // The 8-bit floats mix (e4m3 x e5m2: wgmma takes either for each).
+  auto isFloat8 = [](Type t) {
+    return isa<Float8E4M3FNType, Float8E5M2Type>(t);
+  };
+  if (in != bType.getElementType() &&
+      !(isFloat8(in) && isFloat8(bType.getElementType())))
     return emitOpError("A and B element types differ: ")
-           << in << " and " << bType.getElementType();
+           << in << " and " << bType.getElementType()
+           << " (only f8E4M3FN and f8E5M2 mix)";
   bool ok = false;
   if (in.isF16())
     ok = acc.isF32() || acc.isF16();

@@ -46,11 +46,15 @@ constexpr int64_t kMaxMmaSyncAccumulatorRegs = 128;
 /// K-major, any n that is a multiple of 8), else as [k, n] (read MN-major
 /// from boxes of 64 columns, or one of 32). A's orientation does not
 /// matter: either way its 64-row pieces are whole 128-byte rows or boxes.
-std::string checkWgmmaShape(int64_t m, int64_t n, int64_t k, bool transB,
+std::string checkWgmmaShape(int64_t m, int64_t n, int64_t k,
+                            unsigned elementBytes, bool transB,
                             unsigned numWarps, unsigned &warpsM,
                             unsigned &warpsN) {
-  if (k * 2 != 128)
-    return "the A tile's rows must be 128 bytes (BLOCK_K = 64)";
+  if (k * elementBytes != 128)
+    return elementBytes == 1
+               ? "the A tile's rows must be 128 bytes (BLOCK_K = 128 for "
+                 "8-bit inputs)"
+               : "the A tile's rows must be 128 bytes (BLOCK_K = 64)";
   if (m % 64 != 0)
     return "BLOCK_M must be a multiple of 64";
   // 32 columns are one 64-byte swizzled B box (HopperGemm.cpp), for the
@@ -75,16 +79,33 @@ std::string checkWgmmaShape(int64_t m, int64_t n, int64_t k, bool transB,
 /// Why the tiles of `loop` cannot feed wgmma (empty when they can): their
 /// element types and memrefs.
 std::string checkWgmmaTiles(DotLoop loop) {
-  Type in = loop.dot.getA().getType().getElementType();
-  if (!(in.isBF16() || in.isF16()) ||
-      !loop.dot.getType().getElementType().isF32())
-    return "wgmma here takes f16 or bf16 inputs with an f32 accumulator";
+  Type a = loop.dot.getA().getType().getElementType();
+  Type b = loop.dot.getB().getType().getElementType();
+  if (!loop.dot.getType().getElementType().isF32())
+    return "wgmma here takes an f32 accumulator";
+  if (isFloat8(a) || isFloat8(b)) {
+    // wgmma reads 8-bit operands K-major only (no transpose bits).
+    if (!isFloat8(a) || !isFloat8(b))
+      return "an 8-bit float product needs both A and B in f8E4M3FN or "
+             "f8E5M2";
+    if (loop.transA || !loop.transB)
+      return "wgmma reads 8-bit A and B K-major only: load A as an "
+             "[M, K] tile and B as an [N, K] tile, the dot's B its ism.trans";
+  } else if (!(a.isBF16() || a.isF16()) || b != a) {
+    return "wgmma here takes f16, bf16, f8E4M3FN or f8E5M2 inputs with an "
+           "f32 accumulator";
+  }
   for (LoadOp load : {loop.loadA, loop.loadB}) {
     auto memref = cast<MemRefType>(load.getBase().getType());
-    if (memref.getElementType() != in)
+    if (memref.getElementType() != load.getType().getElementType())
       return "A and B must be loaded from memrefs of the input type";
   }
   return "";
+}
+
+/// Bytes of an element of the dot's A.
+unsigned getInputBytes(DotLoop loop) {
+  return loop.dot.getA().getType().getElementTypeBitWidth() / 8;
 }
 
 /// Why `loop` cannot use wgmma (empty when it can); fills `warpsM`/`warpsN`.
@@ -95,8 +116,8 @@ std::string checkWgmma(DotLoop loop, unsigned numWarps, unsigned &warpsM,
     return why;
   auto aType = loop.dot.getA().getType(), bType = loop.dot.getB().getType();
   return checkWgmmaShape(aType.getDimSize(0), bType.getDimSize(1),
-                         aType.getDimSize(1), loop.transB, numWarps, warpsM,
-                         warpsN);
+                         aType.getDimSize(1), getInputBytes(loop), loop.transB,
+                         numWarps, warpsM, warpsN);
 }
 
 /// Why `loop`'s product swapped (C^T = B^T A^T: an n x k A, B^T's tile, by
@@ -109,8 +130,8 @@ std::string checkWgmmaSwapped(DotLoop loop, unsigned numWarps) {
   unsigned warpsM = 0, warpsN = 0;
   // A^T is transposed (B of the swapped product) unless A was already.
   return checkWgmmaShape(bType.getDimSize(1), aType.getDimSize(0),
-                         aType.getDimSize(1), !loop.transA, numWarps, warpsM,
-                         warpsN);
+                         aType.getDimSize(1), getInputBytes(loop), !loop.transA,
+                         numWarps, warpsM, warpsN);
 }
 
 /// `layout` (2-D) with its dimensions swapped: the layout of the transpose
@@ -215,9 +236,8 @@ bool chooseMmaSyncWarps(int64_t m, int64_t n, unsigned numWarps,
 /// mma.sync as a product of its own (empty when it can); fills
 /// `warpsM`/`warpsN`. Its operands may come from anywhere: the lowering
 /// writes them to shared memory itself.
-std::string checkMmaSyncProduct(DotOp dot, unsigned numWarps,
-                                unsigned &warpsM, unsigned &warpsN,
-                                bool rowsPerWarp) {
+std::string checkMmaSyncProduct(DotOp dot, unsigned numWarps, unsigned &warpsM,
+                                unsigned &warpsN, bool rowsPerWarp) {
   auto aType = dot.getA().getType(), bType = dot.getB().getType();
   Type in = aType.getElementType();
   if (aType.getRank() != 2)
@@ -393,6 +413,12 @@ struct IsmAccelerateDotPass
   LogicalResult accelerateProduct(DotOp dot, unsigned numWarps,
                                   bool rowsPerWarp) {
     unsigned warpsM = 0, warpsN = 0;
+    if (isFloat8(dot.getA().getType().getElementType()) ||
+        isFloat8(dot.getB().getType().getElementType()))
+      return dot.emitOpError(
+          "8-bit float products run on wgmma only, in a K loop whose A and "
+          "B tiles are loaded in it (A as [M, K], B as [N, K] and "
+          "transposed)");
     if (getSMVersion(chip) < 80 ||
         !checkMmaSyncProduct(dot, numWarps, warpsM, warpsN, rowsPerWarp)
              .empty())
@@ -433,8 +459,8 @@ struct IsmAccelerateDotPass
     if (auto trans = dot.getB().getDefiningOp<TransOp>();
         trans && trans->hasOneUse()) {
       auto src = trans.getSrc().getType();
-      if (auto layout = dyn_cast_or_null<BlockedEncodingAttr>(
-              src.getEncoding());
+      if (auto layout =
+              dyn_cast_or_null<BlockedEncodingAttr>(src.getEncoding());
           layout && src.getRank() == 2) {
         auto transposed = transposedLayout(layout);
         trans.getResult().setType(
@@ -470,8 +496,14 @@ struct IsmAccelerateDotPass
     int64_t regs = accType.getNumElements() / (32 * numWarps);
     MLIRContext *ctx = &getContext();
     unsigned warpsM = 0, warpsN = 0;
-    if (chip == "sm_90a" &&
-        checkWgmma(loop, numWarps, warpsM, warpsN).empty()) {
+    std::string why = chip == "sm_90a"
+                          ? checkWgmma(loop, numWarps, warpsM, warpsN)
+                          : "chip '" + chip + "' has no wgmma (sm_90a)";
+    // Nothing else multiplies 8-bit floats.
+    if (!why.empty() && isFloat8(loop.dot.getA().getType().getElementType()))
+      return loop.dot.emitOpError("8-bit float products run on wgmma only: ")
+             << why;
+    if (why.empty()) {
       if (regs > kMaxAccumulatorRegs)
         return loop.dot.emitOpError("the ")
                << accType.getDimSize(0) << "x" << accType.getDimSize(1)
@@ -481,8 +513,10 @@ struct IsmAccelerateDotPass
                << " a wgmma consumer thread can give it; use more warps "
                   "(num_warps) or a smaller BLOCK_M x BLOCK_N";
       int64_t n = loop.dot.getB().getType().getDimSize(1);
+      // The instruction's K: 32 bytes of each row.
+      unsigned instrK = 32 / getInputBytes(loop);
       apply(loop, MmaEncodingAttr::get(ctx, 3, {warpsM, warpsN},
-                                       {16, unsigned(n / warpsN), 16}));
+                                       {16, unsigned(n / warpsN), instrK}));
       return true;
     }
     // Ampere's mma.sync (also on later chips, for loops wgmma cannot take).

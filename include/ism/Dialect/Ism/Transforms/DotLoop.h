@@ -20,6 +20,12 @@
 namespace mlir::ism {
 
 /// Attribute of a K loop scheduled by ism-pipeline: {num_stages = S}.
+/// Whether `type` is an 8-bit float a tensor-core product takes (f8E4M3FN,
+/// f8E5M2).
+inline bool isFloat8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
 inline constexpr llvm::StringLiteral kPipelineAttrName = "ism.pipeline";
 /// Attribute of a kernel whose programs run on a persistent grid:
 /// {group_size = G, cluster_m = M, cluster_n = N, consumer_groups = C}, and
