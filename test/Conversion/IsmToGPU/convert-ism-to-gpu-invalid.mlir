@@ -65,3 +65,16 @@ ism.kernel @layout_too_wide(%x: memref<?xf32>) attributes {num_warps = 1 : i32} 
   %t = ism.load %x[%c0] : memref<?xf32> -> tensor<32xf32, #wide>
   ism.return
 }
+
+// -----
+
+// 8-bit float tiles exist only as the A and B tiles of a wgmma K loop.
+#b = #ism.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+ism.kernel @f8_tile(%x: memref<?xf8E4M3FN>, %y: memref<?xf32>) attributes {num_warps = 1 : i32} {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{8-bit float tiles are lowered only as the A and B tiles of a wgmma K loop (sm_90a; A loaded as [M, K], B as [N, K] and transposed)}}
+  %t = ism.load %x[%c0] : memref<?xf8E4M3FN> -> tensor<128xf8E4M3FN, #b>
+  %f = arith.extf %t : tensor<128xf8E4M3FN, #b> to tensor<128xf32, #b>
+  ism.store %f, %y[%c0] : tensor<128xf32, #b> -> memref<?xf32>
+  ism.return
+}

@@ -532,6 +532,18 @@ ism.kernel @dot_operand_types(%s: f16, %t: bf16) {
 
 // -----
 
+// Only the 8-bit floats mix (wgmma's e4m3 x e5m2).
+ism.kernel @dot_operand_types_f8(%s: f8E4M3FN, %t: bf16) {
+  %a = ism.splat %s : f8E4M3FN -> tensor<16x32xf8E4M3FN>
+  %b = ism.splat %t : bf16 -> tensor<32x16xbf16>
+  %c = arith.constant dense<0.0> : tensor<16x16xf32>
+  // expected-error @+1 {{A and B element types differ: 'f8E4M3FN' and 'bf16' (only f8E4M3FN and f8E5M2 mix)}}
+  %d = ism.dot %a, %b, %c : tensor<16x32xf8E4M3FN> * tensor<32x16xbf16> -> tensor<16x16xf32>
+  ism.return
+}
+
+// -----
+
 ism.kernel @dot_acc_type(%s: bf16) {
   %a = ism.splat %s : bf16 -> tensor<16x16xbf16>
   %c = arith.constant dense<0.0> : tensor<16x16xbf16>

@@ -88,6 +88,11 @@ ism.kernel @compute(%a: memref<?x?xf16>) {
   %fa = arith.constant dense<1.0> : tensor<2x16x16xf32>
   // CHECK: ism.dot %{{.*}}, %{{.*}}, %{{.*}} precision = tf32 : tensor<2x16x16xf32> * tensor<2x16x16xf32> -> tensor<2x16x16xf32>
   %bd = ism.dot %fa, %fa, %fa precision = tf32 : tensor<2x16x16xf32> * tensor<2x16x16xf32> -> tensor<2x16x16xf32>
+  // e4m3 x e5m2, as wgmma multiplies them.
+  %f8a = arith.constant dense<1.0> : tensor<64x32xf8E4M3FN>
+  %f8b = arith.constant dense<0.5> : tensor<32x64xf8E5M2>
+  // CHECK: ism.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x32xf8E4M3FN> * tensor<32x64xf8E5M2> -> tensor<64x64xf32>
+  %f8d = ism.dot %f8a, %f8b, %acc : tensor<64x32xf8E4M3FN> * tensor<32x64xf8E5M2> -> tensor<64x64xf32>
   // CHECK: ism.reduce %{{.*}} axis = 1 : tensor<64x64xf32> -> tensor<64xf32> {
   // CHECK: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32):
   // CHECK:   %[[M:.*]] = arith.maximumf %[[A]], %[[B]] : f32

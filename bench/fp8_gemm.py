@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""FP8 GEMM on wgmma: ism against torch._scaled_mm (cuBLASLt).
+
+C = (scale_a * scale_b) * (A x B^T), with A M x K and B N x K in
+float8_e4m3fn or float8_e5m2 (PyTorch's layouts for _scaled_mm: both
+K-major, as wgmma reads 8-bit operands), f32 accumulation, per-tensor scales
+(one-element f32 buffers, as PyTorch passes them), bf16 or f32 C. The tile
+programs are `program()`'s; ism-run compiles, checks and times them.
+
+    python3 bench/fp8_gemm.py check --ism-run ISM_RUN [--out DIR]
+        every variant through `ism-run --check` (float64 reference on random
+        inputs, outputs poisoned first)
+    python3 bench/fp8_gemm.py bench --ism-run ISM_RUN [--out DIR] [--quick]
+        TFLOP/s of ism (the best of a few tiles) and torch._scaled_mm on
+        squares and LLM shapes, CUDA events / ism-run --bench, L2 flushed,
+        medians, with the SM clock and board power of ism's runs
+    python3 bench/fp8_gemm.py emit DIR
+        writes the check programs (test/Runner/Inputs/gemm_fp8)
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+TYPES = {"e4m3": "f8E4M3FN", "e5m2": "f8E5M2"}
+# ism-run's --arg dtype names.
+ARG_TYPES = {"e4m3": "f8e4m3", "e5m2": "f8e5m2", "bf16": "bf16", "f32": "f32"}
+
+
+def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
+            stages=0, group=8, cluster=(1, 1), groups=1, ck=1, swap=None,
+            tma=False):
+    """The FP8 tile program: C = (sa[0] * sb[0]) * (A x B^T) with A [M, K]
+    and B [N, K] in 8-bit floats `a` and `b` (e4m3 or e5m2), 128-wide K
+    steps (128-byte rows), C in `out` (bf16 or f32). The other parameters
+    are the bf16 GEMM's (bench/gemm.py): block, warps, stages (0: the
+    compiler's choice), group size, cluster (CTAs along x and y sharing a
+    tile by TMA multicast), consumer groups (2: ping-pong), ck (cluster_k),
+    swap (swap_ab), tma (tma_store)."""
+    ta, tb = TYPES[a], TYPES[b]
+    acc = f"tensor<{bm}x{bn}xf32>"
+    attrs = [f"num_warps = {warps} : i32", f"group_size = {group} : i32"]
+    if stages:
+        attrs.append(f"num_stages = {stages} : i32")
+    if tuple(cluster) != (1, 1):
+        attrs += [f"cluster_m = {cluster[0]} : i32",
+                  f"cluster_n = {cluster[1]} : i32"]
+    if groups != 1:
+        attrs.append(f"consumer_groups = {groups} : i32")
+    if ck != 1:
+        attrs.append(f"cluster_k = {ck} : i32")
+    if swap is not None:
+        attrs.append(f"swap_ab = {int(swap)} : i32")
+    if tma:
+        attrs.append("tma_store = 1 : i32")
+    ma, mb, mc = (f"memref<?x?x{ta}>", f"memref<?x?x{tb}>",
+                  f"memref<?x?x{out}>")
+    store = "%r"
+    lines = [
+        f"// FP8 GEMM (bench/fp8_gemm.py): {a} x {b} -> {out}, "
+        f"{bm}x{bn}x128, {warps} warps" + (f", {', '.join(attrs[2:])}"
+                                           if attrs[2:] else ""),
+        f"ism.kernel @gemm(%A: {ma}, %B: {mb}, %C: {mc}, %SA: memref<?xf32>,",
+        f"                 %SB: memref<?xf32>) attributes {{{', '.join(attrs)}}} {{",
+        "  %pm = ism.program_id x : index",
+        "  %pn = ism.program_id y : index",
+        "  %c0 = arith.constant 0 : index",
+        "  %c1 = arith.constant 1 : index",
+        f"  %bm = arith.constant {bm} : index",
+        f"  %bn = arith.constant {bn} : index",
+        "  %bk = arith.constant 128 : index",
+        "  %m0 = arith.muli %pm, %bm : index",
+        "  %n0 = arith.muli %pn, %bn : index",
+        f"  %K = memref.dim %A, %c1 : {ma}",
+        f"  %zero = arith.constant dense<0.0> : {acc}",
+        f"  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero) -> ({acc}) {{",
+        f"    %a = ism.load %A[%m0, %k] : {ma} -> tensor<{bm}x128x{ta}>",
+        f"    %w = ism.load %B[%n0, %k] : {mb} -> tensor<{bn}x128x{tb}>",
+        f"    %b = ism.trans %w order = [1, 0] : tensor<{bn}x128x{tb}> -> tensor<128x{bn}x{tb}>",
+        f"    %d = ism.dot %a, %b, %acc : tensor<{bm}x128x{ta}> * tensor<128x{bn}x{tb}> -> {acc}",
+        f"    scf.yield %d : {acc}",
+        "  }",
+        "  // The per-tensor scales, applied once to the f32 accumulator.",
+        "  %sa = ism.load %SA[%c0] : memref<?xf32> -> tensor<1xf32>",
+        "  %sb = ism.load %SB[%c0] : memref<?xf32> -> tensor<1xf32>",
+        "  %s = arith.mulf %sa, %sb : tensor<1xf32>",
+        "  %s2 = ism.expand_dims %s axis = 0 : tensor<1xf32> -> tensor<1x1xf32>",
+        f"  %sc = ism.broadcast %s2 : tensor<1x1xf32> -> {acc}",
+        f"  %r = arith.mulf %acc, %sc : {acc}",
+    ]
+    if out != "f32":
+        lines.append(f"  %o = arith.truncf %r : {acc} to tensor<{bm}x{bn}x{out}>")
+        store = "%o"
+    lines += [
+        f"  ism.store {store}, %C[%m0, %n0] : tensor<{bm}x{bn}x{out}> -> {mc}",
+        "  ism.return",
+        "}",
+        "",
+        f"func.func @main(%A: {ma}, %B: {mb}, %C: {mc}, %SA: memref<?xf32>,",
+        "                %SB: memref<?xf32>) {",
+        "  %c0 = arith.constant 0 : index",
+        "  %c1 = arith.constant 1 : index",
+        f"  %bm = arith.constant {bm} : index",
+        f"  %bn = arith.constant {bn} : index",
+        f"  %M = memref.dim %A, %c0 : {ma}",
+        f"  %K = memref.dim %A, %c1 : {ma}",
+        f"  %N = memref.dim %B, %c0 : {mb}",
+        f"  %KB = memref.dim %B, %c1 : {mb}",
+        f"  %CM = memref.dim %C, %c0 : {mc}",
+        f"  %CN = memref.dim %C, %c1 : {mc}",
+        "  %SAN = memref.dim %SA, %c0 : memref<?xf32>",
+        "  %SBN = memref.dim %SB, %c0 : memref<?xf32>",
+        "  %inner = arith.cmpi eq, %K, %KB : index",
+        '  ism.assert %inner, "A is {0}x{1} and B is {2}x{3}: both must be '
+        'K wide (B is N x K)"',
+        "      (%M, %K, %N, %KB) : index, index, index, index",
+        "  %cm = arith.cmpi eq, %CM, %M : index",
+        "  %cn = arith.cmpi eq, %CN, %N : index",
+        "  %cshape = arith.andi %cm, %cn : i1",
+        '  ism.assert %cshape, "C is {0}x{1} but A x B^T is {2}x{3}"',
+        "      (%CM, %CN, %M, %N) : index, index, index, index",
+        "  %sa1 = arith.cmpi sge, %SAN, %c1 : index",
+        "  %sb1 = arith.cmpi sge, %SBN, %c1 : index",
+        "  %scales = arith.andi %sa1, %sb1 : i1",
+        '  ism.assert %scales, "the scales hold {0} and {1} elements; each '
+        'needs one" (%SAN, %SBN) : index, index',
+        "  %gm = arith.ceildivui %M, %bm : index",
+        "  %gn = arith.ceildivui %N, %bn : index",
+        "  ism.launch @gemm grid(%gm, %gn) (%A, %B, %C, %SA, %SB)",
+        f"      : ({ma}, {mb}, {mc}, memref<?xf32>, memref<?xf32>)",
+        "  return",
+        "}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def ism_args(m, n, k, a="e4m3", b="e4m3", out="bf16"):
+    """ism-run's --arg values: random A and B, C poisoned, random scales (so
+    that a scale not applied, or applied twice, fails the check)."""
+    return [f"{ARG_TYPES[a]}:{m}x{k}:randn", f"{ARG_TYPES[b]}:{n}x{k}:randn",
+            f"{ARG_TYPES[out]}:{m}x{n}:poison", "f32:1:randn", "f32:1:randn"]
+
+
+# Variants checked against float64 (`check`, and the GPU test
+# test/Runner/gpu-gemm-fp8.test through the files `emit` writes).
+CHECKS = [
+    # name, program() arguments, (M, N, K)
+    ("e4m3_128x128", dict(), (512, 384, 1024)),
+    ("e4m3_128x256_partial", dict(bn=256), (1000, 1000, 1040)),
+    ("e4m3_e5m2_f32", dict(b="e5m2", out="f32"), (256, 384, 512)),
+    ("e5m2_64x128_4warps", dict(a="e5m2", b="e5m2", bm=64, warps=4),
+     (320, 256, 768)),
+    # Rows of 1000 bytes are not 16-byte multiples: no TMA descriptor, the
+    # producer copies element by element.
+    ("e4m3_copies", dict(), (300, 200, 1000)),
+    ("e4m3_pingpong", dict(warps=4, groups=2), (1024, 768, 512)),
+    ("e4m3_cluster2x1", dict(bn=256, cluster=(2, 1)), (1100, 1024, 512)),
+    ("e4m3_swap_m16", dict(bm=16, warps=4), (16, 1024, 2048)),
+    ("e4m3_cluster_k2", dict(bm=64, warps=4, ck=2), (128, 512, 2048)),
+    ("e4m3_tma_store", dict(tma=True), (512, 512, 512)),
+]
+
+
+def write(out_dir, name, text):
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, name + ".mlir")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def run(cmd, timeout=300):
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, "", f"timed out after {timeout} s"
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def check(args):
+    failed = 0
+    for name, kw, (m, n, k) in CHECKS:
+        path = write(args.out, name, program(**kw))
+        cmd = [args.ism_run, path, "--check"]
+        for x in ism_args(m, n, k, kw.get("a", "e4m3"), kw.get("b", "e4m3"),
+                          kw.get("out", "bf16")):
+            cmd += ["--arg", x]
+        rc, out, err = run(cmd)
+        detail = (out + err).strip().splitlines()
+        status = "PASS" if rc == 0 else "FAIL"
+        failed += rc != 0
+        print(f"{status} {name} {m}x{n}x{k}: {detail[-1] if detail else ''}",
+              flush=True)
+    print(f"fp8 gemm checks: {len(CHECKS) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def emit(args):
+    for name, kw, _ in CHECKS:
+        write(args.dir, name, program(**kw))
+    return 0
+
+
+CONFIGS = [dict(bm=128, bn=256, warps=8), dict(bm=128, bn=128, warps=8),
+           dict(bm=128, bn=128, warps=4, groups=2),
+           dict(bm=128, bn=256, warps=8, cluster=(2, 1)),
+           dict(bm=64, bn=256, warps=4, groups=2)]
+
+
+def config_name(cfg):
+    s = f"{cfg['bm']}x{cfg['bn']}w{cfg['warps']}"
+    if cfg.get("groups", 1) != 1:
+        s += f"g{cfg['groups']}"
+    if tuple(cfg.get("cluster", (1, 1))) != (1, 1):
+        s += "c{}x{}".format(*cfg["cluster"])
+    return s
+
+
+def bench(args):
+    import torch
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench import Timer
+
+    timer = Timer(args.warmup, args.reps)
+    shapes = [(s, s, s) for s in (2048, 4096, 8192)] + [
+        (8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336)]
+    if args.quick:
+        shapes = [(4096, 4096, 4096), (8192, 8192, 8192)]
+    if args.shapes:
+        shapes = [tuple(int(d) for d in s.split("x"))
+                  for s in args.shapes.split(",")]
+    f8 = torch.float8_e4m3fn
+    one = torch.ones((), device="cuda")
+    rows = []
+    for m, n, k in shapes:
+        flops = 2.0 * m * n * k
+        a = torch.randn(m, k, device="cuda").to(f8)
+        b = torch.randn(n, k, device="cuda").to(f8)
+        t_torch = timer(lambda: torch._scaled_mm(
+            a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16))
+        best = None
+        for cfg in CONFIGS:
+            path = write(args.out, f"fp8_{config_name(cfg)}", program(**cfg))
+            cmd = [args.ism_run, path, "--bench", "--json",
+                   f"--warmup={args.warmup}", f"--reps={args.reps}",
+                   f"--flops={flops}"]
+            for x in ism_args(m, n, k):
+                cmd += ["--arg", x]
+            rc, out, err = run(cmd)
+            if rc != 0:
+                print(f"ism {config_name(cfg)} failed on {m}x{n}x{k}: "
+                      f"{err.strip()[-300:]}")
+                continue
+            result = json.loads(out)["bench"]
+            ms = result["median_ms"]
+            print(f"  {m}x{n}x{k} {config_name(cfg)}: "
+                  f"{flops / ms / 1e9:.0f} TFLOP/s", flush=True)
+            if best is None or ms < best[0]:
+                best = (ms, cfg, result.get("power") or {})
+        if best is None:
+            continue
+        power = best[2]
+        rows.append(dict(shape=f"{m}x{n}x{k}", ism=flops / best[0] / 1e9,
+                         torch=flops / t_torch / 1e9,
+                         config=config_name(best[1]),
+                         clock=power.get("sm_clock_mhz"),
+                         watts=power.get("power_w")))
+    with open(os.path.join(args.out, "fp8_gemm.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    print()
+    print("| M x N x K | ism TFLOP/s | torch._scaled_mm | x cuBLASLt | ism config "
+          "| SM MHz | W |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        fmt = lambda v: "-" if v is None else f"{v:.0f}"
+        print(f"| {r['shape']} | {r['ism']:.0f} | {r['torch']:.0f} "
+              f"| {r['ism'] / r['torch']:.2f} | {r['config']} "
+              f"| {fmt(r['clock'])} | {fmt(r['watts'])} |")
+    if rows:
+        ratios = [r["ism"] / r["torch"] for r in rows]
+        print(f"\nmedian {statistics.median(ratios):.2f}x torch._scaled_mm, "
+              f"lowest {min(ratios):.2f}x")
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="mode", required=True)
+    for mode in ("check", "bench"):
+        p = sub.add_parser(mode)
+        p.add_argument("--ism-run", default="ism-run")
+        p.add_argument("--out", default="/tmp/ism-fp8-gemm")
+        if mode == "bench":
+            p.add_argument("--quick", action="store_true")
+            p.add_argument("--shapes", default="",
+                           help="MxNxK,... instead of the default shapes")
+            p.add_argument("--warmup", type=int, default=10)
+            p.add_argument("--reps", type=int, default=50)
+    p = sub.add_parser("emit")
+    p.add_argument("dir")
+    args = parser.parse_args()
+    return {"check": check, "bench": bench, "emit": emit}[args.mode](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""8-bit floats (f8E4M3FN, f8E5M2) in the runner: buffers of their bit
+patterns, the reference interpreter's FP8 GEMM (bench/fp8_gemm.py's
+program) against a float64 product of independently decoded inputs, and the
+checks on what arrays such buffers take."""
+
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+import ism
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+def load_fp8_gemm():
+    spec = importlib.util.spec_from_file_location(
+        "fp8_gemm", os.path.join(ROOT, "bench", "fp8_gemm.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def decode(bits, exponent_bits, mantissa_bits, fn):
+    """The values of 8-bit float bit patterns (uint8), by the formula:
+    bias 2^(e-1) - 1, subnormals at exponent 0. `fn`: e4m3fn's encoding
+    (no infinities; only S.1111.111 is NaN), else IEEE-like (e5m2)."""
+    bits = bits.astype(np.int64)
+    sign = np.where(bits >> 7, -1.0, 1.0)
+    e = (bits >> mantissa_bits) & ((1 << exponent_bits) - 1)
+    m = bits & ((1 << mantissa_bits) - 1)
+    bias = (1 << (exponent_bits - 1)) - 1
+    normal = (1 + m / 2.0 ** mantissa_bits) * 2.0 ** (e - bias)
+    subnormal = m / 2.0 ** mantissa_bits * 2.0 ** (1 - bias)
+    value = sign * np.where(e == 0, subnormal, normal)
+    top = (1 << exponent_bits) - 1
+    if fn:
+        value = np.where((e == top) & (m == (1 << mantissa_bits) - 1),
+                         np.nan, value)
+    else:
+        value = np.where(e == top, np.where(m == 0, sign * np.inf, np.nan),
+                         value)
+    return value
+
+
+def random_bits(rng, shape, exponent_bits, mantissa_bits):
+    """Random finite bit patterns, and not too large (exponent below the
+    bias + 4), so that the products' sums stay well inside f32."""
+    bits = rng.integers(0, 256, size=shape, dtype=np.uint8)
+    e = (bits >> mantissa_bits) & ((1 << exponent_bits) - 1)
+    bias = (1 << (exponent_bits - 1)) - 1
+    keep = e < bias + 4
+    # Clear the top exponent bit where the exponent is too large.
+    return np.where(keep, bits, bits & ~np.uint8(1 << (6))).astype(np.uint8)
+
+
+def test_decoder_matches_known_values():
+    e4m3 = decode(np.array([0x00, 0x01, 0x08, 0x38, 0x7e, 0x7f, 0xb8],
+                           np.uint8), 4, 3, True)
+    assert e4m3[:5].tolist() == [0.0, 2.0 ** -9, 2.0 ** -6, 1.0, 448.0]
+    assert np.isnan(e4m3[5]) and e4m3[6] == -1.0
+    e5m2 = decode(np.array([0x01, 0x3c, 0x7b, 0x7c], np.uint8), 5, 2, False)
+    assert e5m2.tolist() == [2.0 ** -16, 1.0, 57344.0, np.inf]
+
+
+@pytest.mark.parametrize("a,b", [("e4m3", "e4m3"), ("e4m3", "e5m2"),
+                                 ("e5m2", "e5m2")])
+def test_interpreted_fp8_gemm_matches_float64(a, b):
+    fp8 = load_fp8_gemm()
+    m = ism.Module.parse(fp8.program(a=a, b=b, out="f32"))
+    fmt = {"e4m3": (4, 3, True), "e5m2": (5, 2, False)}
+    rng = np.random.default_rng(7)
+    M, N, K = 70, 50, 200  # partial tiles in every dimension
+    A = random_bits(rng, (M, K), *fmt[a][:2])
+    B = random_bits(rng, (N, K), *fmt[b][:2])
+    C = np.full((M, N), np.nan, np.float32)
+    sa, sb = np.array([0.5], np.float32), np.array([3.0], np.float32)
+    ism.interpret(m, "main", A, B, C, sa, sb)
+    ref = 1.5 * (decode(A, *fmt[a]) @ decode(B, *fmt[b]).T)
+    assert np.isfinite(ref).all() and np.abs(ref).max() > 1
+    np.testing.assert_allclose(C, ref, rtol=1e-6, atol=1e-6 * np.abs(ref).max())
+
+
+def test_fp8_buffers_take_bit_patterns_not_floats():
+    fp8 = load_fp8_gemm()
+    m = ism.Module.parse(fp8.program(out="f32"))
+    A = np.zeros((4, 8), np.float32)  # not 8-bit
+    B = np.zeros((4, 8), np.uint8)
+    C = np.zeros((4, 4), np.float32)
+    s = np.ones(1, np.float32)
+    with pytest.raises(TypeError, match="float8_e4m3fn or uint8"):
+        ism.interpret(m, "main", A, B, C, s, s)
