@@ -17,10 +17,13 @@ Distribution::Distribution(RankedTensorType type) : type(type) {
   }
   if ((mma = dyn_cast<MmaEncodingAttr>(type.getEncoding()))) {
     // A one-column tile keeps only the row bases, a one-row tile only the
-    // column bases.
+    // column bases, a single element ([1, 1], a scale broadcast over an
+    // accumulator) none: every thread holds it.
     column = getShape()[1] == 1;
-    row = !column && getShape()[0] == 1;
-    if (column)
+    row = getShape()[0] == 1;
+    if (column && row)
+      regBases = {};
+    else if (column)
       regBases = {{8, 0}};
     else if (row)
       regBases = {{0, 1}};
@@ -242,10 +245,12 @@ SmallVector<Value> Distribution::getThreadCoord(OpBuilder &b, Location loc,
   Type t = lane.getType();
   SmallVector<Value> coord(getRank());
   if (mma && column) {
-    coord[0] = arith::AddIOp::create(
-        b, loc, getLaneCoord(b, loc, lane, 0),
-        arith::MulIOp::create(b, loc, getWarpCoord(b, loc, warp, 0),
-                              intConstant(b, loc, t, 16)));
+    coord[0] =
+        row ? intConstant(b, loc, t, 0)
+            : arith::AddIOp::create(
+                  b, loc, getLaneCoord(b, loc, lane, 0),
+                  arith::MulIOp::create(b, loc, getWarpCoord(b, loc, warp, 0),
+                                        intConstant(b, loc, t, 16)));
     coord[1] = intConstant(b, loc, t, 0);
     return coord;
   }
@@ -287,6 +292,20 @@ Value Distribution::getOwnerCondition(OpBuilder &b, Location loc, Value lane,
                                       Value warp) const {
   if (parent)
     return parent->getOwnerCondition(b, loc, lane, warp);
+  if (mma && column && row) {
+    // A single element: every thread holds it; the first owns it.
+    Type t = lane.getType();
+    Value zero = intConstant(b, loc, t, 0);
+    Value owner;
+    for (unsigned d = 0; d < 2; ++d)
+      for (Value c :
+           {getLaneCoord(b, loc, lane, d), getWarpCoord(b, loc, warp, d)}) {
+        Value first =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, zero);
+        owner = owner ? arith::AndIOp::create(b, loc, owner, first) : first;
+      }
+    return owner;
+  }
   if (mma && (column || row)) {
     // The first of the lanes (and of the warps) along the dimension whose
     // size is 1 that hold the same elements: 4 lanes of a row of a
@@ -294,9 +313,9 @@ Value Distribution::getOwnerCondition(OpBuilder &b, Location loc, Value lane,
     unsigned copies = column ? 1 : 0;
     Type t = lane.getType();
     Value zero = intConstant(b, loc, t, 0);
-    Value owner = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        getLaneCoord(b, loc, lane, copies),
-                                        zero);
+    Value owner =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              getLaneCoord(b, loc, lane, copies), zero);
     if ((column ? mmaWarpsN() : mmaWarpsM()) > 1)
       owner = arith::AndIOp::create(
           b, loc, owner,

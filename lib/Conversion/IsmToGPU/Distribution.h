@@ -121,7 +121,8 @@ private:
     return dim >= sliceDim ? dim + 1 : dim;
   }
   /// Drops the sliced dimension from parent coordinates.
-  template <typename T> SmallVector<T> sliced(SmallVector<T> coord) const {
+  template <typename T>
+  SmallVector<T> sliced(SmallVector<T> coord) const {
     coord.erase(coord.begin() + sliceDim);
     return coord;
   }
@@ -133,7 +134,8 @@ private:
   /// for a broadcast): lanes and warps along N hold copies.
   bool column = false;
   /// An #ism.mma tile of one row ([1, N], e.g. column indices expanded for
-  /// a broadcast): lanes and warps along M hold copies.
+  /// a broadcast): lanes and warps along M hold copies. Both `row` and
+  /// `column`: a single element, which every thread holds.
   bool row = false;
   /// A slice: the parent layout's distribution of the tile with a size-1
   /// dimension `sliceDim` inserted.

@@ -16,6 +16,17 @@
 // CHECK: %[[KMAJOR:.*]] = arith.constant 4611686293305360384 : i64
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
 // CHECK-NOT: nvvm.wgmma.mma_async
+// The scales: one-element tiles in the accumulator's layout, which every
+// thread holds whole (one f32 each, no trip through shared memory), then
+// broadcast over its 64 accumulator registers.
+// CHECK: memref.extract_aligned_pointer_as_index %arg3
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> vector<1xf32>
+// CHECK: memref.extract_aligned_pointer_as_index %arg4
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<1> -> vector<1xf32>
+// CHECK-NOT: !llvm.ptr<3>
+// CHECK: vector.shuffle %{{.*}} [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] : vector<1xf32>, vector<1xf32>
+// CHECK-NOT: !llvm.ptr<3>
+// CHECK: memref.extract_aligned_pointer_as_index %arg2
 ism.kernel @gemm(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E5M2>, %C: memref<?x?xf32>, %SA: memref<?xf32>,
                  %SB: memref<?xf32>) attributes {num_warps = 8 : i32, group_size = 8 : i32, num_stages = 4 : i32} {
   %pm = ism.program_id x : index
