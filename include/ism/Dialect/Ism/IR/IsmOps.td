@@ -420,7 +420,8 @@ def Ism_DotOp : Ism_Op<"dot", [Pure, Ism_TileShaped,
     Multiplies an `M x K` tile by a `K x N` tile and adds the `M x N`
     accumulator (a leading batch dimension may be present on all three).
     A and B share an element type (f16, bf16, f32, f64, i8, f8E4M3FN or
-    f8E5M2); the accumulator is f32 (f16 also for f16 inputs, f64 for f64,
+    f8E5M2), except that f8E4M3FN and f8E5M2 mix (as wgmma multiplies
+    them); the accumulator is f32 (f16 also for f16 inputs, f64 for f64,
     i32 for i8). `input_precision` says how f32 operands are multiplied:
     `ieee` (default), `tf32`, or `tf32x3` (`precision = tf32` in the
     assembly).
