@@ -176,8 +176,9 @@ static uint16_t floatToBF16(float value) {
 static float bf16ToFloat(uint16_t h) { return floatOf(uint32_t(h) << 16); }
 
 //===----------------------------------------------------------------------===//
-// 8-bit float conversions (round to nearest even, as APFloat converts: a
-// value beyond the largest finite e4m3 is NaN, beyond e5m2's infinity)
+// 8-bit float conversions: round to nearest even, saturating to the largest
+// finite value (infinities too; NaN stays NaN), as the GPU's
+// cvt.rn.satfinite does
 //===----------------------------------------------------------------------===//
 
 static const llvm::fltSemantics &getFloat8Semantics(DType dtype) {
@@ -186,6 +187,9 @@ static const llvm::fltSemantics &getFloat8Semantics(DType dtype) {
 }
 
 static uint8_t doubleToFloat8(double value, DType dtype) {
+  double largest = dtype == DType::F8E4M3 ? 448.0 : 57344.0;
+  if (!std::isnan(value))
+    value = std::fmax(-largest, std::fmin(largest, value));
   llvm::APFloat f(value);
   bool losesInfo;
   f.convert(getFloat8Semantics(dtype), llvm::APFloat::rmNearestTiesToEven,

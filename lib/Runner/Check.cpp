@@ -16,11 +16,13 @@ Tolerance mlir::ism::runner::getDefaultTolerance(DType dtype) {
     return {1e-2, 1e-2};
   case DType::BF16:
     return {2e-2, 2e-2};
-  // 3 and 2 mantissa bits: half an ulp is 1/16 and 1/8 of the value.
+  // 3 and 2 mantissa bits: an ulp is up to 1/8 and 1/4 of the value (a
+  // value the GPU computed in f32 and the reference in float64 may round
+  // to either neighbour).
   case DType::F8E4M3:
-    return {7e-2, 7e-2};
+    return {6.25e-2, 1.25e-1};
   case DType::F8E5M2:
-    return {1.3e-1, 1.3e-1};
+    return {1.25e-1, 2.5e-1};
   case DType::I8:
   case DType::I32:
   case DType::I64:

@@ -231,10 +231,9 @@ llvm::Error HostInterpreter::checkAsserts(func::FuncOp entry) {
       evaluated.insert(&op);
       continue;
     }
-    bool scalar = op.getDialect() &&
-                  op.getDialect()->getNamespace() == "arith" &&
-                  op.getNumResults() == 1 &&
-                  !isa<ShapedType>(op.getResult(0).getType());
+    bool scalar =
+        op.getDialect() && op.getDialect()->getNamespace() == "arith" &&
+        op.getNumResults() == 1 && !isa<ShapedType>(op.getResult(0).getType());
     if (!scalar && !isa<memref::DimOp, memref::CastOp>(op))
       continue;
     // An op that fails here fails again, with its error, when it runs.

@@ -549,7 +549,14 @@ llvm::Error Interpreter::executeArith(Operation *op) {
   if (op->getNumOperands() == 1) {
     const Val &a = get(op->getOperand(0));
     Type sourceType = op->getOperand(0).getType();
-    if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
+    std::optional<DType> to = getDType(getElementTypeOrSelf(resultType));
+    if (isa<arith::TruncFOp>(op) && to &&
+        (*to == DType::F8E4M3 || *to == DType::F8E5M2)) {
+      // To an 8-bit float: rounded (and saturated) as the GPU's cvt does;
+      // the other float casts are exact here.
+      for (size_t k = 0; k < n; ++k)
+        out.f[k] = roundToDType(a.f[k], *to);
+    } else if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
       out.f = a.f;
     } else if (isa<arith::NegFOp>(op)) {
       for (size_t k = 0; k < n; ++k)
@@ -1347,8 +1354,7 @@ llvm::Error ReferenceLauncher::launch(LaunchOp op, const unsigned grid[3],
       unsigned pid[3] = {unsigned(linear % grid[0]),
                          unsigned((linear / grid[0]) % grid[1]),
                          unsigned(linear / (uint64_t(grid[0]) * grid[1]))};
-      Interpreter interpreter(buffers, atomicMutex, pid, grid, work,
-                              workLimit);
+      Interpreter interpreter(buffers, atomicMutex, pid, grid, work, workLimit);
       if (limit) {
         if (limit->check())
           return;

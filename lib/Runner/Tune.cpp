@@ -26,9 +26,9 @@ using namespace mlir::ism::runner;
 
 llvm::ArrayRef<llvm::StringLiteral> mlir::ism::runner::getTunableAttributes() {
   static const llvm::StringLiteral names[] = {
-      "num_warps", "num_stages", "group_size",    "min_ctas_per_sm",
-      "cluster_m", "cluster_n",  "cluster_k",     "consumer_groups",
-      "swap_ab",   "tma_store",  "gather_stages", "load_stages",
+      "num_warps",    "num_stages", "group_size",    "min_ctas_per_sm",
+      "cluster_m",    "cluster_n",  "cluster_k",     "consumer_groups",
+      "swap_ab",      "tma_store",  "gather_stages", "load_stages",
       kCoscheduleAxis};
   return names;
 }

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -37,6 +38,15 @@ struct ElementwiseOpLowering : ConversionPattern {
       return rewriter.notifyMatchFailure(op, "not an arith or math op");
     if (isa<arith::ConstantOp>(op) || op->getNumRegions() != 0)
       return rewriter.notifyMatchFailure(op, "handled elsewhere");
+    // 8-bit floats are held as i8: only a select moves them as they are
+    // (Float8ConversionLowering converts them, or reports the op).
+    auto isF8 = [](Type t) {
+      return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(t));
+    };
+    if (!isa<arith::SelectOp>(op) &&
+        (llvm::any_of(op->getOperandTypes(), isF8) ||
+         llvm::any_of(op->getResultTypes(), isF8)))
+      return rewriter.notifyMatchFailure(op, "8-bit float arithmetic");
     for (Type type : op->getResultTypes())
       if (failed(checkDistributable(rewriter, op, type)))
         return failure();
@@ -69,9 +79,14 @@ struct ConstantOpLowering : OpConversionPattern<arith::ConstantOp> {
       return rewriter.notifyMatchFailure(op, "not a splat constant");
     auto vectorType =
         cast<VectorType>(getTypeConverter()->convertType(tensorType));
+    Attribute splat = dense.getSplatValue<Attribute>();
+    // An 8-bit float is held as its bits (getStorageType).
+    if (auto f = dyn_cast<FloatAttr>(splat);
+        f && vectorType.getElementType() != tensorType.getElementType())
+      splat = rewriter.getIntegerAttr(vectorType.getElementType(),
+                                      f.getValue().bitcastToAPInt());
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, vectorType,
-        DenseElementsAttr::get(vectorType, dense.getSplatValue<Attribute>()));
+        op, vectorType, DenseElementsAttr::get(vectorType, splat));
     return success();
   }
 };
@@ -187,6 +202,97 @@ struct FmaLowering : OpConversionPattern<math::FmaOp> {
   }
 };
 
+/// arith.extf from and arith.truncf to an 8-bit float tile (f8E4M3FN,
+/// f8E5M2; its elements held as i8, getStorageType): pairs of elements
+/// through the cvt instructions sm_89 and later chips have,
+/// cvt.rn.f16x2.{e4m3,e5m2}x2 to f16 (exact; then to f32 or bf16, exact
+/// too) and cvt.rn.satfinite.{e4m3,e5m2}x2.f32 from f32 (from f16 or bf16
+/// through f32, exact): round to nearest even, saturating to the largest
+/// finite value. Other arithmetic on 8-bit floats is an error: convert
+/// first.
+struct Float8ConversionLowering : ConversionPattern {
+  Float8ConversionLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/3, ctx) {}
+
+  static bool isF8(Type type) {
+    return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
+  }
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    StringRef dialect =
+        op->getDialect() ? op->getDialect()->getNamespace() : "";
+    if (dialect != "arith" && dialect != "math")
+      return rewriter.notifyMatchFailure(op, "not an arith or math op");
+    if (!llvm::any_of(op->getOperandTypes(), isF8) &&
+        !llvm::any_of(op->getResultTypes(), isF8))
+      return rewriter.notifyMatchFailure(op, "no 8-bit floats");
+    // Moving the bits needs no conversion.
+    if (isa<arith::SelectOp, arith::ConstantOp>(op))
+      return rewriter.notifyMatchFailure(op, "bits only");
+    // Other arithmetic on 8-bit floats is rejected before the conversion
+    // (checkTiles in IsmToGPU.cpp), scalars are not converted.
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(op) ||
+        !isa<VectorType>(operands[0].getType()))
+      return rewriter.notifyMatchFailure(op, "not an 8-bit tile conversion");
+    Location loc = op->getLoc();
+    Type resultType =
+        getTypeConverter()->convertType(op->getResult(0).getType());
+    auto vectorType = cast<VectorType>(resultType);
+    int64_t n = vectorType.getNumElements();
+    Value input = operands[0];
+    Type f16 = rewriter.getF16Type(), f32 = rewriter.getF32Type();
+    Type i8 = rewriter.getI8Type();
+    auto pairType = VectorType::get({2}, i8);
+    SmallVector<Value> elements;
+    if (auto ext = dyn_cast<arith::ExtFOp>(op)) {
+      Type f8 = getElementTypeOrSelf(ext.getIn().getType());
+      Type out = vectorType.getElementType();
+      for (int64_t i = 0; i < n; i += 2) {
+        int64_t j = std::min(i + 1, n - 1);
+        Value pair = vector::ShuffleOp::create(rewriter, loc, input, input,
+                                               ArrayRef<int64_t>{i, j});
+        Value halves = NVVM::ConvertF8x2ToF16x2Op::create(
+            rewriter, loc, VectorType::get({2}, f16), pair,
+            /*relu=*/false, f8);
+        for (int64_t k = i; k <= j; ++k) {
+          Value h = extractReg(rewriter, loc, halves, k - i);
+          if (out.isF16()) {
+            elements.push_back(h);
+            continue;
+          }
+          Value x = arith::ExtFOp::create(rewriter, loc, f32, h);
+          if (!out.isF32())
+            x = arith::TruncFOp::create(rewriter, loc, out, x);
+          elements.push_back(x);
+        }
+      }
+      rewriter.replaceOp(op, buildVector(rewriter, loc, out, elements));
+      return success();
+    }
+    auto trunc = cast<arith::TruncFOp>(op);
+    Type f8 = getElementTypeOrSelf(trunc.getType());
+    auto toF32 = [&](Value x) -> Value {
+      return x.getType().isF32() ? x
+                                 : arith::ExtFOp::create(rewriter, loc, f32, x);
+    };
+    for (int64_t i = 0; i < n; i += 2) {
+      int64_t j = std::min(i + 1, n - 1);
+      Value lo = toF32(extractReg(rewriter, loc, input, i));
+      Value hi = toF32(extractReg(rewriter, loc, input, j));
+      // `a` goes to the upper byte (element 1), `b` to the lower.
+      Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
+          rewriter, loc, pairType, hi, lo, NVVM::FPRoundingMode::RN,
+          NVVM::SaturationMode::SATFINITE, /*relu=*/false, f8);
+      for (int64_t k = i; k <= j; ++k)
+        elements.push_back(extractReg(rewriter, loc, pair, k - i));
+    }
+    rewriter.replaceOp(op, buildVector(rewriter, loc, i8, elements));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::ism::populateElementwisePatterns(TileTypeConverter &converter,
@@ -194,7 +300,7 @@ void mlir::ism::populateElementwisePatterns(TileTypeConverter &converter,
                                             RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseOpLowering, ConstantOpLowering, FastDivLowering,
-               FmaLowering>(converter, ctx);
+               FmaLowering, Float8ConversionLowering>(converter, ctx);
   const double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
   patterns.add<FastMathLowering<math::ExpOp>>(
       converter, ctx, "llvm.nvvm.ex2.approx.ftz.f", log2e, 1.0);

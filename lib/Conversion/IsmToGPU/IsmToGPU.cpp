@@ -104,13 +104,6 @@ LogicalResult checkTiles(KernelOp kernel) {
       auto tensor = dyn_cast<RankedTensorType>(type);
       if (!tensor)
         return success();
-      if (isFloat8(tensor.getElementType()))
-        return LogicalResult(
-            op->emitOpError("tile ")
-            << tensor
-            << ": 8-bit float tiles are lowered only as the A and B tiles of "
-               "a wgmma K loop (sm_90a; A loaded as [M, K], B as [N, K] and "
-               "transposed)");
       std::string reason;
       if (!Distribution::isSupported(tensor, reason))
         return LogicalResult(op->emitOpError("tile ")
@@ -128,6 +121,23 @@ LogicalResult checkTiles(KernelOp kernel) {
     for (Type type : op->getResultTypes())
       if (failed(check(type)))
         return WalkResult::interrupt();
+    // 8-bit floats are held as their bits (getStorageType): they move and
+    // convert (Float8ConversionLowering), nothing else.
+    auto isF8Tile = [](Type t) {
+      return isa<RankedTensorType>(t) && isFloat8(getElementTypeOrSelf(t));
+    };
+    if (isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
+            op->getDialect()) &&
+        !isa<arith::ExtFOp, arith::TruncFOp, arith::SelectOp,
+             arith::ConstantOp>(op) &&
+        (llvm::any_of(op->getOperandTypes(), isF8Tile) ||
+         llvm::any_of(op->getResultTypes(), isF8Tile))) {
+      op->emitOpError("on 8-bit floats: the GPU lowering converts 8-bit "
+                      "float tiles (arith.extf to f16, bf16 or f32; "
+                      "arith.truncf from them) and moves them, but does no "
+                      "other arithmetic on them");
+      return WalkResult::interrupt();
+    }
     // A wgmma product outside a K loop (HopperDot.cpp) must fit the
     // instruction; otherwise no pattern but the SIMT dot would take it.
     // (Partitions are checked with their own warps in lowerPartitions.)

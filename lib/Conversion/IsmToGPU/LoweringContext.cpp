@@ -161,6 +161,7 @@ TileTypeConverter::TileTypeConverter() {
     if (!Distribution::isSupported(type, reason))
       return std::nullopt;
     Distribution dist(type);
-    return VectorType::get({dist.getNumRegs()}, type.getElementType());
+    return VectorType::get({dist.getNumRegs()},
+                           getStorageType(type.getElementType()));
   });
 }

@@ -41,7 +41,7 @@ GlobalView getGlobalView(OpBuilder &b, Location loc, Value memref) {
   auto type = cast<MemRefType>(memref.getType());
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
   GlobalView view;
-  view.elementType = type.getElementType();
+  view.elementType = getStorageType(type.getElementType());
   view.elementBytes = type.getElementTypeBitWidth() / 8;
   view.sizes.assign(meta.getSizes().begin(), meta.getSizes().end());
   view.strides.assign(meta.getStrides().begin(), meta.getStrides().end());
@@ -287,11 +287,17 @@ Value spanInRange(OpBuilder &b, Location loc, Value c, int64_t k, int64_t n,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, end, hi));
 }
 
-/// The padding value of a load or gather (zero by default).
+/// The padding value of a load or gather (zero by default), in the
+/// element's storage type (an 8-bit float's bits).
 Value paddingValue(OpBuilder &b, Location loc, Type elementType,
                    std::optional<TypedAttr> padding) {
-  TypedAttr attr = padding ? *padding : b.getZeroAttr(elementType);
-  return arith::ConstantOp::create(b, loc, attr);
+  Type storage = getStorageType(elementType);
+  if (!padding)
+    return arith::ConstantOp::create(b, loc, b.getZeroAttr(storage));
+  if (auto f = dyn_cast<FloatAttr>(*padding); f && storage != elementType)
+    return arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(storage, f.getValue().bitcastToAPInt()));
+  return arith::ConstantOp::create(b, loc, *padding);
 }
 
 /// Loads `elementType` from `address` when `pred`, else yields `other`.
@@ -399,8 +405,8 @@ std::pair<Value, Value> edgeElement(OpBuilder &b, Location l,
 /// elements at an odd multiple of 4 bytes still loads 4 bytes at a time);
 /// below that, each element under its own predicate.
 Value emitEdgeLoad(OpBuilder &b, Location l, const BlockAccess &access,
-                   Type elementType, Value padding, Value mask,
-                   int64_t maskRun, unsigned vec) {
+                   Type elementType, Value padding, Value mask, int64_t maskRun,
+                   unsigned vec) {
   const GlobalView &view = access.view;
   int64_t numRegs = access.dist.getNumRegs();
   auto [lo, hi] = access.bounds(b, l);
@@ -414,8 +420,7 @@ Value emitEdgeLoad(OpBuilder &b, Location l, const BlockAccess &access,
   if (vec == 1) {
     SmallVector<Value> elements;
     for (int64_t r = 0; r < numRegs; ++r) {
-      Value address =
-          elementAddress(b, l, view, access.linearIndex(b, l, r));
+      Value address = elementAddress(b, l, view, access.linearIndex(b, l, r));
       elements.push_back(
           elementLoad(b, l, r, access.inBounds(b, l, r, lo, hi), address));
     }
@@ -460,8 +465,8 @@ Value emitEdgeLoad(OpBuilder &b, Location l, const BlockAccess &access,
               [&](OpBuilder &eb, Location el) {
                 SmallVector<Value> part;
                 for (unsigned i = 0; i < vec; ++i) {
-                  auto [pred, at] = edgeElement(eb, el, view, c, others,
-                                                first, i, lo[fast], hi[fast]);
+                  auto [pred, at] = edgeElement(eb, el, view, c, others, first,
+                                                i, lo[fast], hi[fast]);
                   part.push_back(elementLoad(eb, el, r + i, pred, at));
                 }
                 scf::YieldOp::create(eb, el,
@@ -470,7 +475,8 @@ Value emitEdgeLoad(OpBuilder &b, Location l, const BlockAccess &access,
           for (unsigned i = 0; i < vec; ++i)
             elements.push_back(extractReg(tb, tl, chunk.getResult(0), i));
         }
-        scf::YieldOp::create(tb, tl, buildVector(tb, tl, elementType, elements));
+        scf::YieldOp::create(tb, tl,
+                             buildVector(tb, tl, elementType, elements));
       },
       [&](OpBuilder &eb, Location el) {
         scf::YieldOp::create(
@@ -487,8 +493,8 @@ Value emitEdgeLoad(OpBuilder &b, Location l, const BlockAccess &access,
 /// elements along the last dimension the mask is known to keep equal (in
 /// aligned runs, AxisInfo's constancy; 0 or 1 when unknown).
 Value emitTileLoad(OpBuilder &rewriter, Location loc, const BlockAccess &access,
-                   Type elementType, Type vectorType, Value padding,
-                   Value mask, int64_t maskRun = 1) {
+                   Type elementType, Type vectorType, Value padding, Value mask,
+                   int64_t maskRun = 1) {
   const Distribution &dist = access.dist;
   const GlobalView &view = access.view;
   unsigned vec = access.vectorWidth();
@@ -509,8 +515,7 @@ Value emitTileLoad(OpBuilder &rewriter, Location loc, const BlockAccess &access,
               b, l,
               loadChunks(
                   b, l, elementType, numRegs, vec, vec * view.elementBytes,
-                  address,
-                  [&](int64_t r) { return extractReg(b, l, mask, r); },
+                  address, [&](int64_t r) { return extractReg(b, l, mask, r); },
                   padding));
           return;
         }
@@ -549,7 +554,7 @@ struct TileLoadPattern : IsmConversionPattern<OpTy> {
     if (failed(tileAccess))
       return failure();
     Location loc = op.getLoc();
-    Type elementType = op.getType().getElementType();
+    Type elementType = getStorageType(op.getType().getElementType());
     Type vectorType = this->getTypeConverter()->convertType(op.getType());
     Value lane = this->context.getLaneId(rewriter, loc);
     Value warp = this->context.getWarpId(rewriter, loc);
@@ -586,9 +591,9 @@ bool ringable(const BlockAccess &access) {
 }
 
 /// The shared-memory address of chunk `chunk` of this thread in slot `slot`
-/// of the ring at `ringBase` (an i64 address): chunk-major, thread-minor, so a warp's 16-byte accesses are
-/// consecutive (no bank conflicts) and every thread reads back what it
-/// copied itself.
+/// of the ring at `ringBase` (an i64 address): chunk-major, thread-minor, so a
+/// warp's 16-byte accesses are consecutive (no bank conflicts) and every thread
+/// reads back what it copied itself.
 Value ringChunk(OpBuilder &b, Location loc, const LoweringContext &context,
                 Value ringBase, int64_t slotBytes, Value slot, int64_t chunk) {
   Type i64 = b.getI64Type();
@@ -615,12 +620,10 @@ Value ringChunk(OpBuilder &b, Location loc, const LoweringContext &context,
 /// ism.async_load: byte `ring` of dynamic shared memory, or, with
 /// `ring_id`, `slots` slots of the kernel's own scratch.
 template <typename OpTy>
-Value ringBase(OpBuilder &b, Location loc, LoweringContext &context,
-               OpTy op) {
+Value ringBase(OpBuilder &b, Location loc, LoweringContext &context, OpTy op) {
   if (std::optional<uint32_t> id = op.getRingId())
     return context.getGatherRing(
-        b, loc, *id,
-        int64_t(op.getSlots().value_or(1)) * op.getSlotBytes());
+        b, loc, *id, int64_t(op.getSlots().value_or(1)) * op.getSlotBytes());
   auto workgroup = gpu::AddressSpaceAttr::get(
       b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
   auto raw = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
@@ -1005,10 +1008,11 @@ void emitEdgeStore(OpBuilder &b, Location l, const BlockAccess &access,
               },
               [&](OpBuilder &eb, Location el) {
                 for (unsigned i = 0; i < vec; ++i) {
-                  auto [pred, at] = edgeElement(eb, el, view, c, others,
-                                                first, i, lo[fast], hi[fast]);
-                  predicatedStore(eb, el, pred, extractReg(eb, el, value, r + i),
-                                  at, view.elementBytes);
+                  auto [pred, at] = edgeElement(eb, el, view, c, others, first,
+                                                i, lo[fast], hi[fast]);
+                  predicatedStore(eb, el, pred,
+                                  extractReg(eb, el, value, r + i), at,
+                                  view.elementBytes);
                 }
                 scf::YieldOp::create(eb, el);
               });
@@ -1318,7 +1322,7 @@ struct GatherOpLowering : IsmConversionPattern<GatherOp> {
     Location loc = op.getLoc();
     const Distribution &dist = tileAccess->dist;
     const GlobalView &view = tileAccess->view;
-    Type elementType = op.getType().getElementType();
+    Type elementType = getStorageType(op.getType().getElementType());
     Value padding = paddingValue(rewriter, loc, elementType, op.getPadding());
     int64_t numRegs = dist.getNumRegs();
     auto elementLoads = [&](OpBuilder &b, Location l) {
@@ -1494,7 +1498,7 @@ struct AsyncGatherWaitOpLowering : IsmConversionPattern<AsyncGatherWaitOp> {
     if (failed(checkDistributable(rewriter, op, tile)))
       return failure();
     Location loc = op.getLoc();
-    Type elementType = tile.getElementType();
+    Type elementType = getStorageType(tile.getElementType());
     unsigned elementBytes = (elementType.getIntOrFloatBitWidth() + 7) / 8;
     GatherSlot slot(rewriter, loc, context, Distribution(tile), elementBytes,
                     op.getRing(), op.getSlots(), adaptor.getSlot());
@@ -1525,11 +1529,11 @@ struct ScatterOpLowering : IsmConversionPattern<ScatterOp> {
     Location loc = op.getLoc();
     const Distribution &dist = tileAccess->dist;
     const GlobalView &view = tileAccess->view;
-    Type elementType = tileType.getElementType();
+    Type elementType = getStorageType(tileType.getElementType());
     int64_t numRegs = dist.getNumRegs();
-    Value owner = dist.getOwnerCondition(
-        rewriter, loc, context.getLaneId(rewriter, loc),
-        context.getWarpId(rewriter, loc));
+    Value owner =
+        dist.getOwnerCondition(rewriter, loc, context.getLaneId(rewriter, loc),
+                               context.getWarpId(rewriter, loc));
     Value value = adaptor.getValue();
     auto elementStores = [&](OpBuilder &b, Location l) {
       for (int64_t r = 0; r < numRegs; ++r) {
@@ -1635,9 +1639,9 @@ struct AtomicRMWOpLowering : IsmConversionPattern<AtomicRMWOp> {
                             "device");
     }
     // Each element's update is applied once, by its first copy.
-    Value owner = dist.getOwnerCondition(
-        rewriter, loc, context.getLaneId(rewriter, loc),
-        context.getWarpId(rewriter, loc));
+    Value owner =
+        dist.getOwnerCondition(rewriter, loc, context.getLaneId(rewriter, loc),
+                               context.getWarpId(rewriter, loc));
     SmallVector<Value> elements;
     for (int64_t r = 0; r < dist.getNumRegs(); ++r) {
       // (a pair, not a structured binding: the lambda below captures the

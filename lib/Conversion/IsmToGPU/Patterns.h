@@ -9,6 +9,16 @@
 
 namespace mlir::ism {
 
+/// How a thread holds an element of `type`: itself, or for an 8-bit float
+/// (not an LLVM type) its bits as i8. Tiles of 8-bit floats become vectors
+/// of i8; loads and stores move the bits, arith.extf / arith.truncf convert
+/// them (ElementwiseOps.cpp).
+inline Type getStorageType(Type type) {
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(type))
+    return IntegerType::get(type.getContext(), 8);
+  return type;
+}
+
 /// Base of the ism-to-GPU patterns: a conversion pattern that also sees the
 /// kernel's LoweringContext.
 template <typename OpTy>

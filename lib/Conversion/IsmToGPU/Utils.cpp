@@ -177,7 +177,7 @@ Value mlir::ism::relayoutThroughScratch(OpBuilder &b, Operation *op,
   // Each thread writes its elements at their row-major position in the
   // source tile, then reads what it needs.
   Location loc = op->getLoc();
-  Type elementType = from.getType().getElementType();
+  Type elementType = getStorageType(from.getType().getElementType());
   int64_t numElements = from.getType().getNumElements();
   unsigned region = context.beginScratch(op);
   Value scratch = context.getScratch(b, loc, region, elementType, numElements);

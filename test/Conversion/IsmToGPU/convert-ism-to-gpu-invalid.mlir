@@ -68,13 +68,13 @@ ism.kernel @layout_too_wide(%x: memref<?xf32>) attributes {num_warps = 1 : i32} 
 
 // -----
 
-// 8-bit float tiles exist only as the A and B tiles of a wgmma K loop.
+// 8-bit float tiles move and convert; other arithmetic on them is an error.
 #b = #ism.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
-ism.kernel @f8_tile(%x: memref<?xf8E4M3FN>, %y: memref<?xf32>) attributes {num_warps = 1 : i32} {
+ism.kernel @f8_arith(%x: memref<?xf8E4M3FN>) attributes {num_warps = 1 : i32} {
   %c0 = arith.constant 0 : index
-  // expected-error @+1 {{8-bit float tiles are lowered only as the A and B tiles of a wgmma K loop (sm_90a; A loaded as [M, K], B as [N, K] and transposed)}}
   %t = ism.load %x[%c0] : memref<?xf8E4M3FN> -> tensor<128xf8E4M3FN, #b>
-  %f = arith.extf %t : tensor<128xf8E4M3FN, #b> to tensor<128xf32, #b>
-  ism.store %f, %y[%c0] : tensor<128xf32, #b> -> memref<?xf32>
+  // expected-error @+1 {{'arith.mulf' op on 8-bit floats: the GPU lowering converts 8-bit float tiles (arith.extf to f16, bf16 or f32; arith.truncf from them) and moves them, but does no other arithmetic on them}}
+  %m = arith.mulf %t, %t : tensor<128xf8E4M3FN, #b>
+  ism.store %m, %x[%c0] : tensor<128xf8E4M3FN, #b> -> memref<?xf8E4M3FN>
   ism.return
 }

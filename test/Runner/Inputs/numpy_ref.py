@@ -46,6 +46,19 @@ def decode_attention(q, k, v, scale):
     return attention(q[:, None, :], k, v, scale, False)[0][:, 0, :]
 
 
+def e4m3(v):
+    """float64 rounded to f8E4M3FN: round to nearest even on its grid (3
+    mantissa bits; subnormals 2^-9 apart), saturated at +-448."""
+    a = np.minimum(np.abs(v), 448.0)
+    e = np.floor(np.log2(np.maximum(a, 2.0 ** -6)))
+    ulp = 2.0 ** (e - 3)
+    return np.sign(v) * np.minimum(np.round(a / ulp) * ulp, 448.0)
+
+
+def fp8_inverse_scale(x):
+    return 448.0 / np.maximum(np.abs(x).max(axis=1, keepdims=True), 1e-12)
+
+
 OPS = {
     "vector_add": lambda x, y, eps: x + y,
     "softmax": lambda x, eps: softmax(x),
@@ -62,6 +75,8 @@ OPS = {
                                                          True)[0],
     "attention_causal_lse": lambda q, k, v, scale: attention(q, k, v, scale,
                                                              True)[1],
+    "fp8_quantize": lambda x, eps: e4m3(x * fp8_inverse_scale(x)),
+    "fp8_scale": lambda x, eps: 1.0 / fp8_inverse_scale(x)[:, 0],
 }
 
 

@@ -308,6 +308,23 @@ struct IsmAccelerateDotPass
           << chip << "' is not an NVIDIA target (sm_80, sm_90a, ...)";
       return signalPassFailure();
     }
+    // 8-bit float conversions lower to cvt instructions sm_89 introduced
+    // (ElementwiseOps.cpp); this pass is the lowering's one that knows the
+    // chip.
+    if (getSMVersion(chip) < 89) {
+      WalkResult f8 = getOperation().walk([&](Operation *op) {
+        if (!isa<arith::ExtFOp, arith::TruncFOp>(op) ||
+            !(isFloat8(getElementTypeOrSelf(op->getOperand(0).getType())) ||
+              isFloat8(getElementTypeOrSelf(op->getResult(0).getType()))))
+          return WalkResult::advance();
+        op->emitOpError("converts 8-bit floats, which needs sm_89 or newer "
+                        "(cvt e4m3x2 / e5m2x2); chip '")
+            << chip << "' has no such instruction";
+        return WalkResult::interrupt();
+      });
+      if (f8.wasInterrupted())
+        return signalPassFailure();
+    }
     WalkResult result = getOperation().walk([&](KernelOp kernel) {
       SmallVector<DotLoop> loops;
       SmallVector<DotOp> others;
