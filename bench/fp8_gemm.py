@@ -4,13 +4,15 @@
 C = (scale_a * scale_b) * (A x B^T), with A M x K and B N x K in
 float8_e4m3fn or float8_e5m2 (PyTorch's layouts for _scaled_mm: both
 K-major, as wgmma reads 8-bit operands), f32 accumulation, per-tensor scales
-(one-element f32 buffers, as PyTorch passes them), bf16 or f32 C. The tile
-programs are `program()`'s; ism-run compiles, checks and times them.
+(one-element f32 buffers, as PyTorch passes them) or row-wise ones (one per
+row of A and of B), bf16 or f32 C. The tile programs are `program()`'s;
+ism-run compiles, checks and times them.
 
     python3 bench/fp8_gemm.py check --ism-run ISM_RUN [--out DIR]
         every variant through `ism-run --check` (float64 reference on random
         inputs, outputs poisoned first)
     python3 bench/fp8_gemm.py bench --ism-run ISM_RUN [--out DIR] [--quick]
+                                    [--scales tensor|row]
         TFLOP/s of ism (the best of a few tiles) and torch._scaled_mm on
         squares and LLM shapes, CUDA events / ism-run --bench, L2 flushed,
         medians, with the SM clock and board power of ism's runs
@@ -31,10 +33,14 @@ ARG_TYPES = {"e4m3": "f8e4m3", "e5m2": "f8e5m2", "bf16": "bf16", "f32": "f32"}
 
 def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
             stages=0, group=8, cluster=(1, 1), groups=1, ck=1, swap=None,
-            tma=False):
+            tma=False, scales="tensor", kernel_only=False):
     """The FP8 tile program: C = (sa[0] * sb[0]) * (A x B^T) with A [M, K]
     and B [N, K] in 8-bit floats `a` and `b` (e4m3 or e5m2), 128-wide K
-    steps (128-byte rows), C in `out` (bf16 or f32). The other parameters
+    steps (128-byte rows), C in `out` (bf16 or f32). scales="row": C[m, n]
+    = sa[m] * sb[n] * (A x B^T)[m, n] instead (a scale per row of A, e.g.
+    per token, and per row of B, per output channel: torch._scaled_mm's
+    row-wise scaling). kernel_only: the kernel without its host function
+    (examples/fp8_linear.mlir launches it from its own). The other parameters
     are the bf16 GEMM's (bench/gemm.py): block, warps, stages (0: the
     compiler's choice), group size, cluster (CTAs along x and y sharing a
     tile by TMA multicast), consumer groups (2: ping-pong), ck (cluster_k),
@@ -82,6 +88,7 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
         f"    %d = ism.dot %a, %b, %acc : tensor<{bm}x128x{ta}> * tensor<128x{bn}x{tb}> -> {acc}",
         f"    scf.yield %d : {acc}",
         "  }",
+    ] + ([
         "  // The per-tensor scales, applied once to the f32 accumulator.",
         "  %sa = ism.load %SA[%c0] : memref<?xf32> -> tensor<1xf32>",
         "  %sb = ism.load %SB[%c0] : memref<?xf32> -> tensor<1xf32>",
@@ -89,7 +96,17 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
         "  %s2 = ism.expand_dims %s axis = 0 : tensor<1xf32> -> tensor<1x1xf32>",
         f"  %sc = ism.broadcast %s2 : tensor<1x1xf32> -> {acc}",
         f"  %r = arith.mulf %acc, %sc : {acc}",
-    ]
+    ] if scales == "tensor" else [
+        "  // The row-wise scales: A's rows' down the tile, B's rows' across.",
+        f"  %sa = ism.load %SA[%m0] : memref<?xf32> -> tensor<{bm}xf32>",
+        f"  %sb = ism.load %SB[%n0] : memref<?xf32> -> tensor<{bn}xf32>",
+        f"  %sa2 = ism.expand_dims %sa axis = 1 : tensor<{bm}xf32> -> tensor<{bm}x1xf32>",
+        f"  %sb2 = ism.expand_dims %sb axis = 0 : tensor<{bn}xf32> -> tensor<1x{bn}xf32>",
+        f"  %sac = ism.broadcast %sa2 : tensor<{bm}x1xf32> -> {acc}",
+        f"  %sbc = ism.broadcast %sb2 : tensor<1x{bn}xf32> -> {acc}",
+        f"  %r0 = arith.mulf %acc, %sac : {acc}",
+        f"  %r = arith.mulf %r0, %sbc : {acc}",
+    ])
     if out != "f32":
         lines.append(f"  %o = arith.truncf %r : {acc} to tensor<{bm}x{bn}x{out}>")
         store = "%o"
@@ -98,6 +115,11 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
         "  ism.return",
         "}",
         "",
+    ]
+    if kernel_only:
+        return "\n".join(lines)
+    scale_rows = ("%c1", "%c1") if scales == "tensor" else ("%M", "%N")
+    lines += [
         f"func.func @main(%A: {ma}, %B: {mb}, %C: {mc}, %SA: memref<?xf32>,",
         "                %SB: memref<?xf32>) {",
         "  %c0 = arith.constant 0 : index",
@@ -121,11 +143,14 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
         "  %cshape = arith.andi %cm, %cn : i1",
         '  ism.assert %cshape, "C is {0}x{1} but A x B^T is {2}x{3}"',
         "      (%CM, %CN, %M, %N) : index, index, index, index",
-        "  %sa1 = arith.cmpi sge, %SAN, %c1 : index",
-        "  %sb1 = arith.cmpi sge, %SBN, %c1 : index",
+        f"  %sa1 = arith.cmpi sge, %SAN, {scale_rows[0]} : index",
+        f"  %sb1 = arith.cmpi sge, %SBN, {scale_rows[1]} : index",
         "  %scales = arith.andi %sa1, %sb1 : i1",
-        '  ism.assert %scales, "the scales hold {0} and {1} elements; each '
-        'needs one" (%SAN, %SBN) : index, index',
+        ('  ism.assert %scales, "the scales hold {0} and {1} elements; each '
+         'needs one" (%SAN, %SBN) : index, index') if scales == "tensor" else
+        ('  ism.assert %scales, "the scales hold {0} and {1} elements for '
+         '{2} rows of A and {3} of B" (%SAN, %SBN, %M, %N) : index, index, '
+         'index, index'),
         "  %gm = arith.ceildivui %M, %bm : index",
         "  %gn = arith.ceildivui %N, %bn : index",
         "  ism.launch @gemm grid(%gm, %gn) (%A, %B, %C, %SA, %SB)",
@@ -137,11 +162,13 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
     return "\n".join(lines)
 
 
-def ism_args(m, n, k, a="e4m3", b="e4m3", out="bf16"):
+def ism_args(m, n, k, a="e4m3", b="e4m3", out="bf16", scales="tensor"):
     """ism-run's --arg values: random A and B, C poisoned, random scales (so
     that a scale not applied, or applied twice, fails the check)."""
+    sm, sn = (1, 1) if scales == "tensor" else (m, n)
     return [f"{ARG_TYPES[a]}:{m}x{k}:randn", f"{ARG_TYPES[b]}:{n}x{k}:randn",
-            f"{ARG_TYPES[out]}:{m}x{n}:poison", "f32:1:randn", "f32:1:randn"]
+            f"{ARG_TYPES[out]}:{m}x{n}:poison", f"f32:{sm}:randn",
+            f"f32:{sn}:randn"]
 
 
 def check_flags(kw):
@@ -168,6 +195,10 @@ CHECKS = [
     ("e4m3_swap_m16", dict(bm=16, warps=4), (16, 1024, 2048)),
     ("e4m3_cluster_k2", dict(bm=64, warps=4, ck=2), (128, 512, 2048)),
     ("e4m3_tma_store", dict(tma=True), (512, 512, 512)),
+    # Row-wise scales (a scale per row of A and of B), partial tiles.
+    ("e4m3_rowwise", dict(bn=256, scales="row"), (1000, 1000, 512)),
+    ("e4m3_rowwise_pingpong", dict(warps=4, groups=2, scales="row"),
+     (1024, 768, 512)),
 ]
 
 
@@ -194,7 +225,7 @@ def check(args):
         path = write(args.out, name, program(**kw))
         cmd = [args.ism_run, path, "--check"] + check_flags(kw)
         for x in ism_args(m, n, k, kw.get("a", "e4m3"), kw.get("b", "e4m3"),
-                          kw.get("out", "bf16")):
+                          kw.get("out", "bf16"), kw.get("scales", "tensor")):
             cmd += ["--arg", x]
         rc, out, err = run(cmd)
         detail = (out + err).strip().splitlines()
@@ -241,23 +272,28 @@ def bench(args):
         shapes = [tuple(int(d) for d in s.split("x"))
                   for s in args.shapes.split(",")]
     f8 = torch.float8_e4m3fn
-    one = torch.ones((), device="cuda")
     rows = []
     for m, n, k in shapes:
         flops = 2.0 * m * n * k
         a = torch.randn(m, k, device="cuda").to(f8)
         b = torch.randn(n, k, device="cuda").to(f8)
+        if args.scales == "row":  # cuBLASLt's row-wise scaling
+            sa = torch.rand(m, 1, device="cuda") + 0.5
+            sb = torch.rand(1, n, device="cuda") + 0.5
+        else:
+            sa = sb = torch.ones((), device="cuda")
         t_torch = timer(lambda: torch._scaled_mm(
-            a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16))
+            a, b.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16))
         best = None
         for cfg in CONFIGS:
             if args.configs and config_name(cfg) not in args.configs.split(","):
                 continue
-            path = write(args.out, f"fp8_{config_name(cfg)}", program(**cfg))
+            path = write(args.out, f"fp8_{config_name(cfg)}_{args.scales}",
+                         program(**cfg, scales=args.scales))
             cmd = [args.ism_run, path, "--bench", "--json",
                    f"--warmup={args.warmup}", f"--reps={args.reps}",
                    f"--flops={flops}"]
-            for x in ism_args(m, n, k):
+            for x in ism_args(m, n, k, scales=args.scales):
                 cmd += ["--arg", x]
             rc, out, err = run(cmd)
             if rc != 0:
@@ -307,6 +343,10 @@ def main():
             p.add_argument("--quick", action="store_true")
             p.add_argument("--shapes", default="",
                            help="MxNxK,... instead of the default shapes")
+            p.add_argument("--scales", choices=("tensor", "row"),
+                           default="tensor",
+                           help="per-tensor scales, or one per row of A "
+                                "and of B")
             p.add_argument("--configs", default="",
                            help="config names (128x256w8, ...) to time, "
                                 "instead of all of CONFIGS")

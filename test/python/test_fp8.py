@@ -83,6 +83,26 @@ def test_interpreted_fp8_gemm_matches_float64(a, b):
     np.testing.assert_allclose(C, ref, rtol=1e-6, atol=1e-6 * np.abs(ref).max())
 
 
+def test_interpreted_rowwise_scaled_gemm():
+    """scales="row": C[m, n] = sa[m] * sb[n] * (A x B^T)[m, n]."""
+    fp8 = load_fp8_gemm()
+    m = ism.Module.parse(fp8.program(out="f32", bn=256, scales="row"))
+    rng = np.random.default_rng(11)
+    M, N, K = 130, 300, 256
+    A = random_bits(rng, (M, K), 4, 3)
+    B = random_bits(rng, (N, K), 4, 3)
+    C = np.full((M, N), np.nan, np.float32)
+    sa = rng.uniform(0.5, 2, M).astype(np.float32)
+    sb = rng.uniform(0.5, 2, N).astype(np.float32)
+    ism.interpret(m, "main", A, B, C, sa, sb)
+    ref = (decode(A, 4, 3, True) @ decode(B, 4, 3, True).T) * \
+        sa.astype(np.float64)[:, None] * sb.astype(np.float64)[None, :]
+    np.testing.assert_allclose(C, ref, rtol=1e-6, atol=1e-6 * np.abs(ref).max())
+    with pytest.raises(ism.RunError, match="the scales hold 129 and 300 "
+                       "elements for 130 rows of A and 300 of B"):
+        ism.interpret(m, "main", A, B, C, sa[:129].copy(), sb)
+
+
 def test_fp8_buffers_take_bit_patterns_not_floats():
     fp8 = load_fp8_gemm()
     m = ism.Module.parse(fp8.program(out="f32"))

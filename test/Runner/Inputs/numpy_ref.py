@@ -77,6 +77,10 @@ OPS = {
                                                              True)[1],
     "fp8_quantize": lambda x, eps: e4m3(x * fp8_inverse_scale(x)),
     "fp8_scale": lambda x, eps: 1.0 / fp8_inverse_scale(x)[:, 0],
+    # x quantized per row (its scale kept in f32), times W^T, scaled back.
+    "fp8_linear": lambda x, w, sw, eps: (
+        (e4m3(x * fp8_inverse_scale(x)) @ w.T)
+        * (1.0 / fp8_inverse_scale(x)).astype(np.float32) * sw[None, :]),
 }
 
 
