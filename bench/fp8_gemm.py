@@ -23,8 +23,10 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gemm import kernel_attrs, run, write  # noqa: E402  (the bf16 GEMM's)
 
 TYPES = {"e4m3": "f8E4M3FN", "e5m2": "f8E5M2"}
 # ism-run's --arg dtype names.
@@ -47,20 +49,12 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
     swap (swap_ab), tma (tma_store)."""
     ta, tb = TYPES[a], TYPES[b]
     acc = f"tensor<{bm}x{bn}xf32>"
-    attrs = [f"num_warps = {warps} : i32", f"group_size = {group} : i32"]
-    if stages:
-        attrs.append(f"num_stages = {stages} : i32")
+    attrs = kernel_attrs(warps, group, stages, ck, swap, tma)
     if tuple(cluster) != (1, 1):
         attrs += [f"cluster_m = {cluster[0]} : i32",
                   f"cluster_n = {cluster[1]} : i32"]
     if groups != 1:
         attrs.append(f"consumer_groups = {groups} : i32")
-    if ck != 1:
-        attrs.append(f"cluster_k = {ck} : i32")
-    if swap is not None:
-        attrs.append(f"swap_ab = {int(swap)} : i32")
-    if tma:
-        attrs.append("tma_store = 1 : i32")
     ma, mb, mc = (f"memref<?x?x{ta}>", f"memref<?x?x{tb}>",
                   f"memref<?x?x{out}>")
     store = "%r"
@@ -202,23 +196,6 @@ CHECKS = [
 ]
 
 
-def write(out_dir, name, text):
-    os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, name + ".mlir")
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
-def run(cmd, timeout=300):
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True,
-                              timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return 124, "", f"timed out after {timeout} s"
-    return proc.returncode, proc.stdout, proc.stderr
-
-
 def check(args):
     failed = 0
     for name, kw, (m, n, k) in CHECKS:
@@ -260,7 +237,6 @@ def config_name(cfg):
 
 def bench(args):
     import torch
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bench import Timer
 
     timer = Timer(args.warmup, args.reps)

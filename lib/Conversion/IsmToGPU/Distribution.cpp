@@ -244,30 +244,24 @@ SmallVector<Value> Distribution::getThreadCoord(OpBuilder &b, Location loc,
     return sliced(parent->getThreadCoord(b, loc, lane, warp));
   Type t = lane.getType();
   SmallVector<Value> coord(getRank());
-  if (mma && column) {
-    coord[0] =
-        row ? intConstant(b, loc, t, 0)
-            : arith::AddIOp::create(
-                  b, loc, getLaneCoord(b, loc, lane, 0),
-                  arith::MulIOp::create(b, loc, getWarpCoord(b, loc, warp, 0),
-                                        intConstant(b, loc, t, 16)));
-    coord[1] = intConstant(b, loc, t, 0);
-    return coord;
-  }
   if (mma) {
-    // row = lane/4 + 16 * warpM; col = 2 * (lane % 4) + warpN * mmaWarpN.
+    // row = lane/4 + 16 * warpM; col = 2 * (lane % 4) + warpN * mmaWarpN;
+    // 0 along a dimension of size 1.
     coord[0] =
         row ? intConstant(b, loc, t, 0)
             : arith::AddIOp::create(
                   b, loc, getLaneCoord(b, loc, lane, 0),
                   arith::MulIOp::create(b, loc, getWarpCoord(b, loc, warp, 0),
                                         intConstant(b, loc, t, 16)));
-    coord[1] = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, getLaneCoord(b, loc, lane, 1),
-                              intConstant(b, loc, t, 2)),
-        arith::MulIOp::create(b, loc, getWarpCoord(b, loc, warp, 1),
-                              intConstant(b, loc, t, mmaWarpN())));
+    coord[1] =
+        column
+            ? intConstant(b, loc, t, 0)
+            : arith::AddIOp::create(
+                  b, loc,
+                  arith::MulIOp::create(b, loc, getLaneCoord(b, loc, lane, 1),
+                                        intConstant(b, loc, t, 2)),
+                  arith::MulIOp::create(b, loc, getWarpCoord(b, loc, warp, 1),
+                                        intConstant(b, loc, t, mmaWarpN())));
     return coord;
   }
   for (unsigned d = 0; d < getRank(); ++d) {

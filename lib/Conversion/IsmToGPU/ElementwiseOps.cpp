@@ -23,6 +23,22 @@ using namespace mlir::ism;
 
 namespace {
 
+bool isArithOrMath(Operation *op) {
+  return isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
+      op->getDialect());
+}
+
+/// Whether `type` (or its elements) is an 8-bit float.
+bool isFloat8OrTile(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
+}
+
+/// Whether `op` reads or produces 8-bit floats.
+bool hasFloat8(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), isFloat8OrTile) ||
+         llvm::any_of(op->getResultTypes(), isFloat8OrTile);
+}
+
 /// Any arith or math op with tile operands or results -> the same op on the
 /// converted (vector) types.
 struct ElementwiseOpLowering : ConversionPattern {
@@ -32,20 +48,13 @@ struct ElementwiseOpLowering : ConversionPattern {
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    StringRef dialect =
-        op->getDialect() ? op->getDialect()->getNamespace() : "";
-    if (dialect != "arith" && dialect != "math")
+    if (!isArithOrMath(op))
       return rewriter.notifyMatchFailure(op, "not an arith or math op");
     if (isa<arith::ConstantOp>(op) || op->getNumRegions() != 0)
       return rewriter.notifyMatchFailure(op, "handled elsewhere");
     // 8-bit floats are held as i8: only a select moves them as they are
-    // (Float8ConversionLowering converts them, or reports the op).
-    auto isF8 = [](Type t) {
-      return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(t));
-    };
-    if (!isa<arith::SelectOp>(op) &&
-        (llvm::any_of(op->getOperandTypes(), isF8) ||
-         llvm::any_of(op->getResultTypes(), isF8)))
+    // (Float8ConversionLowering converts them).
+    if (!isa<arith::SelectOp>(op) && hasFloat8(op))
       return rewriter.notifyMatchFailure(op, "8-bit float arithmetic");
     for (Type type : op->getResultTypes())
       if (failed(checkDistributable(rewriter, op, type)))
@@ -214,20 +223,11 @@ struct Float8ConversionLowering : ConversionPattern {
   Float8ConversionLowering(const TypeConverter &converter, MLIRContext *ctx)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/3, ctx) {}
 
-  static bool isF8(Type type) {
-    return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
-  }
-
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    StringRef dialect =
-        op->getDialect() ? op->getDialect()->getNamespace() : "";
-    if (dialect != "arith" && dialect != "math")
-      return rewriter.notifyMatchFailure(op, "not an arith or math op");
-    if (!llvm::any_of(op->getOperandTypes(), isF8) &&
-        !llvm::any_of(op->getResultTypes(), isF8))
-      return rewriter.notifyMatchFailure(op, "no 8-bit floats");
+    if (!isArithOrMath(op) || !hasFloat8(op))
+      return rewriter.notifyMatchFailure(op, "no 8-bit float arithmetic");
     // Moving the bits needs no conversion.
     if (isa<arith::SelectOp, arith::ConstantOp>(op))
       return rewriter.notifyMatchFailure(op, "bits only");
