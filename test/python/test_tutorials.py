@@ -11,7 +11,7 @@ import pytest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TUTORIALS = os.path.join(ROOT, "python", "tutorials")
 NAMES = ["01_first_kernel", "02_matmul", "03_pytorch_autotune",
-         "04_coschedule", "05_attention"]
+         "04_coschedule", "05_attention", "06_fp8"]
 
 
 def load(name):
@@ -68,6 +68,13 @@ def test_attention_cpu_matches_numpy():
     assert "wgmma.mma_async" in out["ptx"]
     for err_o, err_lse in out["errors"].values():
         assert err_o < 2e-2 and err_lse < 1e-4
+
+
+def test_fp8_cpu_quantizes_and_multiplies_on_8_bit_tensor_cores():
+    out = load("06_fp8").cpu()
+    assert "e4m3x2" in out["ptx"]
+    # e4m3's rounding of both operands: a few percent, not more.
+    assert 0.005 < out["error"] < 0.06
 
 
 def gpu_or_skip():
