@@ -30,7 +30,8 @@ from gemm import kernel_attrs, run, write  # noqa: E402  (the bf16 GEMM's)
 
 TYPES = {"e4m3": "f8E4M3FN", "e5m2": "f8E5M2"}
 # ism-run's --arg dtype names.
-ARG_TYPES = {"e4m3": "f8e4m3", "e5m2": "f8e5m2", "bf16": "bf16", "f32": "f32"}
+ARG_TYPES = {"e4m3": "f8e4m3", "e5m2": "f8e5m2", "bf16": "bf16", "f32": "f32",
+             "f8E4M3FN": "f8e4m3"}
 
 
 def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
@@ -38,7 +39,8 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
             tma=False, scales="tensor", kernel_only=False):
     """The FP8 tile program: C = (sa[0] * sb[0]) * (A x B^T) with A [M, K]
     and B [N, K] in 8-bit floats `a` and `b` (e4m3 or e5m2), 128-wide K
-    steps (128-byte rows), C in `out` (bf16 or f32). scales="row": C[m, n]
+    steps (128-byte rows), C in `out` (bf16, f32, or f8E4M3FN: rounded and
+    saturated by the epilogue's arith.truncf). scales="row": C[m, n]
     = sa[m] * sb[n] * (A x B^T)[m, n] instead (a scale per row of A, e.g.
     per token, and per row of B, per output channel: torch._scaled_mm's
     row-wise scaling). kernel_only: the kernel without its host function
@@ -189,6 +191,8 @@ CHECKS = [
     ("e4m3_swap_m16", dict(bm=16, warps=4), (16, 1024, 2048)),
     ("e4m3_cluster_k2", dict(bm=64, warps=4, ck=2), (128, 512, 2048)),
     ("e4m3_tma_store", dict(tma=True), (512, 512, 512)),
+    # An e4m3 C (the epilogue rounds and saturates), partial tiles.
+    ("e4m3_out_e4m3", dict(out="f8E4M3FN"), (500, 384, 1024)),
     # Row-wise scales (a scale per row of A and of B), partial tiles.
     ("e4m3_rowwise", dict(bn=256, scales="row"), (1000, 1000, 512)),
     ("e4m3_rowwise_pingpong", dict(warps=4, groups=2, scales="row"),

@@ -103,6 +103,25 @@ def test_interpreted_rowwise_scaled_gemm():
         ism.interpret(m, "main", A, B, C, sa[:129].copy(), sb)
 
 
+def test_interpreted_gemm_with_an_e4m3_output_rounds_and_saturates():
+    fp8 = load_fp8_gemm()
+    m = ism.Module.parse(fp8.program(out="f8E4M3FN"))
+    rng = np.random.default_rng(3)
+    M, N, K = 70, 50, 256
+    A = random_bits(rng, (M, K), 4, 3)
+    B = random_bits(rng, (N, K), 4, 3)
+    C = np.full((M, N), 0x7F, np.uint8)             # NaN bits
+    sa, sb = np.array([2.0], np.float32), np.array([1.0], np.float32)
+    ism.interpret(m, "main", A, B, C, sa, sb)
+    exact = 2.0 * (decode(A, 4, 3, True) @ decode(B, 4, 3, True).T)
+    # e4m3's grid: 3 mantissa bits, subnormals 2^-9 apart, saturated at 448.
+    a = np.minimum(np.abs(exact), 448.0)
+    ulp = 2.0 ** (np.floor(np.log2(np.maximum(a, 2.0 ** -6))) - 3)
+    ref = np.sign(exact) * np.minimum(np.round(a / ulp) * ulp, 448.0)
+    assert (np.abs(exact) > 448).any()              # some saturate
+    np.testing.assert_array_equal(decode(C, 4, 3, True), ref)
+
+
 def test_fp8_buffers_take_bit_patterns_not_floats():
     fp8 = load_fp8_gemm()
     m = ism.Module.parse(fp8.program(out="f32"))
