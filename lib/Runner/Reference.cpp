@@ -370,6 +370,27 @@ llvm::Error Interpreter::execute(Operation *op) {
     set(dim.getResult(), std::move(result));
     return llvm::Error::success();
   }
+  if (auto load = dyn_cast<memref::LoadOp>(op)) {
+    // A scalar load (a kernel reading an offset or a count from a table).
+    const RefBuffer &buffer = buffers[get(load.getMemRef()).buffer];
+    int64_t address = 0;
+    for (auto [d, index] : llvm::enumerate(load.getIndices())) {
+      int64_t c = get(index).i[0];
+      if (c < 0 || c >= buffer.shape[d])
+        return fail(op, llvm::formatv("index {0} of dimension {1} is out of "
+                                      "bounds (size {2})",
+                                      c, d, buffer.shape[d])
+                            .str());
+      address = address * buffer.shape[d] + c;
+    }
+    Val result = makeVal(load.getType());
+    if (result.isInt)
+      result.i[0] = int64_t(buffer.data[address]);
+    else
+      result.f[0] = buffer.data[address];
+    set(load.getResult(), std::move(result));
+    return llvm::Error::success();
+  }
   return fail(op, "not supported by the reference interpreter");
 }
 

@@ -83,6 +83,15 @@ std::string mlir::ism::checkWgmmaProduct(DotOp dot, unsigned numWarps) {
   return "";
 }
 
+/// Whether every use of `memref` reads it: loads (scalar, tile, gathered,
+/// copied ahead) and dims.
+static bool isOnlyRead(Value memref) {
+  return llvm::all_of(memref.getUsers(), [](Operation *user) {
+    return isa<memref::LoadOp, memref::DimOp, LoadOp, GatherOp, AsyncCopyOp,
+               AsyncGatherOp>(user);
+  });
+}
+
 bool mlir::ism::isReplicableScalar(Operation *op) {
   for (Type t : op->getResultTypes())
     if (isa<RankedTensorType>(t))
@@ -92,6 +101,10 @@ bool mlir::ism::isReplicableScalar(Operation *op) {
   if (isa<ProgramIdOp, NumProgramsOp, memref::DimOp>(op) ||
       isa<arith::ArithDialect>(op->getDialect()))
     return true;
+  // A scalar load from a table nothing in the kernel writes (a grouped
+  // GEMM's tile offsets) reads the same value wherever it is repeated.
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return isOnlyRead(load.getMemRef());
   return isPure(op);
 }
 
