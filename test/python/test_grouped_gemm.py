@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import ism
+from test_fp8 import decode, random_bits
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -53,3 +54,63 @@ def test_grouped_gemm_checks_the_stacked_weights():
     with pytest.raises(ism.RunError, match="W has 300 rows; 2 experts of "
                        "N = 128 .y's columns. need 256"):
         ism.interpret(module(), "main", x, w, np.array([3, 1], np.int32), y)
+
+
+def fp8_module():
+    """The example with e4m3 x and W (128-wide K steps, both read K-major
+    by wgmma's 8-bit form), as an FP8 MoE layer runs it."""
+    text = open(os.path.join(ROOT, "examples", "grouped_gemm.mlir")).read()
+    start = text.index("ism.kernel @grouped")
+    end = text.index("func.func @main")
+    kernel = text[start:end]
+    for old, new in [
+            ("memref<?x?xbf16>, %w: memref<?x?xbf16>",
+             "memref<?x?xf8E4M3FN>, %w: memref<?x?xf8E4M3FN>"),
+            ("memref.dim %x, %c1 : memref<?x?xbf16>",
+             "memref.dim %x, %c1 : memref<?x?xf8E4M3FN>"),
+            ("%bk = arith.constant 64", "%bk = arith.constant 128"),
+            ("memref<?x?xbf16> -> tensor<128x64xbf16>",
+             "memref<?x?xf8E4M3FN> -> tensor<128x128xf8E4M3FN>"),
+            ("tensor<128x64xbf16> -> tensor<64x128xbf16>",
+             "tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>"),
+            ("tensor<128x64xbf16> * tensor<64x128xbf16>",
+             "tensor<128x128xf8E4M3FN> * tensor<128x128xf8E4M3FN>")]:
+        assert old in kernel, old
+        kernel = kernel.replace(old, new)
+    host = text[end:].replace("memref<?x?xbf16>, %w: memref<?x?xbf16>",
+                              "memref<?x?xf8E4M3FN>, %w: memref<?x?xf8E4M3FN>")
+    host = host.replace("%x, %c0 : memref<?x?xbf16>",
+                        "%x, %c0 : memref<?x?xf8E4M3FN>")
+    host = host.replace("%x, %c1 : memref<?x?xbf16>",
+                        "%x, %c1 : memref<?x?xf8E4M3FN>")
+    host = host.replace("%w, %c0 : memref<?x?xbf16>",
+                        "%w, %c0 : memref<?x?xf8E4M3FN>")
+    host = host.replace("%w, %c1 : memref<?x?xbf16>",
+                        "%w, %c1 : memref<?x?xf8E4M3FN>")
+    host = host.replace("(memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>",
+                        "(memref<?x?xf8E4M3FN>, memref<?x?xf8E4M3FN>, "
+                        "memref<?x?xbf16>")
+    return ism.Module.parse(text[:start] + kernel + host)
+
+
+def test_fp8_grouped_gemm_runs_on_8_bit_tensor_cores():
+    m = fp8_module()
+    assert "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" in \
+        ism.to_ptx(m, chip="sm_90a")
+    counts = np.array([200, 0, 5, 130], np.int32)
+    rng = np.random.default_rng(5)
+    E, N, K = len(counts), 136, 256
+    M = int(counts.sum())
+    x = random_bits(rng, (M, K), 4, 3)
+    w = random_bits(rng, (E * N, K), 4, 3)
+    y = np.full((M, N), 0x7FC0, np.uint16)
+    ism.interpret(m, "main", x, w, counts, y)
+    got = (y.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    x64, w64 = decode(x, 4, 3, True), decode(w, 4, 3, True)
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    ref = np.zeros((M, N))
+    for e in range(E):
+        rows = slice(starts[e], starts[e + 1])
+        ref[rows] = x64[rows] @ w64[e * N:(e + 1) * N].T
+    np.testing.assert_allclose(got, ref, rtol=1e-2,
+                               atol=1e-2 * np.abs(ref).max())
