@@ -43,7 +43,12 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
     saturated by the epilogue's arith.truncf). scales="row": C[m, n]
     = sa[m] * sb[n] * (A x B^T)[m, n] instead (a scale per row of A, e.g.
     per token, and per row of B, per output channel: torch._scaled_mm's
-    row-wise scaling). kernel_only: the kernel without its host function
+    row-wise scaling). scales="block" (DeepSeek-V3's fine-grained scaling,
+    BLOCK_N = 128): SA [M, ceil(K / 128)] holds a scale per row of A and
+    128-wide K block, SB [ceil(N / 128), ceil(K / 128)] one per 128 x 128
+    block of B; each K step's product starts from zero and is scaled by
+    them before it is added to the f32 accumulator (promotion, as DeepGEMM
+    does). kernel_only: the kernel without its host function
     (examples/fp8_linear.mlir launches it from its own). The other parameters
     are the bf16 GEMM's (bench/gemm.py): block, warps, stages (0: the
     compiler's choice), group size, cluster (CTAs along x and y sharing a
@@ -51,6 +56,10 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
     swap (swap_ab), tma (tma_store)."""
     ta, tb = TYPES[a], TYPES[b]
     acc = f"tensor<{bm}x{bn}xf32>"
+    if scales == "block" and bn != 128:
+        raise ValueError("block scales take BLOCK_N = 128 (one B scale a "
+                         "tile and K step)")
+    ms = "memref<?x?xf32>" if scales == "block" else "memref<?xf32>"
     attrs = kernel_attrs(warps, group, stages, ck, swap, tma)
     if tuple(cluster) != (1, 1):
         attrs += [f"cluster_m = {cluster[0]} : i32",
@@ -59,13 +68,12 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
         attrs.append(f"consumer_groups = {groups} : i32")
     ma, mb, mc = (f"memref<?x?x{ta}>", f"memref<?x?x{tb}>",
                   f"memref<?x?x{out}>")
-    store = "%r"
     lines = [
         f"// FP8 GEMM (bench/fp8_gemm.py): {a} x {b} -> {out}, "
         f"{bm}x{bn}x128, {warps} warps" + (f", {', '.join(attrs[2:])}"
                                            if attrs[2:] else ""),
-        f"ism.kernel @gemm(%A: {ma}, %B: {mb}, %C: {mc}, %SA: memref<?xf32>,",
-        f"                 %SB: memref<?xf32>) attributes {{{', '.join(attrs)}}} {{",
+        f"ism.kernel @gemm(%A: {ma}, %B: {mb}, %C: {mc}, %SA: {ms},",
+        f"                 %SB: {ms}) attributes {{{', '.join(attrs)}}} {{",
         "  %pm = ism.program_id x : index",
         "  %pn = ism.program_id y : index",
         "  %c0 = arith.constant 0 : index",
@@ -81,10 +89,26 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
         f"    %a = ism.load %A[%m0, %k] : {ma} -> tensor<{bm}x128x{ta}>",
         f"    %w = ism.load %B[%n0, %k] : {mb} -> tensor<{bn}x128x{tb}>",
         f"    %b = ism.trans %w order = [1, 0] : tensor<{bn}x128x{tb}> -> tensor<128x{bn}x{tb}>",
+    ] + ([
         f"    %d = ism.dot %a, %b, %acc : tensor<{bm}x128x{ta}> * tensor<128x{bn}x{tb}> -> {acc}",
         f"    scf.yield %d : {acc}",
         "  }",
-    ] + ([
+    ] if scales != "block" else [
+        "    // This K block's product from zero, scaled per row of A and per",
+        "    // 128 x 128 block of B, then added (promoted) to the accumulator.",
+        f"    %p = ism.dot %a, %b, %zero : tensor<{bm}x128x{ta}> * tensor<128x{bn}x{tb}> -> {acc}",
+        "    %kb = arith.divui %k, %bk : index",
+        "    %nb = arith.divui %n0, %bn : index",
+        f"    %sa = ism.load %SA[%m0, %kb] : {ms} -> tensor<{bm}x1xf32>",
+        f"    %sb = ism.load %SB[%nb, %kb] : {ms} -> tensor<1x1xf32>",
+        f"    %sac = ism.broadcast %sa : tensor<{bm}x1xf32> -> {acc}",
+        f"    %sbc = ism.broadcast %sb : tensor<1x1xf32> -> {acc}",
+        f"    %p1 = arith.mulf %p, %sac : {acc}",
+        f"    %p2 = arith.mulf %p1, %sbc : {acc}",
+        f"    %d = arith.addf %acc, %p2 : {acc}",
+        f"    scf.yield %d : {acc}",
+        "  }",
+    ]) + ([
         "  // The per-tensor scales, applied once to the f32 accumulator.",
         "  %sa = ism.load %SA[%c0] : memref<?xf32> -> tensor<1xf32>",
         "  %sb = ism.load %SB[%c0] : memref<?xf32> -> tensor<1xf32>",
@@ -92,7 +116,7 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
         "  %s2 = ism.expand_dims %s axis = 0 : tensor<1xf32> -> tensor<1x1xf32>",
         f"  %sc = ism.broadcast %s2 : tensor<1x1xf32> -> {acc}",
         f"  %r = arith.mulf %acc, %sc : {acc}",
-    ] if scales == "tensor" else [
+    ] if scales == "tensor" else [] if scales == "block" else [
         "  // The row-wise scales: A's rows' down the tile, B's rows' across.",
         f"  %sa = ism.load %SA[%m0] : memref<?xf32> -> tensor<{bm}xf32>",
         f"  %sb = ism.load %SB[%n0] : memref<?xf32> -> tensor<{bn}xf32>",
@@ -103,8 +127,10 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
         f"  %r0 = arith.mulf %acc, %sac : {acc}",
         f"  %r = arith.mulf %r0, %sbc : {acc}",
     ])
+    result = "%acc" if scales == "block" else "%r"
+    store = result
     if out != "f32":
-        lines.append(f"  %o = arith.truncf %r : {acc} to tensor<{bm}x{bn}x{out}>")
+        lines.append(f"  %o = arith.truncf {result} : {acc} to tensor<{bm}x{bn}x{out}>")
         store = "%o"
     lines += [
         f"  ism.store {store}, %C[%m0, %n0] : tensor<{bm}x{bn}x{out}> -> {mc}",
@@ -114,10 +140,45 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
     ]
     if kernel_only:
         return "\n".join(lines)
-    scale_rows = ("%c1", "%c1") if scales == "tensor" else ("%M", "%N")
+    if scales == "block":
+        scale_checks = [
+            "  %c128 = arith.constant 128 : index",
+            "  %KT = arith.ceildivui %K, %c128 : index",
+            "  %NT = arith.ceildivui %N, %c128 : index",
+            "  %SAR = memref.dim %SA, %c0 : memref<?x?xf32>",
+            "  %SAC = memref.dim %SA, %c1 : memref<?x?xf32>",
+            "  %SBR = memref.dim %SB, %c0 : memref<?x?xf32>",
+            "  %SBC = memref.dim %SB, %c1 : memref<?x?xf32>",
+            "  %sa1 = arith.cmpi eq, %SAR, %M : index",
+            "  %sa2 = arith.cmpi eq, %SAC, %KT : index",
+            "  %sb1 = arith.cmpi eq, %SBR, %NT : index",
+            "  %sb2 = arith.cmpi eq, %SBC, %KT : index",
+            "  %sa = arith.andi %sa1, %sa2 : i1",
+            "  %sb = arith.andi %sb1, %sb2 : i1",
+            "  %scales = arith.andi %sa, %sb : i1",
+            '  ism.assert %scales, "the scales are {0}x{1} and {2}x{3}; '
+            'A\'s need {4}x{5} (a row by 128-wide K blocks), B\'s {6}x{5} '
+            '(128 x 128 blocks)"',
+            "      (%SAR, %SAC, %SBR, %SBC, %M, %KT, %NT) : index, index, "
+            "index, index, index, index, index",
+        ]
+    else:
+        scale_rows = ("%c1", "%c1") if scales == "tensor" else ("%M", "%N")
+        scale_checks = [
+            "  %SAN = memref.dim %SA, %c0 : memref<?xf32>",
+            "  %SBN = memref.dim %SB, %c0 : memref<?xf32>",
+            f"  %sa1 = arith.cmpi sge, %SAN, {scale_rows[0]} : index",
+            f"  %sb1 = arith.cmpi sge, %SBN, {scale_rows[1]} : index",
+            "  %scales = arith.andi %sa1, %sb1 : i1",
+            ('  ism.assert %scales, "the scales hold {0} and {1} elements; each '
+             'needs one" (%SAN, %SBN) : index, index') if scales == "tensor"
+            else ('  ism.assert %scales, "the scales hold {0} and {1} elements '
+                  'for {2} rows of A and {3} of B" (%SAN, %SBN, %M, %N) : '
+                  'index, index, index, index'),
+        ]
     lines += [
-        f"func.func @main(%A: {ma}, %B: {mb}, %C: {mc}, %SA: memref<?xf32>,",
-        "                %SB: memref<?xf32>) {",
+        f"func.func @main(%A: {ma}, %B: {mb}, %C: {mc}, %SA: {ms},",
+        f"                %SB: {ms}) {{",
         "  %c0 = arith.constant 0 : index",
         "  %c1 = arith.constant 1 : index",
         f"  %bm = arith.constant {bm} : index",
@@ -128,8 +189,6 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
         f"  %KB = memref.dim %B, %c1 : {mb}",
         f"  %CM = memref.dim %C, %c0 : {mc}",
         f"  %CN = memref.dim %C, %c1 : {mc}",
-        "  %SAN = memref.dim %SA, %c0 : memref<?xf32>",
-        "  %SBN = memref.dim %SB, %c0 : memref<?xf32>",
         "  %inner = arith.cmpi eq, %K, %KB : index",
         '  ism.assert %inner, "A is {0}x{1} and B is {2}x{3}: both must be '
         'K wide (B is N x K)"',
@@ -139,18 +198,11 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
         "  %cshape = arith.andi %cm, %cn : i1",
         '  ism.assert %cshape, "C is {0}x{1} but A x B^T is {2}x{3}"',
         "      (%CM, %CN, %M, %N) : index, index, index, index",
-        f"  %sa1 = arith.cmpi sge, %SAN, {scale_rows[0]} : index",
-        f"  %sb1 = arith.cmpi sge, %SBN, {scale_rows[1]} : index",
-        "  %scales = arith.andi %sa1, %sb1 : i1",
-        ('  ism.assert %scales, "the scales hold {0} and {1} elements; each '
-         'needs one" (%SAN, %SBN) : index, index') if scales == "tensor" else
-        ('  ism.assert %scales, "the scales hold {0} and {1} elements for '
-         '{2} rows of A and {3} of B" (%SAN, %SBN, %M, %N) : index, index, '
-         'index, index'),
+    ] + scale_checks + [
         "  %gm = arith.ceildivui %M, %bm : index",
         "  %gn = arith.ceildivui %N, %bn : index",
         "  ism.launch @gemm grid(%gm, %gn) (%A, %B, %C, %SA, %SB)",
-        f"      : ({ma}, {mb}, {mc}, memref<?xf32>, memref<?xf32>)",
+        f"      : ({ma}, {mb}, {mc}, {ms}, {ms})",
         "  return",
         "}",
         "",
@@ -160,11 +212,16 @@ def program(a="e4m3", b="e4m3", out="bf16", bm=128, bn=128, warps=8,
 
 def ism_args(m, n, k, a="e4m3", b="e4m3", out="bf16", scales="tensor"):
     """ism-run's --arg values: random A and B, C poisoned, random scales (so
-    that a scale not applied, or applied twice, fails the check)."""
-    sm, sn = (1, 1) if scales == "tensor" else (m, n)
+    that a scale not applied, or applied twice, fails the check; block
+    scales are U[-1, 1): each K block's weight differs)."""
+    if scales == "block":
+        kt, nt = -(-k // 128), -(-n // 128)
+        sa, sb = f"f32:{m}x{kt}:uniform", f"f32:{nt}x{kt}:uniform"
+    else:
+        sm, sn = (1, 1) if scales == "tensor" else (m, n)
+        sa, sb = f"f32:{sm}:randn", f"f32:{sn}:randn"
     return [f"{ARG_TYPES[a]}:{m}x{k}:randn", f"{ARG_TYPES[b]}:{n}x{k}:randn",
-            f"{ARG_TYPES[out]}:{m}x{n}:poison", f"f32:{sm}:randn",
-            f"f32:{sn}:randn"]
+            f"{ARG_TYPES[out]}:{m}x{n}:poison", sa, sb]
 
 
 def check_flags(kw):
@@ -197,6 +254,11 @@ CHECKS = [
     ("e4m3_rowwise", dict(bn=256, scales="row"), (1000, 1000, 512)),
     ("e4m3_rowwise_pingpong", dict(warps=4, groups=2, scales="row"),
      (1024, 768, 512)),
+    # Block scales (1 x 128 for A, 128 x 128 for B, promoted every K step):
+    # partial tiles in M, N and K, an f32 C; and 64-row blocks on 4 warps.
+    ("e4m3_block_scaled", dict(scales="block", out="f32"), (1000, 1000, 1040)),
+    ("e4m3_block_scaled_64x128", dict(scales="block", bm=64, warps=4),
+     (320, 384, 2048)),
 ]
 
 
@@ -225,6 +287,7 @@ def emit(args):
 
 
 CONFIGS = [dict(bm=128, bn=256, warps=8), dict(bm=128, bn=128, warps=8),
+           dict(bm=64, bn=128, warps=4),
            dict(bm=128, bn=128, warps=4, groups=2),
            dict(bm=128, bn=256, warps=8, cluster=(2, 1)),
            dict(bm=64, bn=256, warps=4, groups=2)]
@@ -248,6 +311,11 @@ def bench(args):
         (8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336)]
     if args.quick:
         shapes = [(4096, 4096, 4096), (8192, 8192, 8192)]
+    if args.scales == "block":
+        # DeepSeek-V3's GEMMs (DeepGEMM's table): N x K at M = 128 and 4096.
+        shapes = [(m, n, k) for m in (128, 4096) for n, k in
+                  [(2112, 7168), (24576, 1536), (32768, 512), (7168, 16384),
+                   (4096, 7168), (7168, 2048)]]
     if args.shapes:
         shapes = [tuple(int(d) for d in s.split("x"))
                   for s in args.shapes.split(",")]
@@ -257,15 +325,24 @@ def bench(args):
         flops = 2.0 * m * n * k
         a = torch.randn(m, k, device="cuda").to(f8)
         b = torch.randn(n, k, device="cuda").to(f8)
-        if args.scales == "row":  # cuBLASLt's row-wise scaling
-            sa = torch.rand(m, 1, device="cuda") + 0.5
-            sb = torch.rand(1, n, device="cuda") + 0.5
+        if args.scales == "block":
+            # No block-scaled cuBLASLt call here: the baseline is the bf16
+            # GEMM of the dequantized operands (cuBLAS), as the issue asks.
+            ab, bb = a.to(torch.bfloat16), b.to(torch.bfloat16)
+            t_torch = timer(lambda: torch.matmul(ab, bb.t()))
         else:
-            sa = sb = torch.ones((), device="cuda")
-        t_torch = timer(lambda: torch._scaled_mm(
-            a, b.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16))
+            if args.scales == "row":  # cuBLASLt's row-wise scaling
+                sa = torch.rand(m, 1, device="cuda") + 0.5
+                sb = torch.rand(1, n, device="cuda") + 0.5
+            else:
+                sa = sb = torch.ones((), device="cuda")
+            t_torch = timer(lambda: torch._scaled_mm(
+                a, b.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16))
         best = None
         for cfg in CONFIGS:
+            if args.scales == "block" and (cfg["bn"] != 128 or
+                                           cfg.get("groups", 1) != 1):
+                continue  # block scales: BLOCK_N = 128, no ping-pong
             if args.configs and config_name(cfg) not in args.configs.split(","):
                 continue
             path = write(args.out, f"fp8_{config_name(cfg)}_{args.scales}",
@@ -297,7 +374,8 @@ def bench(args):
     with open(os.path.join(args.out, "fp8_gemm.json"), "w") as f:
         json.dump(rows, f, indent=1)
     print()
-    print("| M x N x K | ism TFLOP/s | torch._scaled_mm | x cuBLASLt | ism config "
+    base = "bf16 cuBLAS" if args.scales == "block" else "torch._scaled_mm"
+    print(f"| M x N x K | ism TFLOP/s | {base} | x baseline | ism config "
           "| SM MHz | W |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
@@ -307,7 +385,7 @@ def bench(args):
               f"| {fmt(r['clock'])} | {fmt(r['watts'])} |")
     if rows:
         ratios = [r["ism"] / r["torch"] for r in rows]
-        print(f"\nmedian {statistics.median(ratios):.2f}x torch._scaled_mm, "
+        print(f"\nmedian {statistics.median(ratios):.2f}x {base}, "
               f"lowest {min(ratios):.2f}x")
     return 0
 
@@ -323,10 +401,11 @@ def main():
             p.add_argument("--quick", action="store_true")
             p.add_argument("--shapes", default="",
                            help="MxNxK,... instead of the default shapes")
-            p.add_argument("--scales", choices=("tensor", "row"),
+            p.add_argument("--scales", choices=("tensor", "row", "block"),
                            default="tensor",
-                           help="per-tensor scales, or one per row of A "
-                                "and of B")
+                           help="per-tensor scales, one per row of A and of "
+                                "B, or DeepSeek-V3's blocks (1 x 128, 128 x "
+                                "128; baseline: bf16 cuBLAS)")
             p.add_argument("--configs", default="",
                            help="config names (128x256w8, ...) to time, "
                                 "instead of all of CONFIGS")

@@ -122,6 +122,40 @@ def test_interpreted_gemm_with_an_e4m3_output_rounds_and_saturates():
     np.testing.assert_array_equal(decode(C, 4, 3, True), ref)
 
 
+def test_interpreted_block_scaled_gemm():
+    """scales="block": C[m, n] = sum over K blocks kb of
+    SA[m, kb] * SB[n / 128, kb] * (A x B^T restricted to kb)[m, n]."""
+    fp8 = load_fp8_gemm()
+    m = ism.Module.parse(fp8.program(out="f32", scales="block"))
+    rng = np.random.default_rng(13)
+    M, N, K = 150, 200, 300                        # 3 K blocks, the last 44
+    A = random_bits(rng, (M, K), 4, 3)
+    B = random_bits(rng, (N, K), 4, 3)
+    C = np.full((M, N), np.nan, np.float32)
+    sa = rng.uniform(0.5, 2, (M, 3)).astype(np.float32)
+    sb = rng.uniform(0.5, 2, (2, 3)).astype(np.float32)
+    ism.interpret(m, "main", A, B, C, sa, sb)
+    a64, b64 = decode(A, 4, 3, True), decode(B, 4, 3, True)
+    ref = np.zeros((M, N))
+    for kb in range(3):
+        ks = slice(128 * kb, min(K, 128 * (kb + 1)))
+        part = a64[:, ks] @ b64[:, ks].T
+        scale_b = np.repeat(sb[:, kb].astype(np.float64), 128)[:N]
+        ref += part * sa[:, kb].astype(np.float64)[:, None] * scale_b[None, :]
+    np.testing.assert_allclose(C, ref, rtol=1e-6, atol=1e-6 * np.abs(ref).max())
+    with pytest.raises(ism.RunError, match="the scales are 150x2 and 2x3; "
+                       "A's need 150x3"):
+        ism.interpret(m, "main", A, B, C, sa[:, :2].copy(), sb)
+
+
+def test_block_scaled_gemm_waits_for_each_step_and_scales_it():
+    fp8 = load_fp8_gemm()
+    ptx = ism.to_ptx(ism.Module.parse(fp8.program(scales="block")),
+                     chip="sm_90a")
+    assert "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" in ptx
+    assert "wgmma.wait_group.sync.aligned 0" in ptx
+
+
 def test_fp8_buffers_take_bit_patterns_not_floats():
     fp8 = load_fp8_gemm()
     m = ism.Module.parse(fp8.program(out="f32"))

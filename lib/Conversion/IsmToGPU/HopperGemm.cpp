@@ -570,6 +570,13 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   if (dl.loop.getNumRegionIterArgs() != 1)
     return dl.loop.emitOpError("the pipelined K loop may carry only the "
                                "accumulator");
+  // A promoted loop (block scales) waits for each step's product; the
+  // ping-pong groups' turns and the K split over a cluster are not built
+  // for it.
+  if (dl.promote && (config.consumerGroups > 1 || config.clusterK > 1))
+    return dl.loop.emitOpError(
+        "a K loop that scales each step's product before adding it (block "
+        "scales) takes neither consumer_groups = 2 nor cluster_k = 2");
 
   auto dims = dl.loop->getAttrOfType<DictionaryAttr>(kPipelineAttrName);
   WgmmaPipeline p;
@@ -1260,14 +1267,63 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     setHasBoundedRewriteRecursion();
   }
 
+  /// Moves the promoted loop `op`'s own code after its product (the
+  /// scales' loads and the scaled add: the ops the add depends on, but the
+  /// product and its operands, which the ring holds) before the yield of
+  /// `loop`, its replacement, for the conversion to lower as it lowers any
+  /// op; the product is `product`, the accumulator the new loop's, both
+  /// per-thread vectors. Makes the yield carry the new accumulator.
+  void movePromotion(ConversionPatternRewriter &rewriter, scf::ForOp op,
+                     DotOp dot, Operation *promote, scf::ForOp loop,
+                     Value product) const {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    rewriter.setInsertionPoint(yield);
+    llvm::SmallPtrSet<Operation *, 16> needed;
+    SmallVector<Operation *> worklist = {promote};
+    while (!worklist.empty()) {
+      Operation *o = worklist.pop_back_val();
+      if (o == dot || !needed.insert(o).second)
+        continue;
+      for (Value operand : o->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && def->getBlock() == op.getBody())
+          worklist.push_back(def);
+    }
+    rewriter.replaceOp(dot, product);
+    rewriter.replaceAllUsesWith(op.getRegionIterArg(0),
+                                loop.getRegionIterArg(0));
+    rewriter.replaceAllUsesWith(op.getInductionVar(), loop.getInductionVar());
+    for (Operation &o :
+         llvm::make_early_inc_range(op.getBody()->without_terminator()))
+      if (needed.contains(&o))
+        rewriter.moveOpBefore(&o, yield);
+    // The yield's tile operand converts with it (scf's structural types).
+    rewriter.modifyOpInPlace(
+        yield, [&] { yield->setOperand(0, promote->getResult(0)); });
+  }
+
   LogicalResult
   matchAndRewrite(scf::ForOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (!op->hasAttr(kPipelineAttrName) || !context.pipeline)
       return failure();
     const WgmmaPipeline &p = *context.pipeline;
-    auto dot = dyn_cast_or_null<DotOp>(
-        op.getBody()->getTerminator()->getOperand(0).getDefiningOp());
+    // The dot's own loop, or the promoted form: the loop yields
+    // `acc + g(dot)` (each step's product from zero, scaled before it is
+    // added: block scales).
+    Operation *yielded =
+        op.getBody()->getTerminator()->getOperand(0).getDefiningOp();
+    auto dot = dyn_cast_or_null<DotOp>(yielded);
+    Operation *promote = nullptr;
+    if (!dot && isa_and_nonnull<arith::AddFOp>(yielded)) {
+      for (DotOp d : op.getBody()->getOps<DotOp>()) {
+        std::optional<DotLoop> dl = matchDotLoop(d);
+        if (dl && dl->promote == yielded) {
+          dot = d;
+          promote = yielded;
+        }
+      }
+    }
     auto mma = dot ? dyn_cast<MmaEncodingAttr>(dot.getType().getEncoding())
                    : MmaEncodingAttr();
     if (!mma || mma.getVersion() != 3)
@@ -1380,6 +1436,7 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     };
 
     Value lb = adaptor.getLowerBound();
+    Value promoted; // a promoted step's product
     auto loop = scf::ForOp::create(
         rewriter, loc, lb, adaptor.getUpperBound(), adaptor.getStep(),
         adaptor.getInitArgs(),
@@ -1394,8 +1451,14 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
               b, l, stageBase,
               arith::AddIOp::create(b, l, bCol, i64Const(b, l, p.aBytes)));
           NVVM::WgmmaFenceAlignedOp::create(b, l);
+          // A promoted step's product starts from zero.
+          Value start = acc;
+          if (promote)
+            start = arith::ConstantOp::create(
+                b, l, acc.getType(),
+                b.getZeroAttr(cast<VectorType>(acc.getType())));
           SmallVector<Value> structs =
-              wgmmaAccumulators(b, l, acc, reps * splits, regsPerInstr);
+              wgmmaAccumulators(b, l, start, reps * splits, regsPerInstr);
           for (int64_t kk = 0; kk < p.blockK / p.instrK(); ++kk) {
             // Instruction s of B starts s * instrN columns (rows of a
             // K-major B) on, piece r of A r * 16 * warpsM rows.
@@ -1414,15 +1477,29 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
             }
           }
           NVVM::WgmmaGroupSyncAlignedOp::create(b, l);
-          NVVM::WgmmaWaitGroupSyncOp::create(b, l, 1);
-          Value newAcc = buildVector(b, l, f32, wgmmaRegisters(b, l, structs));
-          // The previous step's wgmma are done: free its stage.
-          releaseBefore(
-              b, arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, k, lb),
-              it);
+          Value newAcc;
+          if (!promote) {
+            NVVM::WgmmaWaitGroupSyncOp::create(b, l, 1);
+            newAcc = buildVector(b, l, f32, wgmmaRegisters(b, l, structs));
+            // The previous step's wgmma are done: free its stage.
+            releaseBefore(
+                b, arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, k, lb),
+                it);
+          } else {
+            // The step's product is needed now: wait for it and free its
+            // stage; the loop's own code then runs on it (movePromotion).
+            NVVM::WgmmaWaitGroupSyncOp::create(b, l, 0);
+            promoted = buildVector(b, l, f32, wgmmaRegisters(b, l, structs));
+            release(b, stage);
+            newAcc = acc;
+          }
           Value next = arith::AddIOp::create(b, l, it, indexConstant(b, l, 1));
           scf::YieldOp::create(b, l, ValueRange{newAcc, next});
         });
+    if (promote) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      movePromotion(rewriter, op, dot, promote, loop, promoted);
+    }
     // A ping-pong group hands the tensor cores to the other group as soon
     // as its last wgmma are issued, as CUTLASS does: the other group's
     // wgmma queue behind them. Its stages are safe to wait on: the producer
@@ -1444,9 +1521,12 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
     SmallVector<Value> waited = waitForWgmma(rewriter, loc, accRegs, 0);
     Value accDone = buildVector(rewriter, loc, f32, waited);
     Value itEnd = loop.getResult(1);
-    Value ran = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
-                                      itEnd, adaptor.getInitArgs()[1]);
-    releaseBefore(rewriter, ran, itEnd);
+    // A promoted loop freed every stage it used.
+    if (!promote) {
+      Value ran = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                        itEnd, adaptor.getInitArgs()[1]);
+      releaseBefore(rewriter, ran, itEnd);
+    }
     if (p.clusterK == 2)
       accDone =
           exchangeAccumulator(rewriter, loc, p, context, ringBase, waited);

@@ -401,6 +401,14 @@ struct IsmAccelerateDotPass
                 "attribute (swap when only the swapped product fits wgmma)";
     if (attr && attr.getInt() == 0)
       return loop;
+    // A promoted loop's scaling is written for C, not C^T.
+    if (loop.promote) {
+      if (attr)
+        return loop.dot.emitOpError(
+            "swap_ab = 1: a K loop that scales each step's product before "
+            "adding it (block scales) is not swapped");
+      return loop;
+    }
     unsigned numWarps = kernel.getNumWarps();
     if (chip != "sm_90a") {
       if (attr)
@@ -510,7 +518,9 @@ struct IsmAccelerateDotPass
   /// lowering takes it (its dot may still be a product of its own).
   FailureOr<bool> accelerate(DotLoop loop, unsigned numWarps) {
     auto accType = loop.dot.getType();
-    int64_t regs = accType.getNumElements() / (32 * numWarps);
+    // A promoted loop holds each step's product beside the accumulator.
+    int64_t regs =
+        accType.getNumElements() / (32 * numWarps) * (loop.promote ? 2 : 1);
     MLIRContext *ctx = &getContext();
     unsigned warpsM = 0, warpsN = 0;
     std::string why = chip == "sm_90a"
@@ -525,8 +535,9 @@ struct IsmAccelerateDotPass
         return loop.dot.emitOpError("the ")
                << accType.getDimSize(0) << "x" << accType.getDimSize(1)
                << " f32 accumulator needs " << regs
-               << " registers per thread with " << numWarps
-               << " warps, more than the " << kMaxAccumulatorRegs
+               << " registers per thread with " << numWarps << " warps"
+               << (loop.promote ? " (with each step's product beside it)" : "")
+               << ", more than the " << kMaxAccumulatorRegs
                << " a wgmma consumer thread can give it; use more warps "
                   "(num_warps) or a smaller BLOCK_M x BLOCK_N";
       int64_t n = loop.dot.getB().getType().getDimSize(1);
@@ -536,6 +547,11 @@ struct IsmAccelerateDotPass
                                        {16, unsigned(n / warpsN), instrK}));
       return true;
     }
+    if (loop.promote)
+      return loop.dot.emitOpError("a K loop that scales each step's product "
+                                  "before adding it (block scales) runs on "
+                                  "wgmma only: ")
+             << why;
     // Ampere's mma.sync (also on later chips, for loops wgmma cannot take).
     if (getSMVersion(chip) < 80 ||
         !checkMmaSync(loop, numWarps, warpsM, warpsN).empty())
@@ -569,6 +585,15 @@ struct IsmAccelerateDotPass
         trans.getResult().setType(
             withEncoding(trans.getType(), sharedTransposed));
 
+    // A promoted loop: the product from zero in the layout, its scaling and
+    // the accumulator (carried by the loop) after it.
+    if (loop.promote) {
+      RankedTensorType blocked = loop.dot.getType();
+      loop.dot.getResult().setType(withEncoding(blocked, mma));
+      adapt(loop.dot.getCMutable(), mma, b);
+      propagateForward(loop.dot.getResult(), mma, blocked.getEncoding(), b);
+      return;
+    }
     // The accumulator chain.
     unsigned i = loop.accIndex;
     scf::ForOp forOp = loop.loop;

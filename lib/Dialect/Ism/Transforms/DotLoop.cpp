@@ -4,23 +4,63 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::ism;
 
+/// Whether `v` is a splat zero float constant.
+static bool isZeroTile(Value v) {
+  DenseElementsAttr dense;
+  if (!matchPattern(v, m_Constant(&dense)) || !dense.isSplat())
+    return false;
+  auto f = dyn_cast<FloatAttr>(dense.getSplatValue<Attribute>());
+  return f && f.getValue().isZero();
+}
+
+/// The promoted form's accumulator update: following the dot's single-use
+/// chain of elementwise ops to an arith.addf with an iter_arg of `loop`
+/// (used by it alone) whose result the loop yields at that iter_arg's
+/// position. Returns the addf and the iter_arg, or nulls.
+static std::pair<Operation *, BlockArgument> matchPromotion(DotOp dot,
+                                                            scf::ForOp loop) {
+  Value v = dot.getResult();
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (unsigned depth = 0; depth < 8 && v.hasOneUse(); ++depth) {
+    Operation *user = *v.getUsers().begin();
+    if (user->getBlock() != loop.getBody() || user->getNumResults() != 1 ||
+        !isa<arith::ArithDialect>(user->getDialect()))
+      return {};
+    if (auto add = dyn_cast<arith::AddFOp>(user)) {
+      Value other = add.getLhs() == v ? add.getRhs() : add.getLhs();
+      auto acc = dyn_cast<BlockArgument>(other);
+      if (acc && acc.getOwner() == loop.getBody() && acc.getArgNumber() > 0 &&
+          acc.hasOneUse() && add->hasOneUse() &&
+          *add->getUsers().begin() == yield &&
+          yield.getOperand(acc.getArgNumber() - 1) == add.getResult())
+        return {add, acc};
+    }
+    v = user->getResult(0);
+  }
+  return {};
+}
+
 std::optional<DotLoop> mlir::ism::matchDotLoop(DotOp dot) {
   auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
   if (!loop || dot.getC().getType().getRank() != 2)
     return std::nullopt;
+  Operation *promote = nullptr;
   auto acc = dyn_cast<BlockArgument>(dot.getC());
+  if (!acc && isZeroTile(dot.getC()))
+    std::tie(promote, acc) = matchPromotion(dot, loop);
   if (!acc || acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
       !acc.hasOneUse() || !dot->hasOneUse())
     return std::nullopt;
   unsigned index = acc.getArgNumber() - 1;
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  if (yield.getOperand(index) != dot.getResult() ||
-      *dot->getUsers().begin() != yield)
+  if (!promote && (yield.getOperand(index) != dot.getResult() ||
+                   *dot->getUsers().begin() != yield))
     return std::nullopt;
   // An operand is a load, or the transpose of one.
   auto operandLoad = [&](Value operand, bool &transposed) -> LoadOp {
@@ -35,6 +75,7 @@ std::optional<DotLoop> mlir::ism::matchDotLoop(DotOp dot) {
     return operand.getDefiningOp<LoadOp>();
   };
   DotLoop match{loop, dot, LoadOp(), LoadOp(), index};
+  match.promote = promote;
   match.loadA = operandLoad(dot.getA(), match.transA);
   match.loadB = operandLoad(dot.getB(), match.transB);
   for (LoadOp load : {match.loadA, match.loadB}) {

@@ -74,8 +74,11 @@ static void adaptSourceOf(Operation *op, Attribute encoding, OpBuilder &b) {
     return;
   if (auto bc = dyn_cast<BroadcastOp>(op)) {
     auto src = cast<RankedTensorType>(bc.getSrc().getType());
+    // A loaded one-row or one-column tile (a scale per row of a block)
+    // is loaded in the layout as it is.
     if (src.getRank() == 2 && src.getEncoding() != encoding &&
-        bc.getSrc().getDefiningOp<ExpandDimsOp>())
+        (bc.getSrc().getDefiningOp<ExpandDimsOp>() ||
+         bc.getSrc().getDefiningOp<LoadOp>()))
       adapt(bc.getSrcMutable(), encoding, b);
     return;
   }

@@ -42,8 +42,6 @@ func.func @main(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E5M2>, %C: memref<?x?
   %KB = memref.dim %B, %c1 : memref<?x?xf8E5M2>
   %CM = memref.dim %C, %c0 : memref<?x?xf32>
   %CN = memref.dim %C, %c1 : memref<?x?xf32>
-  %SAN = memref.dim %SA, %c0 : memref<?xf32>
-  %SBN = memref.dim %SB, %c0 : memref<?xf32>
   %inner = arith.cmpi eq, %K, %KB : index
   ism.assert %inner, "A is {0}x{1} and B is {2}x{3}: both must be K wide (B is N x K)"
       (%M, %K, %N, %KB) : index, index, index, index
@@ -52,6 +50,8 @@ func.func @main(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E5M2>, %C: memref<?x?
   %cshape = arith.andi %cm, %cn : i1
   ism.assert %cshape, "C is {0}x{1} but A x B^T is {2}x{3}"
       (%CM, %CN, %M, %N) : index, index, index, index
+  %SAN = memref.dim %SA, %c0 : memref<?xf32>
+  %SBN = memref.dim %SB, %c0 : memref<?xf32>
   %sa1 = arith.cmpi sge, %SAN, %c1 : index
   %sb1 = arith.cmpi sge, %SBN, %c1 : index
   %scales = arith.andi %sa1, %sb1 : i1

@@ -43,8 +43,6 @@ func.func @main(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>, %C: memref<?
   %KB = memref.dim %B, %c1 : memref<?x?xf8E4M3FN>
   %CM = memref.dim %C, %c0 : memref<?x?xbf16>
   %CN = memref.dim %C, %c1 : memref<?x?xbf16>
-  %SAN = memref.dim %SA, %c0 : memref<?xf32>
-  %SBN = memref.dim %SB, %c0 : memref<?xf32>
   %inner = arith.cmpi eq, %K, %KB : index
   ism.assert %inner, "A is {0}x{1} and B is {2}x{3}: both must be K wide (B is N x K)"
       (%M, %K, %N, %KB) : index, index, index, index
@@ -53,6 +51,8 @@ func.func @main(%A: memref<?x?xf8E4M3FN>, %B: memref<?x?xf8E4M3FN>, %C: memref<?
   %cshape = arith.andi %cm, %cn : i1
   ism.assert %cshape, "C is {0}x{1} but A x B^T is {2}x{3}"
       (%CM, %CN, %M, %N) : index, index, index, index
+  %SAN = memref.dim %SA, %c0 : memref<?xf32>
+  %SBN = memref.dim %SB, %c0 : memref<?xf32>
   %sa1 = arith.cmpi sge, %SAN, %c1 : index
   %sb1 = arith.cmpi sge, %SBN, %c1 : index
   %scales = arith.andi %sa1, %sb1 : i1

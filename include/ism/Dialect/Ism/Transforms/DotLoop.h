@@ -144,12 +144,19 @@ struct DotLoop {
   /// Position of the accumulator among the loop's iter_args.
   unsigned accIndex;
   bool transA = false, transB = false;
+  /// The promoted form (block-scaled products): the dot starts from zero at
+  /// every step and `promote`, an arith.addf of the accumulator and the
+  /// product after elementwise math (its scaling), is what the loop
+  /// yields; null when the dot updates the accumulator itself.
+  Operation *promote = nullptr;
 };
 
 /// Matches the K loop around `dot`: the accumulator is an iter_arg that the
-/// dot alone updates and the loop yields; A and B are unmasked 2-D loads of
-/// 2-D memrefs in the loop body, used only by the dot, each directly or
-/// through an ism.trans (order [1, 0]) used only by the dot.
+/// dot alone updates and the loop yields, or (the promoted form) the dot
+/// starts from a zero tile and the loop yields `acc + g(dot)`, g a chain of
+/// single-use elementwise ops (e.g. `dot * scales`); A and B are unmasked
+/// 2-D loads of 2-D memrefs in the loop body, used only by the dot, each
+/// directly or through an ism.trans (order [1, 0]) used only by the dot.
 std::optional<DotLoop> matchDotLoop(DotOp dot);
 
 /// Marks a K loop whose product ism-accelerate-dot swapped (swap-AB: the
