@@ -97,9 +97,12 @@ for target in "${targets[@]}"; do
   parallel=()
   [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
   log=$work/last.log
-  # -timeout: one input may take 10 s (a slow sanitized pipeline run is
-  # not a hang); -rss_limit_mb: a leak or a huge allocation is a finding.
-  (cd "$work" && "$bin" -dict="$dict" -max_len=16384 -timeout=10 \
+  # -timeout and -report_slow_units: one input may take 30 s (a sanitized
+  # pipeline run of the largest seeds, the warp-specialized GEMMs, takes
+  # 10-15 s on two cores; that is not a hang); -rss_limit_mb: a leak or a
+  # huge allocation is a finding.
+  (cd "$work" && "$bin" -dict="$dict" -max_len=16384 -timeout=30 \
+      -report_slow_units=30 \
       -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$work/" \
       "${parallel[@]}" "${limit[@]}" \
       "$work/corpus" "$seeds") > "$log" 2>&1
