@@ -379,22 +379,41 @@ Value loadChunks(OpBuilder &b, Location l, Type elementType, int64_t numRegs,
   return buildVector(b, l, elementType, elements);
 }
 
-/// Element `i` of the vector whose first element is at in-tile coordinate
-/// `c` along the fast dimension and memref index `first`: whether it lies
-/// inside the memref (`others`, when set, for the other dimensions), and
-/// its address. The edge paths' element accesses where the edge cuts a
-/// vector.
-std::pair<Value, Value> edgeElement(OpBuilder &b, Location l,
-                                    const GlobalView &view, Value c,
-                                    Value others, Value first, unsigned i,
-                                    Value lo, Value hi) {
-  Value pred = spanInRange(b, l, c, i, 1, lo, hi);
-  if (others)
-    pred = arith::AndIOp::create(b, l, pred, others);
-  Value at = elementAddress(
-      b, l, view, arith::AddIOp::create(b, l, first, indexConstant(b, l, i)));
-  return {pred, at};
-}
+/// The vector of `vec` registers from `r` in the edge paths: its in-tile
+/// coordinate `c` along the fast dimension, whether its other coordinates
+/// lie in the memref (`others`, null for a 1-D tile), its first memref
+/// index and address, and whether all of it lies inside (`whole`).
+struct EdgeChunk {
+  Value c, others, first, address, whole;
+  Value lo, hi; // the memref's bounds along the fast dimension
+
+  EdgeChunk(OpBuilder &b, Location l, const BlockAccess &access,
+            ArrayRef<Value> los, ArrayRef<Value> his, int64_t r, unsigned vec) {
+    unsigned fast = access.dist.getAccessRun().first;
+    lo = los[fast];
+    hi = his[fast];
+    std::tie(c, others) = access.fastCoord(b, l, r, los, his);
+    whole = inside(b, l, 0, vec);
+    first = access.linearIndex(b, l, r);
+    address = elementAddress(b, l, access.view, first);
+  }
+
+  /// Whether its elements [k, k + n) lie inside the memref.
+  Value inside(OpBuilder &b, Location l, unsigned k, unsigned n) const {
+    Value in = spanInRange(b, l, c, k, n, lo, hi);
+    return others ? arith::AndIOp::create(b, l, in, others) : in;
+  }
+
+  /// Element `i`: whether it lies inside the memref, and its address (the
+  /// accesses where the edge cuts the vector).
+  std::pair<Value, Value> element(OpBuilder &b, Location l,
+                                  const GlobalView &view, unsigned i) const {
+    Value pred = inside(b, l, i, 1);
+    Value at = elementAddress(
+        b, l, view, arith::AddIOp::create(b, l, first, indexConstant(b, l, i)));
+    return {pred, at};
+  }
+};
 
 /// The edge path of a tile load (a tile that is partly outside the memref,
 /// or whose rows are not aligned to its vectors): where every vector of
@@ -426,7 +445,6 @@ Value emitEdgeLoad(OpBuilder &b, Location l, const BlockAccess &access,
     }
     return buildVector(b, l, elementType, elements);
   }
-  unsigned fast = access.dist.getAccessRun().first;
   auto ifOp = scf::IfOp::create(
       b, l, access.alignmentCondition(b, l, vec),
       [&](OpBuilder &tb, Location tl) {
@@ -435,14 +453,10 @@ Value emitEdgeLoad(OpBuilder &b, Location l, const BlockAccess &access,
             vector::BroadcastOp::create(tb, tl, chunkType, padding);
         SmallVector<Value> elements;
         for (int64_t r = 0; r < numRegs; r += vec) {
-          auto [c, others] = access.fastCoord(tb, tl, r, lo, hi);
-          Value full = spanInRange(tb, tl, c, 0, vec, lo[fast], hi[fast]);
-          if (others)
-            full = arith::AndIOp::create(tb, tl, full, others);
-          Value first = access.linearIndex(tb, tl, r);
-          Value address = elementAddress(tb, tl, view, first);
+          EdgeChunk edge(tb, tl, access, lo, hi, r, vec);
+          Value address = edge.address;
           auto chunk = scf::IfOp::create(
-              tb, tl, full,
+              tb, tl, edge.whole,
               [&](OpBuilder &vb, Location vl) {
                 Value v;
                 if (mask && maskRun > 0 && maskRun % vec == 0)
@@ -465,8 +479,7 @@ Value emitEdgeLoad(OpBuilder &b, Location l, const BlockAccess &access,
               [&](OpBuilder &eb, Location el) {
                 SmallVector<Value> part;
                 for (unsigned i = 0; i < vec; ++i) {
-                  auto [pred, at] = edgeElement(eb, el, view, c, others, first,
-                                                i, lo[fast], hi[fast]);
+                  auto [pred, at] = edge.element(eb, el, view, i);
                   part.push_back(elementLoad(eb, el, r + i, pred, at));
                 }
                 scf::YieldOp::create(eb, el,
@@ -983,22 +996,17 @@ void emitEdgeStore(OpBuilder &b, Location l, const BlockAccess &access,
     }
     return;
   }
-  unsigned fast = access.dist.getAccessRun().first;
   scf::IfOp::create(
       b, l, access.alignmentCondition(b, l, vec),
       [&](OpBuilder &tb, Location tl) {
         for (int64_t r = 0; r < numRegs; r += vec) {
-          auto [c, others] = access.fastCoord(tb, tl, r, lo, hi);
-          Value full = spanInRange(tb, tl, c, 0, vec, lo[fast], hi[fast]);
-          if (others)
-            full = arith::AndIOp::create(tb, tl, full, others);
-          Value first = access.linearIndex(tb, tl, r);
-          Value address = elementAddress(tb, tl, view, first);
+          EdgeChunk edge(tb, tl, access, lo, hi, r, vec);
+          Value address = edge.address;
           SmallVector<int64_t> lanes;
           for (unsigned i = 0; i < vec; ++i)
             lanes.push_back(r + i);
           scf::IfOp::create(
-              tb, tl, full,
+              tb, tl, edge.whole,
               [&](OpBuilder &vb, Location vl) {
                 Value chunk =
                     vector::ShuffleOp::create(vb, vl, value, value, lanes);
@@ -1008,8 +1016,7 @@ void emitEdgeStore(OpBuilder &b, Location l, const BlockAccess &access,
               },
               [&](OpBuilder &eb, Location el) {
                 for (unsigned i = 0; i < vec; ++i) {
-                  auto [pred, at] = edgeElement(eb, el, view, c, others, first,
-                                                i, lo[fast], hi[fast]);
+                  auto [pred, at] = edge.element(eb, el, view, i);
                   predicatedStore(eb, el, pred,
                                   extractReg(eb, el, value, r + i), at,
                                   view.elementBytes);
