@@ -286,6 +286,20 @@ def emit(args):
     return 0
 
 
+# The TFLOP/s DeepGEMM's README published for its normal (dense) FP8 GEMMs
+# with 1 x 128 / 128 x 128 block scales on an H800 (132 SMs, the H200's SM
+# count and clocks; the H800's lower NVLink bandwidth does not enter a
+# single-GPU GEMM), DeepSeek-V3's shapes: (M, N, K) -> TFLOP/s.
+DEEPGEMM_TFLOPS = {
+    (64, 2112, 7168): 206, (64, 24576, 1536): 289, (64, 32768, 512): 219,
+    (64, 7168, 16384): 336, (64, 4096, 7168): 287, (64, 7168, 2048): 295,
+    (128, 2112, 7168): 352, (128, 24576, 1536): 535, (128, 32768, 512): 358,
+    (128, 7168, 16384): 645, (128, 4096, 7168): 533, (128, 7168, 2048): 510,
+    (4096, 2112, 7168): 1058, (4096, 24576, 1536): 990,
+    (4096, 32768, 512): 590, (4096, 7168, 16384): 1358,
+    (4096, 4096, 7168): 1304, (4096, 7168, 2048): 1025,
+}
+
 CONFIGS = [dict(bm=128, bn=256, warps=8), dict(bm=128, bn=128, warps=8),
            dict(bm=64, bn=128, warps=4),
            dict(bm=128, bn=128, warps=4, groups=2),
@@ -312,10 +326,10 @@ def bench(args):
     if args.quick:
         shapes = [(4096, 4096, 4096), (8192, 8192, 8192)]
     if args.scales == "block":
-        # DeepSeek-V3's GEMMs (DeepGEMM's table): N x K at M = 128 and 4096.
-        shapes = [(m, n, k) for m in (128, 4096) for n, k in
-                  [(2112, 7168), (24576, 1536), (32768, 512), (7168, 16384),
-                   (4096, 7168), (7168, 2048)]]
+        # DeepSeek-V3's GEMMs, DeepGEMM's table (DEEPGEMM_TFLOPS).
+        shapes = list(DEEPGEMM_TFLOPS)
+        if args.quick:
+            shapes = [s for s in shapes if s[0] != 64]
     if args.shapes:
         shapes = [tuple(int(d) for d in s.split("x"))
                   for s in args.shapes.split(",")]
@@ -368,6 +382,8 @@ def bench(args):
         power = best[2]
         rows.append(dict(shape=f"{m}x{n}x{k}", ism=flops / best[0] / 1e9,
                          torch=flops / t_torch / 1e9,
+                         deepgemm=DEEPGEMM_TFLOPS.get((m, n, k))
+                         if args.scales == "block" else None,
                          config=config_name(best[1]),
                          clock=power.get("sm_clock_mhz"),
                          watts=power.get("power_w")))
@@ -375,18 +391,28 @@ def bench(args):
         json.dump(rows, f, indent=1)
     print()
     base = "bf16 cuBLAS" if args.scales == "block" else "torch._scaled_mm"
-    print(f"| M x N x K | ism TFLOP/s | {base} | x baseline | ism config "
+    block = args.scales == "block"
+    dg = "| DeepGEMM (H800, published) | x DeepGEMM " if block else ""
+    print(f"| M x N x K | ism TFLOP/s | {base} | x baseline {dg}| ism config "
           "| SM MHz | W |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- " * (9 if block else 7) + "|")
+    fmt = lambda v: "-" if v is None else f"{v:.0f}"
     for r in rows:
-        fmt = lambda v: "-" if v is None else f"{v:.0f}"
+        d = r["deepgemm"]
+        dgc = (f"| {fmt(d)} | {r['ism'] / d:.2f} " if d else "| - | - "
+               ) if block else ""
         print(f"| {r['shape']} | {r['ism']:.0f} | {r['torch']:.0f} "
-              f"| {r['ism'] / r['torch']:.2f} | {r['config']} "
+              f"| {r['ism'] / r['torch']:.2f} {dgc}| {r['config']} "
               f"| {fmt(r['clock'])} | {fmt(r['watts'])} |")
     if rows:
         ratios = [r["ism"] / r["torch"] for r in rows]
         print(f"\nmedian {statistics.median(ratios):.2f}x {base}, "
               f"lowest {min(ratios):.2f}x")
+        dgr = [r["ism"] / r["deepgemm"] for r in rows if r.get("deepgemm")]
+        if dgr:
+            print(f"DeepGEMM's published TFLOP/s: ism at or above on "
+                  f"{sum(x >= 1 for x in dgr)} of {len(dgr)} shapes, "
+                  f"lowest {min(dgr):.2f}x")
     return 0
 
 

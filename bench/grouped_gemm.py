@@ -11,6 +11,7 @@ torch._grouped_mm where the installed PyTorch has it. Routing is uneven
 tokens.
 
     python3 bench/grouped_gemm.py --ism-run ISM_RUN [--out DIR] [--quick]
+                                  [--dtype bf16|e4m3]
 
 Prints a table of TFLOP/s (medians, L2 flushed) with ism's SM clock and
 board power; writes grouped_gemm.json under --out.
@@ -38,6 +39,43 @@ CASES = [
 ]
 
 
+def fp8_text(text=None):
+    """examples/grouped_gemm.mlir with e4m3 x and W (128-wide K steps, both
+    read K-major by wgmma's 8-bit form; y stays bf16), as an FP8 MoE layer
+    runs it."""
+    if text is None:
+        with open(EXAMPLE) as f:
+            text = f.read()
+    start = text.index("ism.kernel @grouped")
+    end = text.index("func.func @main")
+    f8 = "memref<?x?xf8E4M3FN>"
+    kernel, host = text[start:end], text[end:]
+    for old, new in [
+            ("memref<?x?xbf16>, %w: memref<?x?xbf16>", f"{f8}, %w: {f8}"),
+            ("memref.dim %x, %c1 : memref<?x?xbf16>",
+             f"memref.dim %x, %c1 : {f8}"),
+            ("%bk = arith.constant 64", "%bk = arith.constant 128"),
+            ("memref<?x?xbf16> -> tensor<128x64xbf16>",
+             f"{f8} -> tensor<128x128xf8E4M3FN>"),
+            ("tensor<128x64xbf16> -> tensor<64x128xbf16>",
+             "tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>"),
+            ("tensor<128x64xbf16> * tensor<64x128xbf16>",
+             "tensor<128x128xf8E4M3FN> * tensor<128x128xf8E4M3FN>")]:
+        assert old in kernel, old
+        kernel = kernel.replace(old, new)
+    for old, new in [
+            ("memref<?x?xbf16>, %w: memref<?x?xbf16>", f"{f8}, %w: {f8}"),
+            ("%x, %c0 : memref<?x?xbf16>", f"%x, %c0 : {f8}"),
+            ("%x, %c1 : memref<?x?xbf16>", f"%x, %c1 : {f8}"),
+            ("%w, %c0 : memref<?x?xbf16>", f"%w, %c0 : {f8}"),
+            ("%w, %c1 : memref<?x?xbf16>", f"%w, %c1 : {f8}"),
+            ("(memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>",
+             f"({f8}, {f8}, memref<?x?xbf16>")]:
+        assert old in host, old
+        host = host.replace(old, new)
+    return text[:start] + kernel + host
+
+
 def routing(experts, rows, seed=0):
     """Tokens per expert, uneven: a multinomial draw over Dirichlet(0.5)
     weights (several experts empty at 64-256)."""
@@ -52,6 +90,10 @@ def main():
     parser.add_argument("--out", default="/tmp/ism-grouped-gemm")
     parser.add_argument("--quick", action="store_true",
                         help="the first and the last case only")
+    parser.add_argument("--dtype", choices=("bf16", "e4m3"), default="bf16",
+                        help="x and W in bf16, or in float8_e4m3fn (y bf16; "
+                             "the baselines take bf16 copies: cuBLAS has no "
+                             "FP8 grouped GEMM in PyTorch)")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--reps", type=int, default=30)
     args = parser.parse_args()
@@ -60,6 +102,11 @@ def main():
     from bench import Timer
 
     os.makedirs(args.out, exist_ok=True)
+    example = EXAMPLE
+    if args.dtype == "e4m3":
+        example = os.path.join(args.out, "grouped_gemm_fp8.mlir")
+        with open(example, "w") as f:
+            f.write(fp8_text())
     timer = Timer(args.warmup, args.reps)
     cases = [CASES[0], CASES[-1]] if args.quick else CASES
     rows = []
@@ -90,10 +137,11 @@ def main():
             except Exception as e:  # report, keep benchmarking
                 print(f"torch._grouped_mm failed on {name}: {e}")
 
-        cmd = [args.ism_run, EXAMPLE, "--bench", "--json",
+        xt = "bf16" if args.dtype == "bf16" else "f8e4m3"
+        cmd = [args.ism_run, example, "--bench", "--json",
                f"--warmup={args.warmup}", f"--reps={args.reps}",
-               f"--flops={flops}", "--arg", f"bf16:{m}x{k}:randn",
-               "--arg", f"bf16:{experts * n}x{k}:randn",
+               f"--flops={flops}", "--arg", f"{xt}:{m}x{k}:randn",
+               "--arg", f"{xt}:{experts * n}x{k}:randn",
                "--arg", f"i32:{experts}:{counts_path}",
                "--arg", f"bf16:{m}x{n}:poison"]
         rc, out, err = run(cmd, timeout=600)
@@ -103,7 +151,7 @@ def main():
         bench = json.loads(out)["bench"]
         power = bench.get("power") or {}
         tf = lambda ms: flops / ms / 1e9
-        row = dict(case=name, experts=experts, shape=f"{m}x{n}x{k}",
+        row = dict(case=name, dtype=args.dtype, experts=experts, shape=f"{m}x{n}x{k}",
                    empty=int((counts == 0).sum()),
                    ism=tf(bench["median_ms"]), loop=tf(t_loop),
                    grouped=tf(t_grouped), clock=power.get("sm_clock_mhz"),

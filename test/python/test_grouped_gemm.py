@@ -4,6 +4,7 @@ against float64 per-expert products, with empty experts, experts of more
 than one 128-row tile and of fewer rows than one."""
 
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -13,6 +14,8 @@ from test_fp8 import decode, random_bits
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import grouped_gemm  # noqa: E402
 
 
 def bf16(a):
@@ -57,40 +60,8 @@ def test_grouped_gemm_checks_the_stacked_weights():
 
 
 def fp8_module():
-    """The example with e4m3 x and W (128-wide K steps, both read K-major
-    by wgmma's 8-bit form), as an FP8 MoE layer runs it."""
-    text = open(os.path.join(ROOT, "examples", "grouped_gemm.mlir")).read()
-    start = text.index("ism.kernel @grouped")
-    end = text.index("func.func @main")
-    kernel = text[start:end]
-    for old, new in [
-            ("memref<?x?xbf16>, %w: memref<?x?xbf16>",
-             "memref<?x?xf8E4M3FN>, %w: memref<?x?xf8E4M3FN>"),
-            ("memref.dim %x, %c1 : memref<?x?xbf16>",
-             "memref.dim %x, %c1 : memref<?x?xf8E4M3FN>"),
-            ("%bk = arith.constant 64", "%bk = arith.constant 128"),
-            ("memref<?x?xbf16> -> tensor<128x64xbf16>",
-             "memref<?x?xf8E4M3FN> -> tensor<128x128xf8E4M3FN>"),
-            ("tensor<128x64xbf16> -> tensor<64x128xbf16>",
-             "tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>"),
-            ("tensor<128x64xbf16> * tensor<64x128xbf16>",
-             "tensor<128x128xf8E4M3FN> * tensor<128x128xf8E4M3FN>")]:
-        assert old in kernel, old
-        kernel = kernel.replace(old, new)
-    host = text[end:].replace("memref<?x?xbf16>, %w: memref<?x?xbf16>",
-                              "memref<?x?xf8E4M3FN>, %w: memref<?x?xf8E4M3FN>")
-    host = host.replace("%x, %c0 : memref<?x?xbf16>",
-                        "%x, %c0 : memref<?x?xf8E4M3FN>")
-    host = host.replace("%x, %c1 : memref<?x?xbf16>",
-                        "%x, %c1 : memref<?x?xf8E4M3FN>")
-    host = host.replace("%w, %c0 : memref<?x?xbf16>",
-                        "%w, %c0 : memref<?x?xf8E4M3FN>")
-    host = host.replace("%w, %c1 : memref<?x?xbf16>",
-                        "%w, %c1 : memref<?x?xf8E4M3FN>")
-    host = host.replace("(memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>",
-                        "(memref<?x?xf8E4M3FN>, memref<?x?xf8E4M3FN>, "
-                        "memref<?x?xbf16>")
-    return ism.Module.parse(text[:start] + kernel + host)
+    """The example with e4m3 x and W (bench/grouped_gemm.py's variant)."""
+    return ism.Module.parse(grouped_gemm.fp8_text())
 
 
 def test_fp8_grouped_gemm_runs_on_8_bit_tensor_cores():
