@@ -278,11 +278,13 @@ mlir::ism::compileGPUModuleToPTX(ModuleOp module, const PTXOptions &options) {
   StringRef ptx = result.ptx;
   size_t pos = ptx.find(".extern .func");
   if (pos != StringRef::npos) {
-    StringRef rest = ptx.substr(pos);
+    // `.extern .func (.param .b32 func_retval0) __nv_fabsf(`: the name is
+    // the word before the parameter list, after any return parameter.
+    StringRef decl = ptx.substr(pos + strlen(".extern .func")).ltrim();
+    if (decl.starts_with("("))
+      decl = decl.drop_until([](char c) { return c == ')'; }).drop_front();
     StringRef name =
-        rest.drop_until([](char c) { return c == '_'; })
-            .take_until([](char c) { return c == '(' || c == '\n'; })
-            .trim();
+        decl.ltrim().take_until([](char c) { return c == '(' || isspace(c); });
     return llvm::createStringError(
         "the kernels call " + name.str() +
         ", a libdevice function that was not linked: install the CUDA "

@@ -6,7 +6,8 @@
 // constants. f32 exp, exp2, log, log2, sqrt and rsqrt (on tiles and
 // scalars) become the GPU's approximate special-function instructions, and
 // f32 division div.full.f32, as Triton emits them, instead of calls into
-// libdevice or IEEE division sequences; math.fma becomes fma.rn.
+// libdevice or IEEE division sequences; fma, absf, floor, ceil, trunc and
+// copysign become their instructions (IntrinsicLowering).
 //
 //===----------------------------------------------------------------------===//
 
@@ -190,25 +191,40 @@ struct FastDivLowering : OpConversionPattern<arith::DivFOp> {
   }
 };
 
-/// math.fma -> llvm.intr.fma (PTX fma.rn), on tiles and scalars: the GPU
-/// has the instruction, so it needs no libdevice call (__nv_fmaf), which
-/// would stay unresolved where libdevice is not linked.
-struct FmaLowering : OpConversionPattern<math::FmaOp> {
-  FmaLowering(const TypeConverter &converter, MLIRContext *ctx)
-      : OpConversionPattern<math::FmaOp>(converter, ctx, /*benefit=*/2) {}
+/// Math the GPU has instructions for -> the LLVM intrinsic, on tiles and
+/// scalars: math.fma -> llvm.intr.fma (fma.rn), math.absf -> llvm.fabs
+/// (abs), math.floor / math.ceil / math.trunc -> llvm.floor / llvm.ceil /
+/// llvm.trunc (cvt.rmi / cvt.rpi / cvt.rzi), math.copysign ->
+/// llvm.copysign. Left to the NVVM lowering they would be libdevice calls
+/// (__nv_fmaf, __nv_fabsf, ...), which stay unresolved where libdevice is
+/// not linked; and that lowering takes the dedicated LLVM ops of all but
+/// fma (llvm.intr.fabs, ...) for libdevice calls too, so those are
+/// `llvm.call_intrinsic`s, which it leaves alone.
+template <typename MathOp>
+struct IntrinsicLowering : OpConversionPattern<MathOp> {
+  IntrinsicLowering(const TypeConverter &converter, MLIRContext *ctx,
+                    StringRef intrinsic)
+      : OpConversionPattern<MathOp>(converter, ctx, /*benefit=*/2),
+        intrinsic(intrinsic) {}
 
   LogicalResult
-  matchAndRewrite(math::FmaOp op, OpAdaptor adaptor,
+  matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(checkDistributable(rewriter, op, op.getType())))
       return failure();
-    Type type = getTypeConverter()->convertType(op.getType());
+    Type type = this->getTypeConverter()->convertType(op.getType());
     if (!type)
       return rewriter.notifyMatchFailure(op, "type does not convert");
-    rewriter.replaceOpWithNewOp<LLVM::FMAOp>(op, type, adaptor.getA(),
-                                             adaptor.getB(), adaptor.getC());
+    if constexpr (std::is_same_v<MathOp, math::FmaOp>)
+      rewriter.replaceOpWithNewOp<LLVM::FMAOp>(op, type, adaptor.getA(),
+                                               adaptor.getB(), adaptor.getC());
+    else
+      rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+          op, type, rewriter.getStringAttr(intrinsic), adaptor.getOperands());
     return success();
   }
+
+  std::string intrinsic;
 };
 
 /// arith.extf from and arith.truncf to an 8-bit float tile (f8E4M3FN,
@@ -300,7 +316,16 @@ void mlir::ism::populateElementwisePatterns(TileTypeConverter &converter,
                                             RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ElementwiseOpLowering, ConstantOpLowering, FastDivLowering,
-               FmaLowering, Float8ConversionLowering>(converter, ctx);
+               Float8ConversionLowering>(converter, ctx);
+  patterns.add<IntrinsicLowering<math::FmaOp>>(converter, ctx, "llvm.fma");
+  patterns.add<IntrinsicLowering<math::AbsFOp>>(converter, ctx, "llvm.fabs");
+  patterns.add<IntrinsicLowering<math::FloorOp>>(converter, ctx,
+                                                 "llvm.floor");
+  patterns.add<IntrinsicLowering<math::CeilOp>>(converter, ctx, "llvm.ceil");
+  patterns.add<IntrinsicLowering<math::TruncOp>>(converter, ctx,
+                                                 "llvm.trunc");
+  patterns.add<IntrinsicLowering<math::CopySignOp>>(converter, ctx,
+                                                    "llvm.copysign");
   const double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
   patterns.add<FastMathLowering<math::ExpOp>>(
       converter, ctx, "llvm.nvvm.ex2.approx.ftz.f", log2e, 1.0);

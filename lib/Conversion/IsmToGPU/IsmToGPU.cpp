@@ -338,9 +338,10 @@ struct ConvertIsmToGPUPass
       return !getElementTypeOrSelf(op->getResult(0).getType()).isF32() &&
              converter.isLegal(op);
     });
-    // fma always becomes llvm.intr.fma (FmaLowering), scalars too: left to
-    // the NVVM lowering it would be a libdevice call.
-    target.addIllegalOp<math::FmaOp>();
+    // These always become LLVM intrinsics (IntrinsicLowering), scalars too:
+    // left to the NVVM lowering they would be libdevice calls.
+    target.addIllegalOp<math::FmaOp, math::AbsFOp, math::FloorOp,
+                        math::CeilOp, math::TruncOp, math::CopySignOp>();
     target.markUnknownOpDynamicallyLegal(typesLegal);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);

@@ -421,3 +421,34 @@ ism.kernel @fma(%x: memref<?xf32>, %s: f32) {
   ism.store %r, %x[%c0] : tensor<256xf32> -> memref<?xf32>
   ism.return
 }
+
+// -----
+
+// absf, floor, ceil, trunc and copysign (FP8 quantization's amax, rounding)
+// on tiles and scalars become calls of their LLVM intrinsics (PTX abs,
+// cvt.rmi, cvt.rpi, cvt.rzi, copysign), not libdevice calls, which stay
+// unresolved where libdevice is not linked.
+// CHECK-LABEL: gpu.func @native_math
+// CHECK-NOT: __nv_
+// CHECK: llvm.call_intrinsic "llvm.fabs"({{.*}}) : (vector<{{[0-9]+}}xf32>) -> vector<{{[0-9]+}}xf32>
+// CHECK: llvm.call_intrinsic "llvm.floor"({{.*}}) : (vector<{{[0-9]+}}xf32>) -> vector<{{[0-9]+}}xf32>
+// CHECK: llvm.call_intrinsic "llvm.ceil"({{.*}}) : (vector<{{[0-9]+}}xf32>) -> vector<{{[0-9]+}}xf32>
+// CHECK: llvm.call_intrinsic "llvm.trunc"({{.*}}) : (vector<{{[0-9]+}}xf32>) -> vector<{{[0-9]+}}xf32>
+// CHECK: llvm.call_intrinsic "llvm.copysign"({{.*}}) : (vector<{{[0-9]+}}xf32>, vector<{{[0-9]+}}xf32>) -> vector<{{[0-9]+}}xf32>
+// CHECK: llvm.call_intrinsic "llvm.fabs"({{.*}}) : (f32) -> f32
+// CHECK-NOT: math.
+// CHECK: gpu.return
+ism.kernel @native_math(%x: memref<?xf32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %t = ism.load %x[%c0] : memref<?xf32> -> tensor<256xf32>
+  %a = math.absf %t : tensor<256xf32>
+  %f = math.floor %a : tensor<256xf32>
+  %c = math.ceil %f : tensor<256xf32>
+  %u = math.trunc %c : tensor<256xf32>
+  %g = math.copysign %u, %t : tensor<256xf32>
+  %sa = math.absf %s : f32
+  %ss = ism.splat %sa : f32 -> tensor<256xf32>
+  %r = arith.addf %g, %ss : tensor<256xf32>
+  ism.store %r, %x[%c0] : tensor<256xf32> -> memref<?xf32>
+  ism.return
+}
