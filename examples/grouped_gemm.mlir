@@ -135,8 +135,9 @@ ism.kernel @grouped(%x: memref<?x?xbf16>, %w: memref<?x?xbf16>,
   %mr = arith.index_cast %mrem : index to i32
   %nr = arith.index_cast %nrem : index to i32
   %ri = ism.range 0 to 128 : tensor<128xi32>
+  %ci = ism.range 0 to 128 : tensor<128xi32>
   %re = ism.expand_dims %ri axis = 1 : tensor<128xi32> -> tensor<128x1xi32>
-  %ce = ism.expand_dims %ri axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
+  %ce = ism.expand_dims %ci axis = 0 : tensor<128xi32> -> tensor<1x128xi32>
   %rb = ism.broadcast %re : tensor<128x1xi32> -> tensor<128x128xi32>
   %cb = ism.broadcast %ce : tensor<1x128xi32> -> tensor<128x128xi32>
   %ms = ism.splat %mr : i32 -> tensor<128x128xi32>
@@ -181,7 +182,8 @@ func.func @main(%x: memref<?x?xbf16>, %w: memref<?x?xbf16>,
   %n = arith.index_cast %N : index to i32
   ism.launch @plan grid(%T) (%counts, %rows, %ends, %wrows, %n)
       : (memref<?xi32>, memref<?xi32>, memref<?xi32>, memref<?xi32>, i32)
-  %gn = arith.ceildivui %N, %bm : index
+  %bn = arith.constant 128 : index
+  %gn = arith.ceildivui %N, %bn : index
   ism.launch @grouped grid(%T, %gn) (%x, %w, %y, %rows, %ends, %wrows)
       : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>, memref<?xi32>,
          memref<?xi32>, memref<?xi32>)
