@@ -77,10 +77,14 @@ def fp8_text(text=None):
     return text[:start] + kernel + host
 
 
-def variant(text, bn=128, warps=8, group=0):
+def variant(text, bn=128, warps=8, group=0, cluster_n=1):
     """The example (or fp8_text's) with BLOCK_N = bn columns of y a program,
-    `warps` warps, and with group > 0 a persistent grid walking the programs
-    in groups of `group` table slots (the GEMM's group_size)."""
+    `warps` warps, group > 0: the persistent grid walks the programs in
+    groups of `group` table slots (the GEMM's group_size; default 8),
+    cluster_n = 2: programs of the same slot and neighbouring columns run
+    as a cluster of two CTAs sharing the x tile (TMA multicast; a cluster
+    along the slots would share W tiles, which differ where experts
+    change)."""
     start = text.index("ism.kernel @grouped")
     end = text.index("func.func @main")
     kernel, host = text[start:end], text[end:]
@@ -95,8 +99,10 @@ def variant(text, bn=128, warps=8, group=0):
              f"tensor<{bn}xi32> -> tensor<1x{bn}xi32>"),
             ("tensor<1x128xi32> -> tensor", f"tensor<1x{bn}xi32> -> tensor"),
             ("attributes {num_warps = 8 : i32}",
-             "attributes {num_warps = %d : i32%s}" % (
-                 warps, f", group_size = {group} : i32" if group else ""))]
+             "attributes {num_warps = %d : i32%s%s}" % (
+                 warps, f", group_size = {group} : i32" if group else "",
+                 f", cluster_n = {cluster_n} : i32" if cluster_n > 1
+                 else ""))]
     # The W tile (bf16: 128 x 64, e4m3: 128 x 128) and its transpose.
     for k in (64, 128):
         for t in ("bf16", "f8E4M3FN"):
@@ -134,8 +140,9 @@ def main():
                              "FP8 grouped GEMM in PyTorch)")
     parser.add_argument("--configs", default="128x128w8",
                         help="kernel variants to time (the best counts): "
-                             "128 x BLOCK_N, warps, [g GROUP: persistent], "
-                             "e.g. 128x128w8,128x256w8g8")
+                             "128 x BLOCK_N, warps, [g GROUP: the persistent "
+                             "order's group], [c1x2: clusters of two along "
+                             "N], e.g. 128x128w8,128x256w8c1x2")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--reps", type=int, default=30)
     args = parser.parse_args()
@@ -150,12 +157,14 @@ def main():
         text = fp8_text(text)
     examples = {}
     for cfg in args.configs.split(","):
-        m = re.fullmatch(r"128x(\d+)w(\d+)(?:g(\d+))?", cfg)
+        m = re.fullmatch(r"128x(\d+)w(\d+)(?:g(\d+))?(?:c1x(\d))?", cfg)
         if not m:
-            parser.error(f"bad config '{cfg}': 128xBLOCK_NwWARPS[gGROUP]")
+            parser.error(f"bad config '{cfg}': "
+                         "128xBLOCK_NwWARPS[gGROUP][c1x2]")
         path = os.path.join(args.out, f"grouped_{args.dtype}_{cfg}.mlir")
         with open(path, "w") as f:
-            f.write(variant(text, int(m[1]), int(m[2]), int(m[3] or 0)))
+            f.write(variant(text, int(m[1]), int(m[2]), int(m[3] or 0),
+                            int(m[4] or 1)))
         examples[cfg] = path
     timer = Timer(args.warmup, args.reps)
     cases = [CASES[0], CASES[-1]] if args.quick else CASES
