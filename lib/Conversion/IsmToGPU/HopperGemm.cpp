@@ -1289,30 +1289,14 @@ struct WgmmaLoopLowering : IsmConversionPattern<scf::ForOp> {
             def && def->getBlock() == op.getBody())
           worklist.push_back(def);
     }
-    // What does not depend on the product (the scales' loads and their
-    // addresses) runs at the start of the step, before its barrier wait and
-    // wgmma: their latency then overlaps the tensor-core work instead of
-    // following `wgmma.wait_group 0`.
-    llvm::SmallPtrSet<Operation *, 16> afterProduct;
-    for (Operation &o : op.getBody()->without_terminator()) {
-      if (&o == dot.getOperation() ||
-          llvm::any_of(o.getOperands(), [&](Value v) {
-            Operation *def = v.getDefiningOp();
-            return (def && afterProduct.contains(def)) ||
-                   v == op.getRegionIterArg(0);
-          }))
-        afterProduct.insert(&o);
-    }
     rewriter.replaceOp(dot, product);
     rewriter.replaceAllUsesWith(op.getRegionIterArg(0),
                                 loop.getRegionIterArg(0));
     rewriter.replaceAllUsesWith(op.getInductionVar(), loop.getInductionVar());
-    Operation *stepStart = &loop.getBody()->front();
     for (Operation &o :
          llvm::make_early_inc_range(op.getBody()->without_terminator()))
       if (needed.contains(&o))
-        rewriter.moveOpBefore(&o, afterProduct.contains(&o) ? yield
-                                                            : stepStart);
+        rewriter.moveOpBefore(&o, yield);
     // The yield's tile operand converts with it (scf's structural types).
     rewriter.modifyOpInPlace(
         yield, [&] { yield->setOperand(0, promote->getResult(0)); });

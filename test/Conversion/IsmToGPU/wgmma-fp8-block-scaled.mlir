@@ -14,23 +14,19 @@
 // LAYOUT: arith.mulf %[[P]], {{.*}} : tensor<128x128xf32, #mma>
 // LAYOUT: arith.addf {{.*}} : tensor<128x128xf32, #mma>
 
-// The consumers' K loop: first the step's scale loads (they do not depend
-// on the product, so their latency overlaps the barrier wait and the
-// tensor-core work), then the step's four m64n128k32 from a zero
+// The consumers' K loop: the step's four m64n128k32 from a zero
 // accumulator, a wait for all of them (the product is needed now), the
-// stage freed at once, then the rest of the loop's own code: the scaling
-// and the add, on each thread's 64 registers.
+// stage freed at once, then the loop's own code: the scales' loads, the
+// scaling and the add, on each thread's 64 registers.
 // CHECK: nvvm.setmaxregister  increase
 // CHECK: scf.for
-// CHECK: memref.extract_aligned_pointer_as_index %arg3
-// CHECK: memref.extract_aligned_pointer_as_index %arg4
-// CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<64xf32>
 // CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: nvvm.mbarrier.arrive
-// CHECK-NOT: llvm.load
+// CHECK: memref.extract_aligned_pointer_as_index %arg3
+// CHECK: memref.extract_aligned_pointer_as_index %arg4
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<64xf32>
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<64xf32>
 // CHECK: arith.addf %{{.*}}, %{{.*}} : vector<64xf32>
