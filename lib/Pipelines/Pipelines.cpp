@@ -61,6 +61,9 @@ void mlir::ism::buildIsmToGPUPipeline(OpPassManager &pm,
   pm.addPass(createIsmCombine());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  IsmExpandIm2colOptions im2col;
+  im2col.chip = options.chip;
+  pm.addPass(createIsmExpandIm2col(im2col));
   IsmAssignLayoutsOptions layouts;
   layouts.numWarps = options.numWarps;
   pm.addPass(createIsmAssignLayouts(layouts));
@@ -194,7 +197,11 @@ static CompiledKernel getKernelInfo(gpu::GPUFuncOp func) {
   if (auto tma = func->getAttrOfType<ArrayAttr>("ism.tma")) {
     for (Attribute operand : tma) {
       ArrayRef<int64_t> v = cast<DenseI64ArrayAttr>(operand).asArrayRef();
-      info.tma.push_back({v[0], unsigned(v[1]), unsigned(v[2])});
+      CompiledKernel::TmaOperand &t = info.tma.emplace_back();
+      t.arg = v[0];
+      t.boxRows = unsigned(v[1]);
+      t.boxCols = unsigned(v[2]);
+      t.im2col.assign(v.begin() + 3, v.end());
     }
   }
   info.persistent = func->hasAttr("ism.persistent");

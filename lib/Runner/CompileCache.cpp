@@ -305,9 +305,11 @@ findNonUTF8String(const CompiledModule &compiled) {
 static json::Object toJSON(llvm::StringRef name, const CompiledKernel &kernel) {
   json::Array tma;
   for (const CompiledKernel::TmaOperand &operand : kernel.tma)
-    tma.push_back(json::Object{{"arg", operand.arg},
-                               {"box_rows", operand.boxRows},
-                               {"box_cols", operand.boxCols}});
+    tma.push_back(json::Object{
+        {"arg", operand.arg},
+        {"box_rows", operand.boxRows},
+        {"box_cols", operand.boxCols},
+        {"im2col", json::Array(operand.im2col)}});
   json::Value fused = nullptr;
   if (kernel.fused)
     fused = json::Object{{"policy", kernel.fused->policy},
@@ -497,6 +499,13 @@ struct EntryReader {
           !readUnsigned(*operand, "box_rows", operandPath, out.boxRows) ||
           !readUnsigned(*operand, "box_cols", operandPath, out.boxCols))
         return false;
+      if (const json::Array *im2col = operand->getArray("im2col"))
+        for (const json::Value &v : *im2col) {
+          std::optional<int64_t> i = v.getAsInteger();
+          if (!i)
+            return false;
+          out.im2col.push_back(*i);
+        }
     }
     const json::Value *fused = get(*object, "fused", path);
     return readBool(*object, "persistent", path, kernel.persistent) &&

@@ -516,9 +516,21 @@ llvm::Expected<uint64_t> GPULauncher::getTensorMap(
       return 0;
   if (dtype < 0 || buffer.ptr % 16 != 0)
     return 0;
+  // TMA's im2col mode: a rank-4 NHWC tensor (the corners and offsets it
+  // takes are 8 bits for two spatial dimensions).
+  bool im2col = !operand.im2col.empty();
+  if (im2col) {
+    if (rank != 4 || operand.im2col.size() != 8 ||
+        !driver.cuTensorMapEncodeIm2col)
+      return 0;
+    for (int64_t v : operand.im2col)
+      if (v < 0 || v > 127)
+        return 0;
+  }
   std::vector<uint64_t> key = {buffer.ptr, uint64_t(dtype), operand.boxRows,
                                operand.boxCols};
   key.insert(key.end(), dims, dims + rank);
+  key.insert(key.end(), operand.im2col.begin(), operand.im2col.end());
   constexpr size_t kMapBytes = 128;
   if (!tensorMapSlab.get()) {
     llvm::Expected<cuda::DeviceBuffer> slab =
@@ -551,7 +563,27 @@ llvm::Expected<uint64_t> GPULauncher::getTensorMap(
             .str());
   int swizzle = boxRowBytes == 128 ? cuda::kTensorMapSwizzle128B
                                    : cuda::kTensorMapSwizzle64B;
-  if (llvm::Error error = driver.check(
+  if (im2col) {
+    // The pixels walk the output positions: W from -pad to
+    // W - 1 + pad - dil (S - 1) and H likewise, `stride` apart; the
+    // instruction adds the tap (r dil, s dil). Corners and strides are
+    // W's first.
+    llvm::ArrayRef<int64_t> c = operand.im2col; // R S sh sw ph pw dh dw
+    int lower[2] = {int(-c[5]), int(-c[4])};
+    int upper[2] = {int(c[5] - c[7] * (c[1] - 1)),
+                    int(c[4] - c[6] * (c[0] - 1))};
+    uint32_t traversal[4] = {1, uint32_t(c[3]), uint32_t(c[2]), 1};
+    if (c[2] > 8 || c[3] > 8) // TMA's traversal strides go up to 8
+      return 0;
+    if (llvm::Error error = driver.check(
+            driver.cuTensorMapEncodeIm2col(
+                map, dtype, rank, reinterpret_cast<void *>(buffer.ptr), dims,
+                strides, lower, upper, operand.boxCols, operand.boxRows,
+                traversal, /*interleave=*/0, swizzle,
+                cuda::kTensorMapL2Promotion256B, /*oobFill=*/0),
+            "cuTensorMapEncodeIm2col"))
+      return std::move(error);
+  } else if (llvm::Error error = driver.check(
           driver.cuTensorMapEncodeTiled(
               map, dtype, rank, reinterpret_cast<void *>(buffer.ptr), dims,
               strides, box, elementStrides, /*interleave=*/0, swizzle,

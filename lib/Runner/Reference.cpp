@@ -272,6 +272,7 @@ private:
   llvm::Error executeIsm(Operation *op);
   llvm::Error executeSCF(Operation *op);
   llvm::Error executeMemory(Operation *op);
+  llvm::Error executeIm2col(Im2colOp op);
   llvm::Error executeCombiner(Operation *op, bool isScan);
 
   const Val &get(Value v) {
@@ -893,6 +894,8 @@ llvm::Error Interpreter::executeSCF(Operation *op) {
 llvm::Error Interpreter::executeIsm(Operation *op) {
   if (isa<LoadOp, StoreOp, GatherOp, ScatterOp, AtomicRMWOp>(op))
     return executeMemory(op);
+  if (auto im2col = dyn_cast<Im2colOp>(op))
+    return executeIm2col(im2col);
   if (isa<ReduceOp>(op))
     return executeCombiner(op, /*isScan=*/false);
   if (isa<ScanOp>(op))
@@ -1104,6 +1107,40 @@ llvm::Error Interpreter::executeCombiner(Operation *op, bool isScan) {
   }
   for (auto [result, value] : llvm::zip(op->getResults(), results))
     set(result, std::move(value));
+  return llvm::Error::success();
+}
+
+/// ism.im2col by its definition: row i is output pixel m0 + i, column j
+/// channel c0 + j of the input pixel tap (r, s) reads, zero outside.
+llvm::Error Interpreter::executeIm2col(Im2colOp op) {
+  const RefBuffer &buffer = buffers[get(op.getBase()).buffer];
+  if (buffer.shape.size() != 4)
+    return fail(op, "reads a rank-4 buffer");
+  int64_t N = buffer.shape[0], H = buffer.shape[1], W = buffer.shape[2],
+          C = buffer.shape[3];
+  ArrayRef<int64_t> filter = op.getFilter(), stride = op.getStride(),
+                    pad = op.getPadding(), dil = op.getDilation();
+  int64_t P = (H + 2 * pad[0] - dil[0] * (filter[0] - 1) - 1) / stride[0] + 1;
+  int64_t Q = (W + 2 * pad[1] - dil[1] * (filter[1] - 1) - 1) / stride[1] + 1;
+  int64_t m0 = get(op.getPixel()).i[0], c0 = get(op.getChannel()).i[0];
+  int64_t r = get(op.getR()).i[0], s = get(op.getS()).i[0];
+  Val out = makeVal(op.getType());
+  forEachIndex(out.shape, [&](int64_t linear, llvm::ArrayRef<int64_t> idx) {
+    int64_t m = m0 + idx[0], c = c0 + idx[1];
+    double v = 0;
+    if (P > 0 && Q > 0 && m >= 0 && m < N * P * Q && c >= 0 && c < C) {
+      int64_t n = m / (P * Q), p = (m / Q) % P, q = m % Q;
+      int64_t h = p * stride[0] - pad[0] + r * dil[0];
+      int64_t w = q * stride[1] - pad[1] + s * dil[1];
+      if (h >= 0 && h < H && w >= 0 && w < W)
+        v = buffer.data[((n * H + h) * W + w) * C + c];
+    }
+    if (out.isInt)
+      out.i[linear] = int64_t(v);
+    else
+      out.f[linear] = v;
+  });
+  set(op.getResult(), std::move(out));
   return llvm::Error::success();
 }
 

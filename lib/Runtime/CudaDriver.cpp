@@ -156,6 +156,7 @@ std::string Driver::load(Driver &driver) {
              entry.symbol + "; the driver is too old";
 
   resolve(library, "cuTensorMapEncodeTiled", driver.cuTensorMapEncodeTiled);
+  resolve(library, "cuTensorMapEncodeIm2col", driver.cuTensorMapEncodeIm2col);
   resolve(library, "cuOccupancyMaxActiveClusters",
           driver.cuOccupancyMaxActiveClusters);
   resolve(library, "cuLaunchKernelEx", driver.cuLaunchKernelEx);

@@ -79,13 +79,18 @@ struct CompiledKernel {
   /// A tile the kernel loads with TMA: the kernel argument (a row-major
   /// memref of rank 2 to 5; -1 when it is not an argument) and the box
   /// (rows x columns of the last two dimensions, one index of each leading
-  /// one). The
+  /// one; or, in im2col mode, pixels x channels). The
   /// launcher appends one i64 parameter per operand: the device address of
   /// the operand's CUtensorMap, or 0 when none can describe it (the kernel
   /// then copies that operand without TMA).
   struct TmaOperand {
     int64_t arg = -1;
     unsigned boxRows = 0, boxCols = 0;
+    /// Empty for a tile; for TMA's im2col mode (an ism.im2col A tile of an
+    /// NHWC memref: boxRows output pixels by boxCols channels) the
+    /// convolution: filter R, S, stride, padding and dilation (each along
+    /// H, then W).
+    llvm::SmallVector<int64_t, 8> im2col;
   };
   std::vector<TmaOperand> tma;
   /// The kernel loops over its programs (a persistent grid): the launcher

@@ -163,6 +163,13 @@ public:
                                      const uint64_t *, const uint64_t *,
                                      const uint32_t *, const uint32_t *, int,
                                      int, int, int) = nullptr;
+  /// Optional, as cuTensorMapEncodeTiled: a tensor map of TMA's im2col mode
+  /// (convolutions' input pixels).
+  CUresult (*cuTensorMapEncodeIm2col)(void *, int, uint32_t, void *,
+                                      const uint64_t *, const uint64_t *,
+                                      const int *, const int *, uint32_t,
+                                      uint32_t, const uint32_t *, int, int,
+                                      int, int) = nullptr;
   CUresult (*cuOccupancyMaxActiveClusters)(int *, CUfunction,
                                            const CUlaunchConfig *) = nullptr;
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,

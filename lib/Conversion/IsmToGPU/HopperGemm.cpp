@@ -352,6 +352,115 @@ void copyTileByElements(OpBuilder &b, Location loc, Value memref, Value o0,
       });
 }
 
+/// A convolution's sizes, for an ism.im2col read by the producer: the
+/// input's N, H, W, C and the output's P, Q (index values), and the op's
+/// filter, stride, padding and dilation.
+struct Im2colGeometry {
+  Value n, h, w, c, p, q;
+  ArrayRef<int64_t> filter, stride, pad, dil;
+
+  Im2colGeometry(OpBuilder &b, Location loc, Im2colOp op, Value memref)
+      : filter(op.getFilter()), stride(op.getStride()), pad(op.getPadding()),
+        dil(op.getDilation()) {
+    n = memref::DimOp::create(b, loc, memref, 0);
+    h = memref::DimOp::create(b, loc, memref, 1);
+    w = memref::DimOp::create(b, loc, memref, 2);
+    c = memref::DimOp::create(b, loc, memref, 3);
+    p = outSize(b, loc, h, 0);
+    q = outSize(b, loc, w, 1);
+  }
+
+  /// (H + 2 pad - dil (R - 1) - 1) / stride + 1, and for W.
+  Value outSize(OpBuilder &b, Location loc, Value in, unsigned d) {
+    Value span = arith::AddIOp::create(
+        b, loc, in,
+        indexConstant(b, loc, 2 * pad[d] - dil[d] * (filter[d] - 1) - 1));
+    Value q = arith::FloorDivSIOp::create(b, loc, span,
+                                          indexConstant(b, loc, stride[d]));
+    return arith::AddIOp::create(b, loc, q, indexConstant(b, loc, 1));
+  }
+
+  /// Output pixel m's image and its window's first input row and column
+  /// (p * stride - pad, q * stride - pad: negative in the padding).
+  std::array<Value, 3> window(OpBuilder &b, Location loc, Value m) {
+    Value one = indexConstant(b, loc, 1);
+    Value pq = arith::MaxSIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, p, q), one);
+    Value qd = arith::MaxSIOp::create(b, loc, q, one);
+    Value img = arith::DivUIOp::create(b, loc, m, pq);
+    Value in = arith::RemUIOp::create(b, loc, m, pq);
+    Value row = arith::DivUIOp::create(b, loc, in, qd);
+    Value col = arith::RemUIOp::create(b, loc, in, qd);
+    auto start = [&](Value out, unsigned d) -> Value {
+      return arith::SubIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, out, indexConstant(b, loc, stride[d])),
+          indexConstant(b, loc, pad[d]));
+    };
+    return {img, start(row, 0), start(col, 1)};
+  }
+};
+
+/// Copies ism.im2col's [rows, cols] tile for output pixels m0.. and
+/// channels c0.. of tap (r, s) into the ring at `dst`, element by element
+/// (zeros in the padding, past the last pixel and past C), spread over the
+/// producer's `threads` threads: where no tensor map describes the input.
+void copyIm2colByElements(OpBuilder &b, Location loc, Value memref,
+                          Im2colGeometry &g, Value m0, Value c0, Value r,
+                          Value s, int64_t rows, int64_t cols, Value dst,
+                          Value ptid, int64_t threads) {
+  auto type = cast<MemRefType>(memref.getType());
+  unsigned elementBytes = type.getElementTypeBitWidth() / 8;
+  Type elementType = b.getIntegerType(type.getElementTypeBitWidth());
+  Value pixels = arith::MulIOp::create(
+      b, loc, g.n, arith::MulIOp::create(b, loc, g.p, g.q));
+  Value dh = arith::MulIOp::create(b, loc, r, indexConstant(b, loc, g.dil[0]));
+  Value dw = arith::MulIOp::create(b, loc, s, indexConstant(b, loc, g.dil[1]));
+  scf::ForOp::create(
+      b, loc, ptid, indexConstant(b, loc, rows * cols),
+      indexConstant(b, loc, threads), ValueRange{},
+      [&](OpBuilder &lb, Location l, Value e, ValueRange) {
+        Value row =
+            arith::DivUIOp::create(lb, l, e, indexConstant(lb, l, cols));
+        Value col =
+            arith::RemUIOp::create(lb, l, e, indexConstant(lb, l, cols));
+        Value m = arith::AddIOp::create(lb, l, m0, row);
+        Value c = arith::AddIOp::create(lb, l, c0, col);
+        auto [img, h0, w0] = g.window(lb, l, m);
+        Value h = arith::AddIOp::create(lb, l, h0, dh);
+        Value w = arith::AddIOp::create(lb, l, w0, dw);
+        Value zero = indexConstant(lb, l, 0);
+        auto within = [&](Value v, Value hi) -> Value {
+          return arith::AndIOp::create(
+              lb, l,
+              arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge, v, zero),
+              arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt, v, hi));
+        };
+        Value inside = arith::AndIOp::create(
+            lb, l,
+            arith::AndIOp::create(lb, l, within(m, pixels), within(c, g.c)),
+            arith::AndIOp::create(lb, l, within(h, g.h), within(w, g.w)));
+        auto ifOp = scf::IfOp::create(
+            lb, l, inside,
+            [&](OpBuilder &tb, Location tl) {
+              Value v = memref::LoadOp::create(tb, tl, memref,
+                                               ValueRange{img, h, w, c});
+              v = arith::BitcastOp::create(tb, tl, elementType, v);
+              scf::YieldOp::create(tb, tl, v);
+            },
+            [&](OpBuilder &eb, Location el) {
+              Value v = arith::ConstantOp::create(eb, el, elementType,
+                                                  eb.getZeroAttr(elementType));
+              scf::YieldOp::create(eb, el, v);
+            });
+        Value offset =
+            swizzledOffset(lb, l, row, col, rows, elementBytes, 128);
+        LLVM::StoreOp::create(lb, l, ifOp.getResult(0),
+                              sharedAt(lb, l, dst, offset));
+        scf::YieldOp::create(lb, l);
+      });
+}
+
 /// Builds the producer's program into the block at `b`'s insertion point:
 /// the slices of the consumers' program that compute the K loop's bounds
 /// and the tile offsets, then a K loop that fills the ring. Returns the
@@ -395,8 +504,21 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
       o.push_back(map.lookupOrDefault(v));
     return o;
   };
-  SmallVector<Value> oa = offsets(dl.loadA), ob = offsets(dl.loadB);
+  // An im2col A: its output pixel and channel offsets, its tap.
+  Im2colOp im2col = dl.im2colA;
+  SmallVector<Value> oa =
+      im2col ? SmallVector<Value>{map.lookupOrDefault(im2col.getPixel()),
+                                  map.lookupOrDefault(im2col.getChannel())}
+             : offsets(dl.loadA);
+  SmallVector<Value> ob = offsets(dl.loadB);
   int64_t elementBytes = p.elementType.getIntOrFloatBitWidth() / 8;
+  std::optional<Im2colGeometry> geometry;
+  Value tapR, tapS;
+  if (im2col) {
+    geometry.emplace(b, loc, im2col, map.lookupOrDefault(im2col.getBase()));
+    tapR = map.lookupOrDefault(im2col.getR());
+    tapS = map.lookupOrDefault(im2col.getS());
+  }
   if (useTMA) {
     NVVM::MBarrierArriveExpectTxOp::create(
         b, loc, Type(), full, i32Const(b, loc, p.stageBytes()),
@@ -435,9 +557,35 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
           ValueRange{}, mask, Value(), NVVM::TMALoadMode::TILE, false,
           NVVM::CTAGroupKindAttr(), Value());
     };
+    // An im2col A: one box of blockM output pixels by 128 bytes of
+    // channels, from the window of the first pixel, the tap as the
+    // im2col offsets (W's first, as the coordinates).
+    auto loadIm2col = [&](Value desc, Value dst) {
+      Value descPtr = LLVM::IntToPtrOp::create(b, loc, ptrType, desc);
+      auto [img, h0, w0] = geometry->window(b, loc, oa[0]);
+      auto offset16 = [&](Value tap, int64_t dil) -> Value {
+        Value v =
+            arith::MulIOp::create(b, loc, tap, indexConstant(b, loc, dil));
+        return arith::IndexCastOp::create(b, loc, b.getI16Type(), v);
+      };
+      Value clusterDst = LLVM::AddrSpaceCastOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
+          sharedPointer(b, loc, dst));
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, loc, clusterDst, descPtr,
+          ValueRange{toI32(b, loc, oa[1]), toI32(b, loc, w0),
+                     toI32(b, loc, h0), toI32(b, loc, img)},
+          full,
+          ValueRange{offset16(tapS, geometry->dil[1]),
+                     offset16(tapR, geometry->dil[0])},
+          Value(), Value(), NVVM::TMALoadMode::IM2COL, false,
+          NVVM::CTAGroupKindAttr(), Value());
+    };
     // A K-major tile is one box of `mn` rows; an MN-major one a box per
     // rowBytes of columns, each blockK rows.
     auto loadTile = [&](Value desc, Value base, ArrayRef<Value> o, bool isA) {
+      if (isA && im2col)
+        return loadIm2col(desc, base);
       bool mnMajor = isA ? p.aMNMajor : !p.bKMajor;
       int64_t mn = isA ? p.blockM : p.blockN;
       int64_t rowBytes = isA ? p.aRowBytes() : p.bRowBytes();
@@ -463,7 +611,13 @@ scf::ForOp buildProducerLoop(OpBuilder &b, Location loc, DotLoop dl,
                          o[1], mnMajor ? p.blockK : mn, mnMajor ? mn : p.blockK,
                          base, ptid, 128, rowBytes);
     };
-    copyTile(dl.loadA, stageBase, oa, p.aMNMajor, p.blockM, p.aRowBytes());
+    if (im2col)
+      copyIm2colByElements(b, loc, map.lookupOrDefault(im2col.getBase()),
+                           *geometry, oa[0], oa[1], tapR, tapS, p.blockM,
+                           p.blockK, stageBase, ptid, 128);
+    else
+      copyTile(dl.loadA, stageBase, oa, p.aMNMajor, p.blockM,
+               p.aRowBytes());
     copyTile(dl.loadB, bBase, ob, !p.bKMajor, p.blockN, p.bRowBytes());
     // The generic-proxy writes must be visible to wgmma's async proxy.
     fenceAsyncProxy(b, loc);
@@ -628,6 +782,10 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
            << p.clusterM << "x" << p.clusterN
            << " cluster is not one this lowering builds (1x1, 2x1 or 1x2, "
               "with the shared tile's rows a multiple of 16)";
+  if (dl.im2colA && p.multicastA())
+    return dl.loop.emitOpError(
+        "an ism.im2col A tile is not shared across a cluster (cluster_n = "
+        "2); use cluster_m = 2, which shares the filter tile");
   p.clusterK = config.clusterK;
   if (p.clusterK != 1) {
     if (p.clusterK != 2 || p.clusterM * p.clusterN != 1 ||
@@ -654,8 +812,8 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   llvm::SetVector<Operation *> slice;
   SmallVector<Value> roots = {dl.loop.getLowerBound(), dl.loop.getUpperBound(),
                               dl.loop.getStep()};
-  for (LoadOp load : {dl.loadA, dl.loadB})
-    for (Value v : load->getOperands())
+  for (Operation *read : {dl.getAReader(), dl.loadB.getOperation()})
+    for (Value v : read->getOperands())
       roots.push_back(v);
   for (Value root : roots) {
     if (auto arg = dyn_cast<BlockArgument>(root)) {
@@ -762,11 +920,23 @@ LogicalResult mlir::ism::prepareWarpSpecializedProgram(
   // added after its TMA descriptors.
   unsigned numArgs = func.getNumArguments() - config.hiddenAfterTma;
   SmallVector<Attribute> tma;
-  for (LoadOp load : {dl.loadA, dl.loadB}) {
-    auto arg = dyn_cast<BlockArgument>(load.getBase());
+  for (Operation *read : {dl.getAReader(), dl.loadB.getOperation()}) {
+    auto arg = dyn_cast<BlockArgument>(read->getOperand(0));
     int64_t index =
         arg && arg.getOwner() == funcEntry ? arg.getArgNumber() : -1;
-    bool isA = load == dl.loadA;
+    bool isA = read == dl.getAReader();
+    if (isA && dl.im2colA) {
+      // TMA's im2col mode: blockM pixels of 128 bytes of channels; the
+      // runtime takes the convolution from the rest.
+      Im2colOp op = dl.im2colA;
+      SmallVector<int64_t> v = {index, p.blockM,
+                                p.aRowBytes() / elementBytes};
+      for (ArrayRef<int64_t> a : {op.getFilter(), op.getStride(),
+                                  op.getPadding(), op.getDilation()})
+        v.append(a.begin(), a.end());
+      tma.push_back(b.getDenseI64ArrayAttr(v));
+      continue;
+    }
     int64_t rows = p.boxRows(isA);
     // A multicast tile is loaded in halves, one by each CTA of the pair.
     if (isA ? p.multicastA() : p.multicastB())

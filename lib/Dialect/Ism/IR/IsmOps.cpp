@@ -562,6 +562,40 @@ LogicalResult GatherOp::verify() {
   return verifyPadding(*this, getPadding(), getType());
 }
 
+LogicalResult Im2colOp::verify() {
+  MemRefType base = getBase().getType();
+  RankedTensorType tile = getType();
+  if (base.getRank() != 4)
+    return emitOpError("reads an NHWC activation tensor (a rank-4 memref), "
+                       "got ")
+           << base;
+  if (tile.getRank() != 2)
+    return emitOpError("result is a 2-D tile (output pixels x channels), "
+                       "got ")
+           << tile;
+  if (tile.getElementType() != base.getElementType())
+    return emitOpError("result element type ")
+           << tile.getElementType() << " differs from the memref's "
+           << base.getElementType();
+  auto check = [&](StringRef name, ArrayRef<int64_t> values,
+                   int64_t min) -> LogicalResult {
+    if (values.size() != 2)
+      return emitOpError(name) << " takes two values (along H and W), got "
+                               << values.size();
+    for (int64_t v : values)
+      if (v < min || v > 65535)
+        return emitOpError(name) << " values must be from " << min
+                                 << " to 65535, got " << v;
+    return success();
+  };
+  if (failed(check("filter", getFilter(), 1)) ||
+      failed(check("stride", getStride(), 1)) ||
+      failed(check("padding", getPadding(), 0)) ||
+      failed(check("dilation", getDilation(), 1)))
+    return failure();
+  return success();
+}
+
 RankedTensorType AsyncGatherOp::getTileType() {
   auto index = cast<RankedTensorType>(getIndices().front().getType());
   return RankedTensorType::get(index.getShape(),

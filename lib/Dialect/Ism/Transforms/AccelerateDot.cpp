@@ -96,9 +96,23 @@ std::string checkWgmmaTiles(DotLoop loop) {
            "f32 accumulator";
   }
   for (LoadOp load : {loop.loadA, loop.loadB}) {
+    if (!load)
+      continue;
     auto memref = cast<MemRefType>(load.getBase().getType());
     if (memref.getElementType() != load.getType().getElementType())
       return "A and B must be loaded from memrefs of the input type";
+  }
+  if (loop.im2colA) {
+    // TMA's im2col mode: a box of pixels by 128 bytes of channels.
+    if (isFloat8(a))
+      return "ism.im2col feeds f16 or bf16 K loops";
+    if (loop.getATileType().getDimSize(1) * a.getIntOrFloatBitWidth() / 8 !=
+        128)
+      return "an ism.im2col A tile is 128 bytes of channels wide (64 f16 or "
+             "bf16)";
+    if (loop.getATileType().getDimSize(0) > 256)
+      return "an ism.im2col A tile has at most 256 output pixels (TMA's "
+             "im2col box)";
   }
   return "";
 }
@@ -275,6 +289,8 @@ std::string checkMmaSync(DotLoop loop, unsigned numWarps, unsigned &warpsM,
   if (loop.transA || loop.transB)
     return "the mma.sync K loop reads A and B as they are loaded (a "
            "transposed tile is a product of its own)";
+  if (loop.im2colA)
+    return "ism.im2col feeds wgmma K loops only";
   Type in = loop.dot.getA().getType().getElementType();
   for (LoadOp load : {loop.loadA, loop.loadB}) {
     auto memref = cast<MemRefType>(load.getBase().getType());
@@ -401,7 +417,14 @@ struct IsmAccelerateDotPass
                 "attribute (swap when only the swapped product fits wgmma)";
     if (attr && attr.getInt() == 0)
       return loop;
-    // A promoted loop's scaling is written for C, not C^T.
+    // A promoted loop's scaling is written for C, not C^T; an im2col A is
+    // read by TMA's im2col mode as wgmma's A.
+    if (loop.im2colA) {
+      if (attr)
+        return loop.dot.emitOpError(
+            "swap_ab = 1: a K loop whose A is an ism.im2col is not swapped");
+      return loop;
+    }
     if (loop.promote) {
       if (attr)
         return loop.dot.emitOpError(
@@ -547,6 +570,10 @@ struct IsmAccelerateDotPass
                                        {16, unsigned(n / warpsN), instrK}));
       return true;
     }
+    if (loop.im2colA)
+      return loop.dot.emitOpError("a K loop whose A is an ism.im2col runs on "
+                                  "wgmma only: ")
+             << why;
     if (loop.promote)
       return loop.dot.emitOpError("a K loop that scales each step's product "
                                   "before adding it (block scales) runs on "
@@ -577,8 +604,9 @@ struct IsmAccelerateDotPass
 
     // A and B live in swizzled shared memory; a transposed tile is the
     // same memory read the other way.
-    for (LoadOp load : {loop.loadA, loop.loadB})
-      load.getResult().setType(withEncoding(load.getType(), shared));
+    for (Operation *read : {loop.getAReader(), loop.loadB.getOperation()})
+      read->getResult(0).setType(withEncoding(
+          cast<RankedTensorType>(read->getResult(0).getType()), shared));
     auto sharedTransposed = SharedEncodingAttr::get(ctx, 8, 1, 8, {0, 1});
     for (Value operand : {loop.dot.getA(), loop.dot.getB()})
       if (auto trans = operand.getDefiningOp<TransOp>())

@@ -74,11 +74,18 @@ std::optional<DotLoop> mlir::ism::matchDotLoop(DotOp dot) {
     }
     return operand.getDefiningOp<LoadOp>();
   };
-  DotLoop match{loop, dot, LoadOp(), LoadOp(), index};
+  DotLoop match{loop, dot, LoadOp(), LoadOp(), Im2colOp(), index};
   match.promote = promote;
-  match.loadA = operandLoad(dot.getA(), match.transA);
+  match.im2colA = dot.getA().getDefiningOp<Im2colOp>();
+  if (match.im2colA && (match.im2colA->getBlock() != loop.getBody() ||
+                        !match.im2colA->hasOneUse()))
+    return std::nullopt;
+  if (!match.im2colA)
+    match.loadA = operandLoad(dot.getA(), match.transA);
   match.loadB = operandLoad(dot.getB(), match.transB);
   for (LoadOp load : {match.loadA, match.loadB}) {
+    if (!load && load == match.loadA && match.im2colA)
+      continue;
     if (!load || load->getBlock() != loop.getBody() || load.getMask() ||
         load.getPaddingAttr() || !load->hasOneUse() ||
         cast<MemRefType>(load.getBase().getType()).getRank() != 2)
@@ -96,7 +103,7 @@ SmallVector<DotLoop> mlir::ism::getAcceleratedDotLoops(Operation *op) {
     // operands stay in registers is lowered by itself.
     std::optional<DotLoop> loop = matchDotLoop(dot);
     if (loop && isa_and_nonnull<SharedEncodingAttr>(
-                    loop->loadA.getType().getEncoding()))
+                    loop->getATileType().getEncoding()))
       loops.push_back(*loop);
   });
   return loops;

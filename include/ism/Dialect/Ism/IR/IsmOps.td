@@ -334,6 +334,49 @@ def Ism_GatherOp : Ism_Op<"gather", [Ism_TileShaped, AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
+def Ism_Im2colOp : Ism_Op<"im2col", [Ism_TileShaped]> {
+  let summary = "Reads a convolution's implicit-GEMM A tile from NHWC input";
+  let description = [{
+    The rows of an implicit GEMM's A matrix for one filter tap: `base` is
+    an activation tensor in NHWC order (N x H x W x C); output pixel `m`
+    (row `m` of the GEMM, pixels in N, P, Q order) of a convolution with
+    filter size `filter` (R, S), `stride`, `padding` and `dilation` (each
+    [along H, along W]) reads, for tap (`r`, `s`), input pixel
+
+        n = m / (P * Q), p = (m / Q) mod P, q = m mod Q,
+        h = p * stride[0] - padding[0] + r * dilation[0],
+        w = q * stride[1] - padding[1] + s * dilation[1],
+
+    with P = (H + 2 * padding[0] - dilation[0] * (R - 1) - 1) / stride[0] + 1
+    and Q likewise from W. Element (i, j) of the result is
+    `base[n, h, w, c0 + j]` for output pixel `m0 + i`, or zero where that
+    pixel is past the last (m >= N * P * Q), falls in the padding (h or w
+    outside the input) or the channel is past C. A K loop over the taps
+    and channel blocks of C multiplies such tiles with the filter's
+    (KRSC, K x R*S*C) tiles: a convolution as a GEMM without materialising
+    im2col. On sm_90a the K loop's wgmma producer reads it with TMA's
+    im2col mode; elsewhere it is an `ism.gather`.
+
+    ```mlir
+    %a = ism.im2col %x[%m0, %c0] tap [%r, %s] {filter = array<i64: 3, 3>,
+        stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+        dilation = array<i64: 1, 1>} : memref<?x?x?x?xbf16>
+        -> tensor<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins Arg<Ism_GlobalMemRef, "", [MemRead]>:$base,
+                       Index:$pixel, Index:$channel, Index:$r, Index:$s,
+                       DenseI64ArrayAttr:$filter, DenseI64ArrayAttr:$stride,
+                       DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilation);
+  let results = (outs Ism_Tile:$result);
+  let assemblyFormat = [{
+    $base `[` $pixel `,` $channel `]` `tap` `[` $r `,` $s `]` attr-dict `:`
+    type($base) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Ism_ScatterOp : Ism_Op<"scatter", [Ism_TileShaped, AttrSizedOperandSegments,
     TypesMatchWith<"mask is an i1 tile shaped like the value", "value",
                    "mask", "::mlir::ism::getMaskType($_self)",

@@ -141,6 +141,9 @@ struct DotLoop {
   /// `transA` / `transB`, the source of the ism.trans that is the operand
   /// (A loaded as a [K, M] tile, B as an [N, K] tile).
   LoadOp loadA, loadB;
+  /// A convolution's K loop: A is this ism.im2col (not transposed) and
+  /// loadA is null.
+  Im2colOp im2colA;
   /// Position of the accumulator among the loop's iter_args.
   unsigned accIndex;
   bool transA = false, transB = false;
@@ -149,6 +152,17 @@ struct DotLoop {
   /// product after elementwise math (its scaling), is what the loop
   /// yields; null when the dot updates the accumulator itself.
   Operation *promote = nullptr;
+
+  /// The op that reads A (loadA or im2colA), its tile and its memref.
+  Operation *getAReader() {
+    return im2colA ? im2colA.getOperation() : loadA.getOperation();
+  }
+  RankedTensorType getATileType() {
+    return cast<RankedTensorType>(getAReader()->getResult(0).getType());
+  }
+  Value getABase() {
+    return im2colA ? im2colA.getBase() : loadA.getBase();
+  }
 };
 
 /// Matches the K loop around `dot`: the accumulator is an iter_arg that the
@@ -156,7 +170,8 @@ struct DotLoop {
 /// starts from a zero tile and the loop yields `acc + g(dot)`, g a chain of
 /// single-use elementwise ops (e.g. `dot * scales`); A and B are unmasked
 /// 2-D loads of 2-D memrefs in the loop body, used only by the dot, each
-/// directly or through an ism.trans (order [1, 0]) used only by the dot.
+/// directly or through an ism.trans (order [1, 0]) used only by the dot;
+/// or A is an ism.im2col in the loop body used only by the dot.
 std::optional<DotLoop> matchDotLoop(DotOp dot);
 
 /// Marks a K loop whose product ism-accelerate-dot swapped (swap-AB: the

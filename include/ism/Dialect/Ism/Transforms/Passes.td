@@ -87,6 +87,25 @@ def IsmRemoveLayoutConversions : Pass<"ism-remove-layout-conversions"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def IsmExpandIm2col : Pass<"ism-expand-im2col", "::mlir::ModuleOp"> {
+  let summary = "Turn the ism.im2col ops wgmma does not read into gathers";
+  let description = [{
+    Runs before layouts are assigned. An `ism.im2col` that is the A
+    operand of a tensor-core K loop on `sm_90a` (`matchDotLoop`) stays: the
+    K loop's producer reads it with TMA's im2col mode (or, where no tensor
+    map describes the input, element by element). Every other one becomes
+    its definition in tile ops: the output pixels' and channels' index
+    tiles (`ism.range`, `ism.expand_dims`, `ism.broadcast`), the input
+    coordinates computed from them, and an `ism.gather` masked to the
+    pixels that exist (coordinates in the padding read zero).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "The target chip (sm_80, sm_90a, ...): im2col feeds wgmma on "
+           "sm_90a only">,
+  ];
+}
+
 def IsmAccelerateDot : Pass<"ism-accelerate-dot", "::mlir::ModuleOp"> {
   let summary = "Put ism.dot K loops on tensor cores: choose the instruction and the layouts";
   let description = [{
