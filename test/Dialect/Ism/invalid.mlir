@@ -927,3 +927,36 @@ ism.kernel @atomic_sem(%x: memref<?xi32>) {
   %o = ism.atomic_rmw add %x[%idx], %idx sem = seq_cst : memref<?xi32>[tensor<16xi32>], tensor<16xi32>
   ism.return
 }
+
+// -----
+
+ism.kernel @im2col_rank(%x: memref<?x?x?xbf16>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{reads an NHWC activation tensor (a rank-4 memref)}}
+  %a = ism.im2col %x[%c0, %c0] tap [%c0, %c0] {filter = array<i64: 3, 3>,
+      stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>} : memref<?x?x?xbf16> -> tensor<128x64xbf16>
+  ism.return
+}
+
+// -----
+
+ism.kernel @im2col_stride(%x: memref<?x?x?x?xbf16>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{stride values must be from 1 to 65535, got 0}}
+  %a = ism.im2col %x[%c0, %c0] tap [%c0, %c0] {filter = array<i64: 3, 3>,
+      stride = array<i64: 0, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>} : memref<?x?x?x?xbf16> -> tensor<128x64xbf16>
+  ism.return
+}
+
+// -----
+
+ism.kernel @im2col_filter(%x: memref<?x?x?x?xbf16>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{filter takes two values (along H and W), got 1}}
+  %a = ism.im2col %x[%c0, %c0] tap [%c0, %c0] {filter = array<i64: 3>,
+      stride = array<i64: 1, 1>, padding = array<i64: 1, 1>,
+      dilation = array<i64: 1, 1>} : memref<?x?x?x?xbf16> -> tensor<128x64xbf16>
+  ism.return
+}

@@ -52,7 +52,8 @@ void expand(Im2colOp op) {
     return arith::IndexCastOp::create(b, loc, i32, index);
   };
   auto dim = [&](int64_t d) -> Value {
-    return toI32(memref::DimOp::create(b, loc, op.getBase(), d));
+    Value index = arith::ConstantIndexOp::create(b, loc, d);
+    return toI32(memref::DimOp::create(b, loc, op.getBase(), index));
   };
   auto splat = [&](Value scalar) -> Value {
     return SplatOp::create(b, loc, tileOf(i32), scalar);

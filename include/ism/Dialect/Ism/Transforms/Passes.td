@@ -104,6 +104,8 @@ def IsmExpandIm2col : Pass<"ism-expand-im2col", "::mlir::ModuleOp"> {
            "The target chip (sm_80, sm_90a, ...): im2col feeds wgmma on "
            "sm_90a only">,
   ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def IsmAccelerateDot : Pass<"ism-accelerate-dot", "::mlir::ModuleOp"> {
