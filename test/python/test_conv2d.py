@@ -16,13 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import conv2d  # noqa: E402
-
-
-def bf16(a):
-    """(bit patterns as uint16, values as float64) of `a` rounded to bf16."""
-    u = a.astype(np.float32).view(np.uint32)
-    u = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-    return u, (u.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+from test_grouped_gemm import bf16  # noqa: E402
 
 
 def reference(x, f, bias, r, s, stride, pad, dil, relu=True):

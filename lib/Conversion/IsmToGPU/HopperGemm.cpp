@@ -295,16 +295,38 @@ Value swizzledOffset(OpBuilder &b, Location loc, Value row, Value col,
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), offset);
 }
 
+/// An element copy's step: `memref[indices]` where `inside` holds, else
+/// zero, stored as bits (an 8-bit float is not an LLVM type) at (row, col)
+/// of the swizzled [rows, rowBytes] tile at `dst`.
+void storeElementOrZero(OpBuilder &b, Location loc, Value memref,
+                        ValueRange indices, Value inside, Value dst, Value row,
+                        Value col, int64_t rows, int64_t rowBytes) {
+  auto type = cast<MemRefType>(memref.getType());
+  unsigned elementBytes = type.getElementTypeBitWidth() / 8;
+  Type elementType = b.getIntegerType(type.getElementTypeBitWidth());
+  auto ifOp = scf::IfOp::create(
+      b, loc, inside,
+      [&](OpBuilder &tb, Location tl) {
+        Value v = memref::LoadOp::create(tb, tl, memref, indices);
+        v = arith::BitcastOp::create(tb, tl, elementType, v);
+        scf::YieldOp::create(tb, tl, v);
+      },
+      [&](OpBuilder &eb, Location el) {
+        Value v = arith::ConstantOp::create(eb, el, elementType,
+                                            eb.getZeroAttr(elementType));
+        scf::YieldOp::create(eb, el, v);
+      });
+  Value offset =
+      swizzledOffset(b, loc, row, col, rows, elementBytes, rowBytes);
+  LLVM::StoreOp::create(b, loc, ifOp.getResult(0), sharedAt(b, loc, dst, offset));
+}
+
 /// Copies a [rows, cols] tile of `memref` at (o0, o1) into the ring at
 /// `dst` (i64 address), element by element with zeros outside the memref,
 /// spread over the producer's `threads` threads (`ptid` is this one's).
 void copyTileByElements(OpBuilder &b, Location loc, Value memref, Value o0,
                         Value o1, int64_t rows, int64_t cols, Value dst,
                         Value ptid, int64_t threads, int64_t rowBytes = 128) {
-  auto type = cast<MemRefType>(memref.getType());
-  unsigned elementBytes = type.getElementTypeBitWidth() / 8;
-  // The ring holds the elements' bits (an 8-bit float is not an LLVM type).
-  Type elementType = b.getIntegerType(type.getElementTypeBitWidth());
   Value d0 = memref::DimOp::create(b, loc, memref, 0);
   Value d1 = memref::DimOp::create(b, loc, memref, 1);
   scf::ForOp::create(
@@ -331,23 +353,8 @@ void copyTileByElements(OpBuilder &b, Location loc, Value memref, Value o0,
                                       zero),
                 arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt, c,
                                       d1)));
-        auto ifOp = scf::IfOp::create(
-            lb, l, inside,
-            [&](OpBuilder &tb, Location tl) {
-              Value v =
-                  memref::LoadOp::create(tb, tl, memref, ValueRange{r, c});
-              v = arith::BitcastOp::create(tb, tl, elementType, v);
-              scf::YieldOp::create(tb, tl, v);
-            },
-            [&](OpBuilder &eb, Location el) {
-              Value v = arith::ConstantOp::create(eb, el, elementType,
-                                                  eb.getZeroAttr(elementType));
-              scf::YieldOp::create(eb, el, v);
-            });
-        Value offset =
-            swizzledOffset(lb, l, row, col, rows, elementBytes, rowBytes);
-        LLVM::StoreOp::create(lb, l, ifOp.getResult(0),
-                              sharedAt(lb, l, dst, offset));
+        storeElementOrZero(lb, l, memref, ValueRange{r, c}, inside,
+                           dst, row, col, rows, rowBytes);
         scf::YieldOp::create(lb, l);
       });
 }
@@ -409,9 +416,6 @@ void copyIm2colByElements(OpBuilder &b, Location loc, Value memref,
                           Im2colGeometry &g, Value m0, Value c0, Value r,
                           Value s, int64_t rows, int64_t cols, Value dst,
                           Value ptid, int64_t threads) {
-  auto type = cast<MemRefType>(memref.getType());
-  unsigned elementBytes = type.getElementTypeBitWidth() / 8;
-  Type elementType = b.getIntegerType(type.getElementTypeBitWidth());
   Value pixels = arith::MulIOp::create(
       b, loc, g.n, arith::MulIOp::create(b, loc, g.p, g.q));
   Value dh = arith::MulIOp::create(b, loc, r, indexConstant(b, loc, g.dil[0]));
@@ -440,23 +444,8 @@ void copyIm2colByElements(OpBuilder &b, Location loc, Value memref,
             lb, l,
             arith::AndIOp::create(lb, l, within(m, pixels), within(c, g.c)),
             arith::AndIOp::create(lb, l, within(h, g.h), within(w, g.w)));
-        auto ifOp = scf::IfOp::create(
-            lb, l, inside,
-            [&](OpBuilder &tb, Location tl) {
-              Value v = memref::LoadOp::create(tb, tl, memref,
-                                               ValueRange{img, h, w, c});
-              v = arith::BitcastOp::create(tb, tl, elementType, v);
-              scf::YieldOp::create(tb, tl, v);
-            },
-            [&](OpBuilder &eb, Location el) {
-              Value v = arith::ConstantOp::create(eb, el, elementType,
-                                                  eb.getZeroAttr(elementType));
-              scf::YieldOp::create(eb, el, v);
-            });
-        Value offset =
-            swizzledOffset(lb, l, row, col, rows, elementBytes, 128);
-        LLVM::StoreOp::create(lb, l, ifOp.getResult(0),
-                              sharedAt(lb, l, dst, offset));
+        storeElementOrZero(lb, l, memref, ValueRange{img, h, w, c}, inside,
+                           dst, row, col, rows, 128);
         scf::YieldOp::create(lb, l);
       });
 }
