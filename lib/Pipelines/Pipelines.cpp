@@ -219,6 +219,8 @@ static CompiledKernel getKernelInfo(gpu::GPUFuncOp func) {
       facts.ctasPerSM = ctas.getInt();
     if (auto counters = fused.getAs<IntegerAttr>("work_counters"))
       facts.workCounters = counters.getInt();
+    if (auto timeout = fused.getAs<IntegerAttr>("timeout_ms"))
+      facts.timeoutMs = timeout.getInt();
     facts.trace = func->hasAttr("ism.trace");
     StringRef name = func.getName();
     for (StringRef part : llvm::split(name, "__"))

@@ -315,6 +315,7 @@ static json::Object toJSON(llvm::StringRef name, const CompiledKernel &kernel) {
     fused = json::Object{{"policy", kernel.fused->policy},
                          {"ctas_per_sm", kernel.fused->ctasPerSM},
                          {"work_counters", kernel.fused->workCounters},
+                         {"timeout_ms", kernel.fused->timeoutMs},
                          {"partitions", json::Array(kernel.fused->partitions)},
                          {"trace", kernel.fused->trace}};
   return json::Object{{"name", name},
@@ -474,6 +475,7 @@ struct EntryReader {
     return readString(*object, "policy", path, fused.policy) &&
            readUnsigned(*object, "ctas_per_sm", path, fused.ctasPerSM) &&
            readUnsigned(*object, "work_counters", path, fused.workCounters) &&
+           readUnsigned(*object, "timeout_ms", path, fused.timeoutMs) &&
            readStrings(*object, "partitions", path, fused.partitions) &&
            readBool(*object, "trace", path, fused.trace);
   }

@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "ism/Dialect/Ism/Transforms/WorkLoop.h"
 #include "ism/Runner/Buffer.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -347,6 +348,9 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
     ctas = std::min(largest, sms * std::max(1u, facts.fused->ctasPerSM));
   } else if (facts.fused->policy == "block_interleaved") {
     ctas = sum;
+  } else if (facts.fused->policy == "ordered") {
+    uint64_t sms = std::max(1, context.getDeviceInfo().smCount);
+    ctas = std::min(sum, sms * std::max(1u, facts.fused->ctasPerSM));
   } else {
     return llvm::createStringError("fused kernel '" + name.str() +
                                    "' has unknown policy '" +
@@ -368,6 +372,7 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
     return whole.takeError();
   ctas = *whole;
 
+  bool ordered = facts.fused->policy == "ordered";
   // The hidden parameters: TMA descriptors, then the work counters.
   llvm::Expected<std::vector<uint64_t>> maps =
       getTensorMaps(facts, types, values, stream);
@@ -386,10 +391,28 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
           context.allocate(size_t(numCounters) * sizeof(uint32_t));
       if (!buffer)
         return buffer.takeError();
+      if (ordered)
+        if (llvm::Error error =
+                context.memset32(buffer->get(), 0, numCounters, stream))
+          return error;
       it = workCounters.try_emplace(counterKey, std::move(*buffer)).first;
     }
     counters = it->second.get();
     hidden.push_back(counters);
+    if (ordered) {
+      if (numCounters != kOrderedDoneCounters + grids.size() +
+                             kOrderedErrorWords)
+        return llvm::createStringError(
+            llvm::formatv("ordered fused kernel '{0}' has {1} counters, not "
+                          "the {2} its {3} launches need",
+                          name, numCounters,
+                          kOrderedDoneCounters + grids.size() +
+                              kOrderedErrorWords,
+                          grids.size())
+                .str());
+      orderedKernels[counterKey] = {name.str(), launchNames,
+                                    facts.fused->timeoutMs};
+    }
   }
   // Traced kernels: the trace buffer (one record per work item of every
   // launch, in region order), or 0 when not recording.
@@ -424,15 +447,63 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
 
   if (ctas == 0)
     return llvm::Error::success(); // every launch of the region is empty
-  // The counters start at zero on every launch; the memset is ordered before
-  // the kernel on the same stream.
+  // The counters start at zero on every launch (an ordered kernel's error
+  // record stays until it is read); the memset is ordered before the kernel
+  // on the same stream.
   if (counters)
-    if (llvm::Error error =
-            context.memset32(counters, 0, facts.fused->workCounters, stream))
+    if (llvm::Error error = context.memset32(
+            counters, 0,
+            facts.fused->workCounters - (ordered ? kOrderedErrorWords : 0),
+            stream))
       return error;
   unsigned physical[3] = {unsigned(ctas), 1, 1};
   unsigned block[3] = {facts.numThreads, 1, 1};
   return run(**kernel, physical, block, types, values, hidden, stream);
+}
+
+llvm::Error GPULauncher::checkOrderedWaits() {
+  if (orderedKernels.empty())
+    return llvm::Error::success();
+  if (llvm::Error error = context.synchronize())
+    return error;
+  std::string message;
+  for (const auto &entry : orderedKernels) {
+    auto counters = workCounters.find(entry.getKey());
+    if (counters == workCounters.end())
+      continue;
+    const OrderedKernel &info = entry.getValue();
+    size_t first = info.launchNames.size() + kOrderedDoneCounters;
+    uint32_t record[kOrderedErrorWords];
+    if (llvm::Error error = context.copyToHost(
+            record, counters->second.get() + first * sizeof(uint32_t),
+            sizeof(record)))
+      return error;
+    if (record[0] == 0 || !message.empty())
+      continue;
+    unsigned waiter = record[0] - 1, awaited = record[2];
+    auto nameOf = [&](unsigned launch) {
+      return launch < info.launchNames.size()
+                 ? "@" + info.launchNames[launch]
+                 : "launch " + std::to_string(launch);
+    };
+    message =
+        llvm::formatv("ordered fused kernel '{0}': program {1} of launch {2} "
+                      "({3}) waited more than {4} ms for launch {5} ({6}), "
+                      "which had finished {7} of its programs; the kernel "
+                      "gave up and its outputs are not valid",
+                      info.kernel, record[1], waiter, nameOf(waiter),
+                      info.timeoutMs, awaited, nameOf(awaited), record[3])
+            .str();
+    if (llvm::Error error = context.memset32(
+            counters->second.get() + first * sizeof(uint32_t), 0,
+            kOrderedErrorWords, stream))
+      return error;
+  }
+  if (message.empty())
+    return llvm::Error::success();
+  if (llvm::Error error = context.synchronize())
+    return error;
+  return llvm::createStringError(message);
 }
 
 llvm::Expected<std::vector<FusedTrace>> GPULauncher::takeTraces() {

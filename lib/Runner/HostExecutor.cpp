@@ -572,12 +572,17 @@ llvm::Error HostInterpreter::executeCoschedule(CoscheduleOp op) {
          "memory system); they ran one after another");
     return llvm::Error::success();
   }
-  if (options.coschedule == CoscheduleMode::Sequential) {
+  bool ordered = op.getPolicy() == CoschedulePolicy::Ordered;
+  if (options.coschedule == CoscheduleMode::Sequential ||
+      (ordered && options.coschedule == CoscheduleMode::Streams)) {
     for (Operation &inner : body)
       if (llvm::Error error = execute(&inner))
         return error;
-    note("ism.coschedule: launches ran one after another "
-         "(--coschedule=sequential)");
+    note(options.coschedule == CoscheduleMode::Sequential
+             ? "ism.coschedule: launches ran one after another "
+               "(--coschedule=sequential)"
+             : "ism.coschedule: an ordered region's launches depend on each "
+               "other, so --coschedule=streams ran them one after another");
     return llvm::Error::success();
   }
 

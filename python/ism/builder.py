@@ -36,7 +36,7 @@ _PRECISIONS = {"ieee": 0, "tf32": 1, "tf32x3": 2}
 _ATOMIC_KINDS = {"add": 0, "max": 1, "min": 2, "umax": 3, "umin": 4,
                  "and": 5, "or": 6, "xor": 7, "xchg": 8}
 _SEMANTICS = {"relaxed": 0, "acquire": 1, "release": 2, "acq_rel": 3}
-_POLICIES = {"warp_specialized": 0, "block_interleaved": 1}
+_POLICIES = {"warp_specialized": 0, "block_interleaved": 1, "ordered": 2}
 # arith.cmpf / arith.cmpi predicates (ordered floats, signed integers).
 _CMPF = {"eq": 1, "gt": 2, "ge": 3, "lt": 4, "le": 5, "ne": 6}
 _CMPI = {"eq": 0, "ne": 1, "lt": 2, "le": 3, "gt": 4, "ge": 5}
@@ -849,10 +849,14 @@ class HostBuilder(_Builder):
                    work_counters: Optional[bool] = None,
                    prefetch: Optional[bool] = None,
                    fallback: Optional[bool] = None,
-                   join: Optional[bool] = None) -> "_Coschedule":
+                   join: Optional[bool] = None,
+                   timeout_ms: Optional[int] = None) -> "_Coschedule":
         """``ism.coschedule``: the launches made inside the ``with`` block
         run concurrently on the same SMs (policy warp_specialized or
-        block_interleaved), fused into one kernel by ism-coschedule.
+        block_interleaved), fused into one kernel by ism-coschedule; with
+        policy ordered, later launches may read what earlier ones write
+        (one persistent kernel whose tasks wait for the launches they
+        depend on, at most ``timeout_ms``, default 1000).
 
         The keyword options override the pass's choices (docs/coschedule.md):
         ``stages`` (wgmma ring depth), ``registers`` (one setmaxnreg value
@@ -866,7 +870,8 @@ class HostBuilder(_Builder):
             raise ValueError(f"unknown coschedule policy {policy!r}; one of "
                              f"{', '.join(_POLICIES)}")
         attrs = {}
-        for name, value in (("stages", stages), ("ctas_per_sm", ctas_per_sm)):
+        for name, value in (("stages", stages), ("ctas_per_sm", ctas_per_sm),
+                            ("timeout_ms", timeout_ms)):
             if value is None:
                 continue
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:

@@ -209,6 +209,8 @@ RunResult mlir::ism::python::runHostFunction(ModuleOp module,
     fail(ErrorKind::Run, std::move(error));
   if (llvm::Error error = gpu.synchronize())
     fail(ErrorKind::Run, std::move(error));
+  if (llvm::Error error = launcher.checkOrderedWaits())
+    fail(ErrorKind::Run, std::move(error));
 
   // Every buffer back into its array, as this one run left it.
   for (auto [i, arg] : llvm::enumerate(bound)) {

@@ -384,7 +384,8 @@ static void describeFusedKernels(const CompiledModule &compiled,
       continue;
     const CompiledKernel &kernel = it->second;
     const CompiledKernel::Fused &fused = *kernel.fused;
-    bool warpSpecialized = fused.policy == "warp_specialized";
+    // (warp_specialized and ordered kernels run persistent grids)
+    bool warpSpecialized = fused.policy != "block_interleaved";
     if (json) {
       kernels.push_back(llvm::json::Object{
           {"name", name},
@@ -1000,6 +1001,8 @@ static int run() {
   if (llvm::Error error = executeHostFunction(entry, args, launcher, execution))
     return fail(std::move(error));
   if (llvm::Error error = gpu->synchronize())
+    return fail(std::move(error));
+  if (llvm::Error error = launcher.checkOrderedWaits())
     return fail(std::move(error));
   report["launches"] = launcher.getNumLaunches();
 

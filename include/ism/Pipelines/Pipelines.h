@@ -115,13 +115,17 @@ struct CompiledKernel {
   /// must be zero when the kernel starts (0: the partitions stride over
   /// their programs statically instead).
   struct Fused {
-    /// "warp_specialized" or "block_interleaved".
+    /// "warp_specialized", "block_interleaved" or "ordered".
     std::string policy;
     /// warp_specialized: CTAs per SM of the persistent grid (the launch runs
     /// min(largest partition grid, SMs x ctasPerSM) CTAs).
     /// block_interleaved: unused (one CTA per program of every launch).
+    /// ordered: CTAs per SM of the persistent grid (min(sum of the
+    /// launches' grids, SMs x ctasPerSM) CTAs).
     unsigned ctasPerSM = 1;
     unsigned workCounters = 0;
+    /// ordered: the longest a task waits for an earlier launch (ms).
+    unsigned timeoutMs = 0;
     /// The kernels fused, one per partition, in the region's order.
     std::vector<std::string> partitions;
     /// Compiled with IsmToPTXOptions::trace: one more hidden i64 parameter

@@ -72,8 +72,11 @@ public:
   /// descriptor, and the address of the kernel's zeroed work counters when
   /// it has any (set to zero on the stream before every launch). Grid:
   /// warp_specialized runs min(largest launch grid, SMs x ctasPerSM) CTAs,
-  /// block_interleaved the sum of the launch grids; block (numThreads, 1,
-  /// 1) and the kernel's dynamic shared memory.
+  /// block_interleaved the sum of the launch grids, ordered min(sum of the
+  /// launch grids, SMs x ctasPerSM); block (numThreads, 1, 1) and the
+  /// kernel's dynamic shared memory. An ordered kernel's error record (the
+  /// last kOrderedErrorWords counters) is zeroed once, when its counters
+  /// are made, and cleared by checkOrderedWaits.
   ///
   /// A kernel compiled for tracing (CompiledKernel::Fused::trace) takes one
   /// more i64 after those: the device address of its trace buffer while
@@ -124,6 +127,11 @@ public:
   /// Waits for the GPU, copies back the trace buffers of the fused launches
   /// recorded so far, in launch order, and releases them.
   llvm::Expected<std::vector<FusedTrace>> takeTraces();
+  /// Waits for the GPU and reads the error record of every ordered fused
+  /// kernel launched so far: an error naming the task whose wait timed out
+  /// (its launch and program) and the launch it waited for, if one did.
+  /// The record is cleared; the kernel's outputs are not to be trusted.
+  llvm::Error checkOrderedWaits();
 
 private:
   llvm::Expected<const cuda::Kernel *> getKernel(llvm::StringRef name,
@@ -194,6 +202,14 @@ private:
   cuda::CUevent forkEvent = nullptr;
   /// launchFused: each fused kernel's work counters.
   llvm::StringMap<cuda::DeviceBuffer> workCounters;
+  /// Ordered fused kernels, by their counters' key: the kernel, its
+  /// launches' kernels (in region order) and its wait limit.
+  struct OrderedKernel {
+    std::string kernel;
+    std::vector<std::string> launchNames;
+    unsigned timeoutMs = 0;
+  };
+  llvm::StringMap<OrderedKernel> orderedKernels;
   /// The descriptor slab: kTensorMapSlots CUtensorMaps of 128 bytes; each
   /// key's slot and the stream its bytes were last copied on.
   static constexpr size_t kTensorMapSlots = 1024;

@@ -49,10 +49,6 @@ using namespace mlir::ism;
 
 namespace {
 
-/// Bytes at the start of a counter-driven partition's shared memory: the
-/// two slots that hand work items over.
-constexpr int64_t kWorkSlotBytes = 16;
-
 Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate pred, Value lhs,
           Value rhs) {
   return arith::CmpIOp::create(b, loc, pred, lhs, rhs);
@@ -324,6 +320,316 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
   replaceGridQueries(body, programCoords(qb, loc, current, grid), grid);
 }
 
+/// The address (an LLVM global pointer) of 32-bit counter `index` of the
+/// counters at `counters` (i64).
+Value getCounter(OpBuilder &b, Location loc, Value counters, unsigned index) {
+  Value address = arith::AddIOp::create(
+      b, loc, counters, arith::ConstantIntOp::create(b, loc, 4 * index, 64));
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), address);
+}
+
+/// Lowers the ism.task_wait ops of partition `self`'s program (in `block`)
+/// of an ordered kernel: its first thread reads each awaited launch's done
+/// counter (relaxed, GPU scope) until it holds the launch's program count,
+/// then fences (acquire) and the partition's barrier hands the order on to
+/// its other threads. A wait that lasts longer than `timeoutNs` (by
+/// %globaltimer), or that finds an error recorded, gives up: the first
+/// records the error (the waiting launch + 1, its program, the launch
+/// waited for, the count seen), and the others see it and stop waiting,
+/// so a broken kernel ends instead of hanging. With no counters (a null
+/// address: one CTA runs every task in order) there is nothing to wait for.
+void lowerTaskWaits(Block *block, unsigned self, Value program,
+                    ArrayRef<Value> totals, Value counters, Value hasCounters,
+                    unsigned numLaunches, int64_t timeoutNs,
+                    const LoweringContext &context) {
+  SmallVector<TaskWaitOp> waits;
+  block->walk([&](TaskWaitOp wait) { waits.push_back(wait); });
+  for (TaskWaitOp wait : waits) {
+    OpBuilder b(wait);
+    Location loc = wait.getLoc();
+    Value zero = indexConstant(b, loc, 0);
+    Value first = arith::AndIOp::create(
+        b, loc, hasCounters,
+        cmp(b, loc, arith::CmpIPredicate::eq, context.getThreadId(b, loc),
+            zero));
+    unsigned errorWord = kOrderedDoneCounters + numLaunches;
+    scf::IfOp::create(b, loc, first, [&](OpBuilder &tb, Location tl) {
+      Type i32 = tb.getI32Type(), i64 = tb.getI64Type();
+      Value error = getCounter(tb, tl, counters, errorWord);
+      Value start = NVVM::GlobalTimerOp::create(tb, tl, i64);
+      Value limit = arith::ConstantIntOp::create(tb, tl, timeoutNs, 64);
+      Value noError = arith::ConstantIntOp::create(tb, tl, 0, 32);
+      for (int32_t launch : wait.getLaunches()) {
+        Value done = getCounter(tb, tl, counters,
+                                kOrderedDoneCounters + unsigned(launch));
+        Value need =
+            arith::IndexCastUIOp::create(tb, tl, i32, totals[launch]);
+        // while (count < need && no error && not timed out) read again
+        auto loop = scf::WhileOp::create(
+            tb, tl, TypeRange{i32, tb.getI1Type()}, ValueRange{},
+            [&](OpBuilder &cb, Location cl, ValueRange) {
+              Value count = LLVM::LoadOp::create(
+                  cb, cl, i32, done, /*alignment=*/4, /*isVolatile=*/false,
+                  /*isNonTemporal=*/false, /*isInvariant=*/false,
+                  /*isInvariantGroup=*/false, LLVM::AtomicOrdering::monotonic,
+                  "device");
+              Value recorded = LLVM::LoadOp::create(
+                  cb, cl, i32, error, 4, false, false, false, false,
+                  LLVM::AtomicOrdering::monotonic, "device");
+              Value now = NVVM::GlobalTimerOp::create(cb, cl, i64);
+              Value waiting =
+                  cmp(cb, cl, arith::CmpIPredicate::ult, count, need);
+              Value clean =
+                  cmp(cb, cl, arith::CmpIPredicate::eq, recorded, noError);
+              Value inTime = cmp(cb, cl, arith::CmpIPredicate::ult,
+                                 arith::SubIOp::create(cb, cl, now, start),
+                                 limit);
+              Value again = arith::AndIOp::create(
+                  cb, cl, waiting,
+                  arith::AndIOp::create(cb, cl, clean, inTime));
+              // (whether it gave up with an error of its own to record)
+              Value timedOut = arith::AndIOp::create(
+                  cb, cl, waiting,
+                  arith::AndIOp::create(
+                      cb, cl, clean,
+                      arith::XOrIOp::create(
+                          cb, cl, inTime,
+                          arith::ConstantIntOp::create(cb, cl, 1, 1))));
+              scf::ConditionOp::create(cb, cl, again,
+                                       ValueRange{count, timedOut});
+            },
+            [&](OpBuilder &db, Location dl, ValueRange) {
+              scf::YieldOp::create(db, dl);
+            });
+        Value seen = loop.getResult(0), timedOut = loop.getResult(1);
+        scf::IfOp::create(tb, tl, timedOut, [&](OpBuilder &eb, Location el) {
+          Value mine = arith::ConstantIntOp::create(eb, el, self + 1, 32);
+          auto exchange = LLVM::AtomicCmpXchgOp::create(
+              eb, el, error, noError, mine, LLVM::AtomicOrdering::monotonic,
+              LLVM::AtomicOrdering::monotonic, "device");
+          Value won = LLVM::ExtractValueOp::create(eb, el, exchange, 1);
+          scf::IfOp::create(eb, el, won, [&](OpBuilder &wb, Location wl) {
+            Value values[3] = {
+                arith::IndexCastUIOp::create(wb, wl, i32, program),
+                arith::ConstantIntOp::create(wb, wl, launch, 32), seen};
+            for (unsigned k = 0; k < 3; ++k)
+              LLVM::StoreOp::create(
+                  wb, wl, values[k],
+                  getCounter(wb, wl, counters, errorWord + 1 + k));
+            scf::YieldOp::create(wb, wl);
+          });
+          scf::YieldOp::create(eb, el);
+        });
+      }
+      LLVM::FenceOp::create(tb, tl, LLVM::AtomicOrdering::acquire, "device");
+      scf::YieldOp::create(tb, tl);
+    });
+    context.barrier(b, loc);
+    wait.erase();
+  }
+}
+
+/// Lowers an ordered ism.warp_specialize: a persistent grid whose CTAs take
+/// tasks (the programs of every partition, in partition order: a task
+/// ticket) from a counter in global memory, the next one fetched before the
+/// current one runs and handed from the first thread to the others through
+/// two slots at the start of shared memory. A task runs partition i's
+/// program on warps [0, its num_warps) (the others skip it); its
+/// ism.task_wait ops wait for the done counters of the launches they name;
+/// once every thread of the CTA is past it, the first thread fences
+/// (release) and counts the program done. Tasks are taken in order and only
+/// wait for tasks with smaller tickets, which CTAs that are running hold:
+/// no deadlock, whatever CTAs are resident. Without counters (a null
+/// address, the gpu.launch_func path) CTA 0 runs every task in order.
+LogicalResult
+lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
+                       function_ref<LogicalResult(Operation *,
+                                                  LoweringContext &)>
+                           convert) {
+  Location loc = ws.getLoc();
+  unsigned n = ws.getBodies().size();
+  auto fused = func->getAttrOfType<DictionaryAttr>("ism.coschedule");
+  auto timeoutAttr = fused ? fused.getAs<IntegerAttr>("timeout_ms") : nullptr;
+  auto countersAttr =
+      fused ? fused.getAs<IntegerAttr>("work_counters") : nullptr;
+  if (!timeoutAttr || !countersAttr ||
+      countersAttr.getInt() != int64_t(kOrderedDoneCounters + n +
+                                       kOrderedErrorWords))
+    return ws.emitOpError("an ordered kernel needs its ism.coschedule "
+                          "attribute with timeout_ms and work_counters = ")
+           << kOrderedDoneCounters + n + kOrderedErrorWords;
+  int64_t timeoutNs = timeoutAttr.getInt() * 1000000;
+  unsigned ctasPerSM = 1;
+  if (auto c = fused.getAs<IntegerAttr>("ctas_per_sm"))
+    ctasPerSM = c.getInt();
+
+  unsigned numWarps = 0;
+  for (unsigned i = 0; i < n; ++i)
+    numWarps = std::max(numWarps, ws.getPartition(i).getNumWarps());
+  unsigned threads = 32 * numWarps;
+  OpBuilder b(ws);
+  func->setAttr(kNumThreadsAttrName, b.getI32IntegerAttr(threads));
+  func.setKnownBlockSizeAttr(b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  if (ctasPerSM > 1)
+    func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(ctasPerSM));
+
+  if (failed(func.insertArgument(func.getNumArguments(), b.getI64Type(),
+                                 DictionaryAttr(), loc)))
+    return func.emitOpError("cannot add the work counters parameter");
+  Value counters = func.getArgument(func.getNumArguments() - 1);
+  Value traceBuffer;
+  if (trace) {
+    if (failed(func.insertArgument(func.getNumArguments(), b.getI64Type(),
+                                   DictionaryAttr(), loc)))
+      return func.emitOpError("cannot add the trace buffer parameter");
+    traceBuffer = func.getArgument(func.getNumArguments() - 1);
+    func->setAttr("ism.trace", b.getUnitAttr());
+  }
+
+  Value zero = indexConstant(b, loc, 0), one = indexConstant(b, loc, 1);
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  SmallVector<Value> totals, starts;
+  Value all = zero;
+  for (unsigned i = 0; i < n; ++i) {
+    auto grid = ws.getGrid(i);
+    totals.push_back(arith::MulIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, grid[0], grid[1]), grid[2]));
+    starts.push_back(all);
+    all = arith::AddIOp::create(b, loc, all, totals.back());
+  }
+  // The CTA's own context: bar.sync 0 over every thread.
+  LoweringContext cta(PartitionInfo{0, 0, 0}, numWarps);
+  Value hasCounters = cmp(b, loc, arith::CmpIPredicate::ne, counters,
+                          arith::ConstantIntOp::create(b, loc, 0, 64));
+  Value isFirst = cmp(b, loc, arith::CmpIPredicate::eq, tid, zero);
+  Value slots = getWorkSlots(b, loc, 0);
+  Value ticket = getCounter(b, loc, counters, 0);
+  // The next ticket: fetched by the first thread, handed over through slot
+  // `slot` (written again two hand-overs later, after every thread passed
+  // the barrier behind which it read it). Without counters, CTA 0 takes
+  // every task in turn and the others none.
+  auto fetch = [&](OpBuilder &fb, Value fallback) {
+    auto ifOp = scf::IfOp::create(
+        fb, loc, arith::AndIOp::create(fb, loc, hasCounters, isFirst),
+        [&](OpBuilder &tb, Location tl) {
+          Value v = LLVM::AtomicRMWOp::create(
+              tb, tl, LLVM::AtomicBinOp::add, ticket, i32Const(tb, tl, 1),
+              LLVM::AtomicOrdering::monotonic, "device");
+          scf::YieldOp::create(
+              tb, tl, Value(arith::IndexCastUIOp::create(tb, tl,
+                                                         tb.getIndexType(), v)));
+        },
+        [&](OpBuilder &eb, Location el) {
+          scf::YieldOp::create(eb, el, fallback);
+        });
+    return ifOp.getResult(0);
+  };
+  auto publish = [&](OpBuilder &pb, Value fetched, Value slot) {
+    scf::IfOp::create(pb, loc, isFirst, [&](OpBuilder &tb, Location tl) {
+      memref::StoreOp::create(
+          tb, tl, arith::IndexCastUIOp::create(tb, tl, tb.getI32Type(), fetched),
+          slots, slot);
+      scf::YieldOp::create(tb, tl);
+    });
+    cta.barrier(pb, loc);
+    Value v = memref::LoadOp::create(pb, loc, slots, slot);
+    return Value(arith::IndexCastUIOp::create(pb, loc, pb.getIndexType(), v));
+  };
+  Value staticFirst = arith::SelectOp::create(
+      b, loc, cmp(b, loc, arith::CmpIPredicate::eq, bid, zero), zero, all);
+  Value firstTicket = publish(b, fetch(b, staticFirst), zero);
+  auto loop = scf::WhileOp::create(
+      b, loc, TypeRange{b.getIndexType(), b.getIndexType()},
+      ValueRange{firstTicket, zero},
+      [&](OpBuilder &cb, Location cl, ValueRange args) {
+        scf::ConditionOp::create(
+            cb, cl, cmp(cb, cl, arith::CmpIPredicate::ult, args[0], all), args);
+      },
+      [&](OpBuilder &db, Location dl, ValueRange args) {
+        scf::YieldOp::create(db, dl, args);
+      });
+  Block *body = loop.getAfterBody();
+  Value t = body->getArgument(0), k = body->getArgument(1);
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  OpBuilder lb(yield);
+  Value start;
+  if (traceBuffer)
+    start = NVVM::GlobalTimerOp::create(lb, loc, lb.getI64Type());
+  // Issued before the task runs, read after it.
+  Value next = fetch(lb, arith::AddIOp::create(lb, loc, t, one));
+
+  SmallVector<std::unique_ptr<LoweringContext>> contexts(n);
+  SmallVector<scf::IfOp> programs(n);
+  int64_t total = kWorkSlotBytes;
+  for (unsigned i = 0; i < n; ++i) {
+    PartitionAttr p = ws.getPartition(i);
+    Value end = arith::AddIOp::create(lb, loc, starts[i], totals[i]);
+    Value inRange = arith::AndIOp::create(
+        lb, loc, cmp(lb, loc, arith::CmpIPredicate::uge, t, starts[i]),
+        cmp(lb, loc, arith::CmpIPredicate::ult, t, end));
+    auto task = scf::IfOp::create(lb, loc, inRange, /*withElse=*/false);
+    OpBuilder tb(task.thenBlock()->getTerminator());
+    Value program = arith::SubIOp::create(tb, loc, t, starts[i]);
+    Value mine = cmp(tb, loc, arith::CmpIPredicate::ult, tid,
+                     indexConstant(tb, loc, 32 * p.getNumWarps()));
+    auto run = scf::IfOp::create(tb, loc, mine, /*withElse=*/false);
+    Block *then = run.thenBlock();
+    then->getOperations().splice(Block::iterator(then->getTerminator()),
+                                 ws.getBodies()[i].front().getOperations());
+    auto grid = ws.getGrid(i);
+    SmallVector<Value> gridValues(grid.begin(), grid.end());
+    OpBuilder qb(then, then->begin());
+    replaceGridQueries(then, programCoords(qb, loc, program, gridValues),
+                       gridValues);
+    contexts[i] = std::make_unique<LoweringContext>(
+        PartitionInfo{0, p.getBarriers().front(), p.getSharedMemory()},
+        p.getNumWarps());
+    lowerTaskWaits(then, i, program, totals, counters, hasCounters, n,
+                   timeoutNs, *contexts[i]);
+    // Every thread past the program, then it counts as done.
+    cta.barrier(tb, loc);
+    scf::IfOp::create(
+        tb, loc, arith::AndIOp::create(tb, loc, hasCounters, isFirst),
+        [&](OpBuilder &rb, Location rl) {
+          LLVM::FenceOp::create(rb, rl, LLVM::AtomicOrdering::release,
+                                "device");
+          LLVM::AtomicRMWOp::create(
+              rb, rl, LLVM::AtomicBinOp::add,
+              getCounter(rb, rl, counters, p.getWorkCounter()),
+              i32Const(rb, rl, 1), LLVM::AtomicOrdering::monotonic, "device");
+          scf::YieldOp::create(rb, rl);
+        });
+    if (traceBuffer) {
+      Value stop = NVVM::GlobalTimerOp::create(tb, loc, tb.getI64Type());
+      emitTraceRecord(tb, loc, traceBuffer, t, isFirst, start, stop,
+                      int64_t(i) << 16, program);
+    }
+    programs[i] = run;
+  }
+  Value following =
+      publish(lb, next, arith::AndIOp::create(
+                            lb, loc, arith::AddIOp::create(lb, loc, k, one),
+                            one));
+  yield->setOperands(
+      ValueRange{following, arith::AddIOp::create(lb, loc, k, one)});
+
+  for (unsigned i = 0; i < n; ++i) {
+    if (failed(convert(programs[i], *contexts[i])))
+      return failure();
+    total = std::max<int64_t>(total, contexts[i]->getSharedMemoryBytes());
+  }
+  int64_t limit = getSharedMemoryPerCTA(ctasPerSM);
+  if (total > limit)
+    return ws.emitOpError("shared memory: the partitions need ")
+           << total << " bytes, more than the " << limit
+           << " a CTA can have at " << ctasPerSM << " CTA(s) per SM";
+  func->setAttr(kSharedMemoryAttrName, b.getI32IntegerAttr(total));
+  ws.erase();
+  return success();
+}
+
 } // namespace
 
 LogicalResult mlir::ism::lowerPartitions(
@@ -331,6 +637,8 @@ LogicalResult mlir::ism::lowerPartitions(
     function_ref<LogicalResult(Operation *, LoweringContext &)> convert) {
   auto func = cast<gpu::GPUFuncOp>(funcOp);
   auto ws = cast<WarpSpecializeOp>(warpSpecialize);
+  if (ws.getPolicy() == CoschedulePolicy::Ordered)
+    return lowerOrderedPartitions(func, ws, trace, convert);
   Location loc = ws.getLoc();
   unsigned n = ws.getBodies().size();
   bool shared = ws.getPolicy() == CoschedulePolicy::WarpSpecialized;

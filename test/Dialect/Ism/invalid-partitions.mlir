@@ -177,7 +177,7 @@ ism.kernel @k(%g: index) attributes {num_warps = 16 : i32} {
 // -----
 
 ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
-  // expected-error @+1 {{partition 0 has a 2x1 cluster, which a block_interleaved kernel cannot have: its CTAs run one program each}}
+  // expected-error @+1 {{partition 0 has a 2x1 cluster, which a block_interleaved kernel cannot have: its CTAs run one program at a time}}
   ism.warp_specialize block_interleaved grids(%g, %g, %g) partitions [
       #ism.partition<{warpBase = 0, numWarps = 8, registers = [], barriers = [1, 2, 3], sharedMemory = 0, stages = 3, workCounter = -1, groupSize = 8, clusterM = 2}>] {
   }
@@ -270,6 +270,42 @@ ism.kernel @k(%g: index) attributes {num_warps = 12 : i32} {
       #ism.partition<{warpBase = 0, numWarps = 12, registers = [], barriers = [1, 2, 3], sharedMemory = 0, stages = 3, workCounter = -1, groupSize = 8}>,
       #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [4], sharedMemory = 0, stages = 0, workCounter = 0, groupSize = 0, after = 0}>] {
   }, {
+  }
+  ism.return
+}
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 4 : i32} {
+  ism.warp_specialize ordered grids(%g, %g, %g, %g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 16, stages = 0, workCounter = 1, groupSize = 0}>,
+      #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 16, stages = 0, workCounter = 2, groupSize = 0}>] {
+    // expected-error @+1 {{waits for launches in increasing order, each before its own partition (0), got 0}}
+    ism.task_wait [0]
+  }, {
+  }
+  ism.return
+}
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 4 : i32} {
+  ism.warp_specialize ordered grids(%g, %g, %g, %g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 16, stages = 0, workCounter = 1, groupSize = 0}>,
+      #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 16, stages = 0, workCounter = 2, groupSize = 0}>] {
+  }, {
+    // expected-error @+1 {{waits for launches in increasing order, each before its own partition (1), got 0}}
+    ism.task_wait [0, 0]
+  }
+  ism.return
+}
+
+// -----
+
+ism.kernel @k(%g: index) attributes {num_warps = 8 : i32} {
+  // expected-error @+1 {{partition 0 is a wgmma partition (stages = 3), which an ordered kernel cannot run as tasks}}
+  ism.warp_specialize ordered grids(%g, %g, %g) partitions [
+      #ism.partition<{warpBase = 0, numWarps = 8, registers = [], barriers = [1, 2, 3], sharedMemory = 16, stages = 3, workCounter = -1, groupSize = 8}>] {
   }
   ism.return
 }

@@ -857,7 +857,7 @@ ism.kernel @k() {
   ism.return
 }
 func.func @coschedule_misspelt_override(%n: index) {
-  // expected-error @+1 {{has no attribute 'joins'; its overrides are stages, registers, replicas, ctas_per_sm, ring_stages, work_counters, prefetch, fallback and join (other attributes need a dialect prefix)}}
+  // expected-error @+1 {{has no attribute 'joins'; its overrides are stages, registers, replicas, ctas_per_sm, ring_stages, work_counters, prefetch, fallback, join and timeout_ms (other attributes need a dialect prefix)}}
   ism.coschedule warp_specialized attributes {joins = false} {
     ism.launch @k grid(%n) ()
     ism.launch @k grid(%n) ()
@@ -895,8 +895,58 @@ func.func @coschedule_override_array(%n: index) {
 
 // -----
 
+ism.kernel @k() {
+  ism.return
+}
+func.func @ordered_override(%n: index) {
+  // expected-error @+1 {{ring_stages does not apply to the ordered policy (its overrides are ctas_per_sm, prefetch and timeout_ms)}}
+  ism.coschedule ordered attributes {ring_stages = 2 : i32} {
+    ism.launch @k grid(%n) ()
+    ism.launch @k grid(%n) ()
+  }
+  return
+}
+
+// -----
+
+ism.kernel @k() {
+  ism.return
+}
+func.func @timeout_not_ordered(%n: index) {
+  // expected-error @+1 {{timeout_ms applies to the ordered policy only, not warp_specialized}}
+  ism.coschedule warp_specialized attributes {timeout_ms = 10 : i32} {
+    ism.launch @k grid(%n) ()
+    ism.launch @k grid(%n) ()
+  }
+  return
+}
+
+// -----
+
+ism.kernel @k() {
+  ism.return
+}
+func.func @timeout_range(%n: index) {
+  // expected-error @+1 {{timeout_ms must be from 1 to 600000, got 0}}
+  ism.coschedule ordered attributes {timeout_ms = 0 : i32} {
+    ism.launch @k grid(%n) ()
+    ism.launch @k grid(%n) ()
+  }
+  return
+}
+
+// -----
+
+ism.kernel @task_wait_outside() {
+  // expected-error @+1 {{must be inside a partition of an ordered ism.warp_specialize}}
+  ism.task_wait [0]
+  ism.return
+}
+
+// -----
+
 func.func @coschedule_policy(%n: index) {
-  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'policy' [warp_specialized, block_interleaved]}}
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'policy' [warp_specialized, block_interleaved, ordered]}}
   ism.coschedule round_robin {
   }
   return

@@ -688,3 +688,52 @@ func.func @main(%x: memref<?xf32>, %y: memref<?xf32>, %z: memref<?xf32>) {
   }
   return
 }
+
+// -----
+
+// An ordered region runs SIMT programs as tasks; a warp-specialized wgmma
+// GEMM is an error naming it.
+
+ism.kernel @gemm(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                 %C: memref<?x?xbf16>) attributes {num_warps = 8 : i32} {
+  %pm = ism.program_id x : index
+  %pn = ism.program_id y : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %bm = arith.constant 128 : index
+  %bk = arith.constant 64 : index
+  %m0 = arith.muli %pm, %bm : index
+  %n0 = arith.muli %pn, %bm : index
+  %K = memref.dim %A, %c1 : memref<?x?xbf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %k = %c0 to %K step %bk iter_args(%acc = %zero)
+      -> (tensor<128x128xf32>) {
+    %a = ism.load %A[%m0, %k] : memref<?x?xbf16> -> tensor<128x64xbf16>
+    %b = ism.load %B[%k, %n0] : memref<?x?xbf16> -> tensor<64x128xbf16>
+    %d = ism.dot %a, %b, %acc : tensor<128x64xbf16> * tensor<64x128xbf16>
+        -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %out = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xbf16>
+  ism.store %out, %C[%m0, %n0] : tensor<128x128xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+
+ism.kernel @scale(%x: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %t = ism.load %x[%c0] : memref<?xf32> -> tensor<128xf32>
+  %s = arith.addf %t, %t : tensor<128xf32>
+  ism.store %s, %x[%c0] : tensor<128xf32> -> memref<?xf32>
+  ism.return
+}
+
+func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
+                %C: memref<?x?xbf16>, %x: memref<?xf32>, %g: index) {
+  ism.coschedule ordered {
+    ism.launch @scale grid(%g) (%x) : (memref<?xf32>)
+    // expected-error @+1 {{'ism.launch' op @gemm is a warp-specialized wgmma GEMM, which an ordered ism.coschedule does not run as a task yet; launch it before or after the region}}
+    ism.launch @gemm grid(%g, %g) (%A, %B, %C)
+        : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
+  }
+  return
+}

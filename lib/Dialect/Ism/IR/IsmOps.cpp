@@ -241,6 +241,33 @@ LogicalResult KernelOp::verify() {
   return success();
 }
 
+KernelOp::ArgumentAccess KernelOp::getArgumentAccess(unsigned index) {
+  ArgumentAccess access;
+  if (getBody().empty() || index >= getNumArguments())
+    return access;
+  Value param = getArgument(index);
+  for (Operation *user : param.getUsers()) {
+    // The ring copies read their base (they declare no effects: an op
+    // with only a read and no result would be erased as dead).
+    if (isa<AsyncCopyOp, AsyncLoadOp, AsyncGatherOp>(user)) {
+      access.reads = true;
+      continue;
+    }
+    // An op without declared effects, or one making a view of it (whose
+    // uses this does not follow), counts as both.
+    auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+    if (!effects || llvm::any_of(user->getResultTypes(),
+                                 llvm::IsaPred<BaseMemRefType>)) {
+      access.reads = access.writes = true;
+      continue;
+    }
+    access.reads |= bool(effects.getEffectOnValue<MemoryEffects::Read>(param));
+    access.writes |=
+        bool(effects.getEffectOnValue<MemoryEffects::Write>(param));
+  }
+  return access;
+}
+
 LogicalResult KernelOp::verifyRegions() {
   for (Block &block : getBody())
     if (!isa<ReturnOp>(block.getTerminator()))
@@ -950,8 +977,23 @@ LogicalResult CoscheduleOp::verify() {
       return emitOpError("has no attribute '")
              << attr.getName().getValue()
              << "'; its overrides are stages, registers, replicas, "
-                "ctas_per_sm, ring_stages, work_counters, prefetch, fallback "
-                "and join (other attributes need a dialect prefix)";
+                "ctas_per_sm, ring_stages, work_counters, prefetch, fallback, "
+                "join and timeout_ms (other attributes need a dialect prefix)";
+  if (getPolicy() == CoschedulePolicy::Ordered)
+    for (StringRef name : {"stages", "registers", "replicas", "ring_stages",
+                           "work_counters", "fallback", "join"})
+      if ((*this)->hasAttr(name))
+        return emitOpError(name)
+               << " does not apply to the ordered policy (its overrides are "
+                  "ctas_per_sm, prefetch and timeout_ms)";
+  if (std::optional<APInt> timeout = getTimeoutMs()) {
+    if (getPolicy() != CoschedulePolicy::Ordered)
+      return emitOpError("timeout_ms applies to the ordered policy only, not ")
+             << stringifyCoschedulePolicy(getPolicy());
+    if (timeout->getSExtValue() < 1 || timeout->getSExtValue() > 600000)
+      return emitOpError("timeout_ms must be from 1 to 600000, got ")
+             << timeout->getSExtValue();
+  }
   return success();
 }
 
@@ -970,21 +1012,15 @@ LogicalResult CoscheduleOp::verifyRegions() {
            << launches;
 
   // The launches run concurrently, in no order: a buffer one of them
-  // writes must not be passed to another.
+  // writes must not be passed to another. (Ordered launches wait for the
+  // earlier ones whose buffers they share.)
+  if (getPolicy() == CoschedulePolicy::Ordered)
+    return success();
   SmallVector<LaunchOp> ops(getLaunches());
   auto writes = [](LaunchOp launch, unsigned index) {
     KernelOp kernel = SymbolTable::lookupNearestSymbolFrom<KernelOp>(
         launch, launch.getKernelAttr());
-    if (!kernel || kernel.getBody().empty() ||
-        index >= kernel.getNumArguments())
-      return false;
-    Value param = kernel.getArgument(index);
-    for (Operation *user : param.getUsers()) {
-      auto effects = dyn_cast<MemoryEffectOpInterface>(user);
-      if (effects && effects.getEffectOnValue<MemoryEffects::Write>(param))
-        return true;
-    }
-    return false;
+    return kernel && kernel.getArgumentAccess(index).writes;
   };
   for (auto [i, first] : llvm::enumerate(ops)) {
     for (LaunchOp second : ArrayRef(ops).drop_front(i + 1)) {
@@ -1008,6 +1044,34 @@ LogicalResult CoscheduleOp::verifyRegions() {
       }
     }
   }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TaskWaitOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TaskWaitOp::verify() {
+  // The partition (region) of an ordered ism.warp_specialize it is in.
+  Region *region = (*this)->getParentRegion();
+  while (region && !isa<WarpSpecializeOp>(region->getParentOp()))
+    region = region->getParentOp()->getParentRegion();
+  auto ws = region ? cast<WarpSpecializeOp>(region->getParentOp())
+                   : WarpSpecializeOp();
+  if (!ws || ws.getPolicy() != CoschedulePolicy::Ordered)
+    return emitOpError("must be inside a partition of an ordered "
+                       "ism.warp_specialize");
+  unsigned self = region->getRegionNumber();
+  int32_t previous = -1;
+  for (int32_t launch : getLaunches()) {
+    if (launch <= previous || launch >= int32_t(self))
+      return emitOpError("waits for launches in increasing order, each "
+                         "before its own partition (")
+             << self << "), got " << launch;
+    previous = launch;
+  }
+  if (getLaunches().empty())
+    return emitOpError("waits for no launch");
   return success();
 }
 
@@ -1038,8 +1102,8 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
       if (!shared)
         return emitOpError("partition ")
                << i << " has a " << p.getClusterM() << "x" << p.getClusterN()
-               << " cluster, which a block_interleaved kernel cannot have: "
-                  "its CTAs run one program each";
+               << " cluster, which a " << stringifyCoschedulePolicy(getPolicy())
+               << " kernel cannot have: its CTAs run one program at a time";
       if (clustered)
         return emitOpError("partitions ")
                << *clustered << " and " << i
@@ -1053,8 +1117,12 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
              << kernelWarps;
     if (!shared && p.getWarpBase() != 0)
       return emitOpError("partition ")
-             << i << ": block_interleaved partitions start at warp 0, got "
-             << p.getWarpBase();
+             << i << ": " << stringifyCoschedulePolicy(getPolicy())
+             << " partitions start at warp 0, got " << p.getWarpBase();
+    if (getPolicy() == CoschedulePolicy::Ordered && p.getStages() > 0)
+      return emitOpError("partition ")
+             << i << " is a wgmma partition (stages = " << p.getStages()
+             << "), which an ordered kernel cannot run as tasks";
     if (!shared && p.getAfter() >= 0)
       return emitOpError("partition ")
              << i << " runs after partition " << p.getAfter()

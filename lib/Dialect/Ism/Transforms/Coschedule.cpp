@@ -18,6 +18,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -45,9 +47,8 @@ int64_t getRegistersAtLaunch(int64_t threads, int64_t ctasPerSM) {
   return std::min<int64_t>(248,
                            kRegistersPerSM / (threads * ctasPerSM) / 8 * 8);
 }
-/// Bytes at the start of a counter-driven partition's slice: two slots that
-/// hand the next work item from the thread that fetched it to the others.
-constexpr int64_t kWorkSlotBytes = 16;
+/// The longest an ordered kernel's task waits by default.
+constexpr int64_t kDefaultTimeoutMs = 1000;
 /// Module attribute: the ism.coschedule ops (walk order) left unfused.
 constexpr llvm::StringLiteral kUnfusedAttrName = "ism.unfused_coschedules";
 
@@ -383,6 +384,150 @@ FailureOr<SmallVector<Partition>> analyze(CoscheduleOp op,
   return parts;
 }
 
+/// How each launch of a region uses the buffers (memref operands) it is
+/// passed: per launch, the host values it reads and those it writes.
+struct BufferUse {
+  llvm::SmallPtrSet<Value, 8> reads, writes;
+};
+SmallVector<BufferUse> getBufferUses(ArrayRef<Partition> parts) {
+  SmallVector<BufferUse> uses(parts.size());
+  for (auto [i, p] : llvm::enumerate(parts))
+    for (auto [j, value] : llvm::enumerate(p.launch.getArgs())) {
+      if (!isa<BaseMemRefType>(value.getType()))
+        continue;
+      KernelOp::ArgumentAccess access = p.kernel.getArgumentAccess(j);
+      if (access.reads)
+        uses[i].reads.insert(value);
+      if (access.writes)
+        uses[i].writes.insert(value);
+    }
+  return uses;
+}
+
+/// The earlier launches each launch of an ordered region waits for: those
+/// that write a buffer it reads or writes, or read a buffer it writes
+/// (buffers are host values: distinct values are taken not to overlap),
+/// less those that a launch it waits for already waits for.
+SmallVector<SmallVector<int32_t>>
+getOrderedDependencies(ArrayRef<BufferUse> uses) {
+  unsigned n = uses.size();
+  auto conflicts = [&](unsigned early, unsigned late) {
+    for (Value v : uses[early].writes)
+      if (uses[late].reads.contains(v) || uses[late].writes.contains(v))
+        return true;
+    for (Value v : uses[early].reads)
+      if (uses[late].writes.contains(v))
+        return true;
+    return false;
+  };
+  // reach[i][j]: launch i runs after launch j finished (directly or not).
+  SmallVector<llvm::BitVector> reach(n, llvm::BitVector(n));
+  SmallVector<SmallVector<int32_t>> deps(n);
+  for (unsigned i = 0; i < n; ++i) {
+    for (unsigned j = i; j-- > 0;) {
+      if (reach[i].test(j) || !conflicts(j, i))
+        continue;
+      deps[i].push_back(int32_t(j));
+      reach[i].set(j);
+      reach[i] |= reach[j];
+    }
+    llvm::sort(deps[i]);
+  }
+  return deps;
+}
+
+/// Whether `op` (and every op nested in it) touches memory only by reading
+/// buffers outside `unsafe`.
+bool onlyReadsSafeBuffers(Operation *op,
+                          const llvm::SmallPtrSetImpl<Value> &unsafe) {
+  WalkResult result = op->walk([&](Operation *nested) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
+    if (!effects)
+      return nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (const MemoryEffects::EffectInstance &effect : list) {
+      Value value = effect.getValue();
+      if (!isa<MemoryEffects::Read>(effect.getEffect()) || !value ||
+          !isa<BlockArgument>(value) || unsafe.contains(value))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
+/// Puts `ism.task_wait deps` into a program of an ordered kernel (`block`,
+/// its buffers the fused kernel's arguments), after the loads that may be
+/// issued before it and the ops that compute their addresses: ops touching
+/// no buffer in `unsafe` (one an earlier launch or this one writes),
+/// computed only from such ops, that read memory or that such a read
+/// needs. They move to the front of the block, in order; what only uses
+/// the loaded tiles stays after the wait (so that the tiles are held as
+/// loaded, not converted). With `!ahead`, the wait comes first. Returns
+/// how many ops precede the wait.
+unsigned placeTaskWait(Block *block, ArrayRef<int32_t> deps,
+                       const llvm::SmallPtrSetImpl<Value> &unsafe,
+                       bool ahead) {
+  llvm::SmallPtrSet<Operation *, 16> early;
+  SmallVector<Operation *> order;
+  if (ahead)
+    for (Operation &op : *block) {
+      bool operandsEarly = llvm::all_of(op.getOperands(), [&](Value v) {
+        Operation *def = v.getDefiningOp();
+        return def ? def->getBlock() != block || early.contains(def)
+                   : cast<BlockArgument>(v).getOwner() != block;
+      });
+      // Values the op's regions use from above must be early too.
+      bool capturesEarly = true;
+      op.walk([&](Operation *nested) {
+        for (Value v : nested->getOperands()) {
+          Operation *def = v.getDefiningOp();
+          if (def && def->getBlock() == block && !early.contains(def))
+            capturesEarly = false;
+        }
+      });
+      if (operandsEarly && capturesEarly && onlyReadsSafeBuffers(&op, unsafe))
+        early.insert(&op);
+    }
+  // Of those, the reads and what they are computed from.
+  llvm::SmallPtrSet<Operation *, 16> needed;
+  for (Operation &op : llvm::reverse(*block)) {
+    if (!early.contains(&op) ||
+        (!needed.contains(&op) && isMemoryEffectFree(&op)))
+      continue;
+    needed.insert(&op);
+    op.walk([&](Operation *nested) {
+      for (Value v : nested->getOperands())
+        if (Operation *def = v.getDefiningOp())
+          if (def->getBlock() == block)
+            needed.insert(def);
+    });
+  }
+  for (Operation &op : *block)
+    if (needed.contains(&op))
+      order.push_back(&op);
+  early = std::move(needed);
+  Operation *firstLate = nullptr;
+  for (Operation &op : *block)
+    if (!early.contains(&op)) {
+      firstLate = &op;
+      break;
+    }
+  OpBuilder b(block, block->end());
+  if (firstLate) {
+    for (Operation *op : order)
+      if (firstLate->isBeforeInBlock(op))
+        op->moveBefore(firstLate);
+    b.setInsertionPoint(firstLate);
+  }
+  TaskWaitOp::create(b, block->getParentOp()->getLoc(),
+                     b.getDenseI32ArrayAttr(deps));
+  return order.size();
+}
+
 struct IsmCoschedulePass
     : mlir::ism::impl::IsmCoscheduleBase<IsmCoschedulePass> {
   using Base::Base;
@@ -514,6 +659,7 @@ LogicalResult IsmCoschedulePass::decide(
     unsigned &ctasPerSM, unsigned &numCounters, std::string &summary) {
   MLIRContext *ctx = op.getContext();
   bool shared = policy == CoschedulePolicy::WarpSpecialized;
+  bool ordered = policy == CoschedulePolicy::Ordered;
   bool anyWgmma =
       llvm::any_of(parts, [](const Partition &p) { return p.isWgmma(); });
   auto stagesAttr = op->getAttrOfType<IntegerAttr>("stages");
@@ -575,7 +721,7 @@ LogicalResult IsmCoschedulePass::decide(
   ctasPerSM = 1;
   if (ctasAttr) {
     ctasPerSM = ctasAttr.getInt();
-  } else if (shared && !anyWgmma) {
+  } else if ((shared || ordered) && !anyWgmma) {
     unsigned maxRegs = 0;
     for (const Partition &p : parts)
       maxRegs = std::max(maxRegs, p.registerEstimate);
@@ -599,7 +745,8 @@ LogicalResult IsmCoschedulePass::decide(
       const Partition &p = parts[i];
       size[i] = p.isWgmma() ? p.ringBytes(stages[i])
                             : p.sharedBytes(operandStages[i]);
-      base[i] = shared ? end : 0;
+      // (An ordered kernel's slices start after its two work slots.)
+      base[i] = shared ? end : ordered ? kWorkSlotBytes : 0;
       end = alignTo16(base[i] + size[i]);
       total = std::max(total, end);
     }
@@ -816,10 +963,16 @@ LogicalResult IsmCoschedulePass::decide(
              << threads << " threads at " << atLaunch << ")";
   }
 
-  // Work: counters for the partitions that are not wgmma kernels.
+  // Work: counters for the partitions that are not wgmma kernels. An
+  // ordered kernel's: the task ticket, one done counter per launch, and the
+  // error record of a wait that timed out.
   numCounters = 0;
   SmallVector<int> counters(parts.size(), -1);
-  if (shared && useCounters) {
+  if (ordered) {
+    for (auto [i, p] : llvm::enumerate(parts))
+      counters[i] = int(kOrderedDoneCounters + i);
+    numCounters = kOrderedDoneCounters + parts.size() + kOrderedErrorWords;
+  } else if (shared && useCounters) {
     llvm::SmallDenseMap<unsigned, int> perLaunch;
     for (unsigned i : order)
       if (!parts[i].isWgmma()) {
@@ -993,6 +1146,18 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
     return success();
   }
 
+  // An ordered region runs programs that are not warp-specialized GEMMs
+  // and have no tensor-core products as its tasks.
+  if (policy == CoschedulePolicy::Ordered)
+    for (const Partition &p : parts)
+      if (p.isWgmma() || p.products)
+        return p.launch.emitOpError("@")
+               << p.kernel.getName()
+               << (p.isWgmma() ? " is a warp-specialized wgmma GEMM"
+                               : " has tensor-core products")
+               << ", which an ordered ism.coschedule does not run as a task "
+                  "yet; launch it before or after the region";
+
   // Copies first (threads and registers), then the rings: as many items
   // in flight (4 to 2) as the shared memory left beside the wgmma rings
   // (at their own stages) holds for every copy. Measured on the H200: a
@@ -1113,6 +1278,34 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
                   "num_stages", b.getI64IntegerAttr(attrs[i].getStages()))));
       });
   }
+  // Ordered: each program waits for the launches it depends on, after
+  // what it can issue before.
+  if (policy == CoschedulePolicy::Ordered) {
+    SmallVector<BufferUse> uses = getBufferUses(parts);
+    SmallVector<SmallVector<int32_t>> deps = getOrderedDependencies(uses);
+    for (auto [i, p] : llvm::enumerate(parts)) {
+      if (deps[i].empty()) {
+        summary += llvm::formatv("; @{0} waits for nothing", p.kernel.getName());
+        continue;
+      }
+      llvm::SmallPtrSet<Value, 8> unsafe;
+      for (auto [j, value] : llvm::enumerate(p.launch.getArgs())) {
+        bool written = uses[i].writes.contains(value);
+        for (unsigned e = 0; e < i && !written; ++e)
+          written = uses[e].writes.contains(value);
+        if (written)
+          unsafe.insert(args[firstArg[i] + j]);
+      }
+      unsigned before = placeTaskWait(&ws.getBodies()[i].front(), deps[i],
+                                      unsafe, prefetch);
+      summary += llvm::formatv(
+          "; @{0} waits for launch(es) {1} after {2} op(s)", p.kernel.getName(),
+          llvm::join(llvm::map_range(
+                         deps[i], [](int32_t d) { return std::to_string(d); }),
+                     ","),
+          before);
+    }
+  }
   ReturnOp::create(b, loc);
   kernel->setAttr(
       "ism.coschedule",
@@ -1123,7 +1316,21 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
            b.getNamedAttr("ctas_per_sm", b.getI32IntegerAttr(ctasPerSM)),
            b.getNamedAttr("work_counters", b.getI32IntegerAttr(numCounters)),
            b.getNamedAttr("ring_stages", b.getI32IntegerAttr(ringStages)),
-           b.getNamedAttr("prefetch", b.getBoolAttr(loadAhead))}));
+           b.getNamedAttr("prefetch",
+                          b.getBoolAttr(policy == CoschedulePolicy::Ordered
+                                            ? prefetch
+                                            : loadAhead))}));
+  if (policy == CoschedulePolicy::Ordered) {
+    std::optional<APInt> timeout = op.getTimeoutMs();
+    kernel->setAttr(
+        "ism.coschedule",
+        b.getDictionaryAttr(llvm::to_vector(llvm::concat<const NamedAttribute>(
+            kernel->getAttrOfType<DictionaryAttr>("ism.coschedule").getValue(),
+            ArrayRef<NamedAttribute>{b.getNamedAttr(
+                "timeout_ms",
+                b.getI32IntegerAttr(timeout ? timeout->getSExtValue()
+                                            : kDefaultTimeoutMs))}))));
+  }
 
   if (verbose)
     op.emitRemark() << "@" << kernel.getName() << ": " << summary;

@@ -39,7 +39,8 @@ def Ism_MemorySemantics : I32EnumAttr<"MemorySemantics",
 def Ism_CoschedulePolicy : I32EnumAttr<"CoschedulePolicy",
     "how ism.coschedule shares the SMs between its launches", [
     I32EnumAttrCase<"WarpSpecialized", 0, "warp_specialized">,
-    I32EnumAttrCase<"BlockInterleaved", 1, "block_interleaved">]> {
+    I32EnumAttrCase<"BlockInterleaved", 1, "block_interleaved">,
+    I32EnumAttrCase<"Ordered", 2, "ordered">]> {
   let cppNamespace = "::mlir::ism";
 }
 

@@ -89,6 +89,12 @@ def Ism_KernelOp : Ism_Op<"kernel", [
     ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
       return getFunctionType().getResults();
     }
+    /// How the body uses argument `index`: whether an op reads it and
+    /// whether one writes it (an op that uses it without declaring its
+    /// memory effects counts as both). `{false, false}` for a body-less
+    /// kernel or an argument out of range.
+    struct ArgumentAccess { bool reads = false, writes = false; };
+    ArgumentAccess getArgumentAccess(unsigned index);
   }];
 }
 
@@ -764,6 +770,16 @@ def Ism_CoscheduleOp : Ism_Op<"coschedule", [SingleBlock, NoTerminator,
     CTA index ranges to the launches. The region holds only launches, at
     least two.
 
+    `ordered` runs them as one persistent kernel in which later launches
+    may read what earlier ones write (a chain of dependent kernels, such as
+    the operations of an LLM decode step): CTAs take programs (tasks) in
+    launch order from a counter, and a task waits, before its first access
+    to a buffer an earlier launch writes, until every program of that
+    launch has finished. Its loads of buffers no earlier launch writes
+    (weights) are issued before the wait. A wait longer than `timeout_ms`
+    (default 1000) stops the kernel with an error naming the task and the
+    launch it waited for. docs/coschedule.md describes it.
+
     ```mlir
     ism.coschedule warp_specialized {
       ism.launch @matmul grid(%gm, %gn) (%a, %b, %c) : (...)
@@ -776,9 +792,11 @@ def Ism_CoscheduleOp : Ism_Op<"coschedule", [SingleBlock, NoTerminator,
     setmaxnreg value per warpgroup, in partition order), `replicas` (copies
     per launch), `ctas_per_sm`, `ring_stages` (work items in flight per
     copy, 0 or 2-8), `work_counters` (false: static striding), `prefetch`
-    (false: nothing loaded one work item ahead), `fallback` (false: fuse a
-    pair without tensor-core work too) and `join` (false: the GEMM's
-    consumer warps do not take the other launch's items after their tiles).
+    (false: nothing loaded one work item ahead; with `ordered`, nothing
+    issued before a task's wait), `fallback` (false: fuse a pair without
+    tensor-core work too), `join` (false: the GEMM's consumer warps do not
+    take the other launch's items after their tiles) and `timeout_ms`
+    (`ordered`: the longest wait, 1 to 600000).
     Any other attribute must carry a dialect prefix (`mine.note`), so that a
     misspelt override is an error, not silently ignored.
   }];
@@ -791,7 +809,8 @@ def Ism_CoscheduleOp : Ism_Op<"coschedule", [SingleBlock, NoTerminator,
                        OptionalAttr<BoolAttr>:$work_counters,
                        OptionalAttr<BoolAttr>:$prefetch,
                        OptionalAttr<BoolAttr>:$fallback,
-                       OptionalAttr<BoolAttr>:$join);
+                       OptionalAttr<BoolAttr>:$join,
+                       OptionalAttr<APIntAttr>:$timeout_ms);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$policy attr-dict-with-keyword $body";
   let hasVerifier = 1;
@@ -800,6 +819,31 @@ def Ism_CoscheduleOp : Ism_Op<"coschedule", [SingleBlock, NoTerminator,
     /// The launches of the region, in order.
     auto getLaunches() { return getBody().front().getOps<LaunchOp>(); }
   }];
+}
+
+def Ism_TaskWaitOp : Ism_Op<"task_wait"> {
+  let summary = "Waits for earlier launches of an ordered fused kernel";
+  let description = [{
+    In a partition of an `ordered` `ism.warp_specialize` (made by
+    `ism-coschedule` from an `ordered` `ism.coschedule`): the program
+    waits here until every program of the partitions `launches` (earlier
+    ones, by index) has finished and its writes are visible. The ops before
+    it in the partition's block are those that touch no buffer an earlier
+    launch writes (loads of weights, address arithmetic): they are issued
+    before the wait, while the launches waited for still run.
+
+    ```mlir
+    %w = ism.load %W[%n0, %c0] : memref<?x?xbf16> -> tensor<16x2048xbf16>
+    ism.task_wait [0]
+    %x = ism.load %X[%c0, %c0] : memref<?x?xbf16> -> tensor<1x2048xbf16>
+    ```
+
+    The lowering spins on the launches' done counters in global memory
+    (acquire), for at most the fused kernel's timeout.
+  }];
+  let arguments = (ins DenseI32ArrayAttr:$launches);
+  let assemblyFormat = "$launches attr-dict";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -821,7 +865,10 @@ def Ism_WarpSpecializeOp : Ism_Op<"warp_specialize", [
     and each partition loops over its grid (from its work counter, or from
     `blockIdx.x` with a stride of `gridDim.x`). With `block_interleaved`
     the CTAs `[sum of the earlier partitions' programs, + this one's)` run
-    one program of the partition each, on warps `[0, num_warps)`.
+    one program of the partition each, on warps `[0, num_warps)`. With
+    `ordered` a persistent grid takes the partitions' programs in order
+    from a counter, each on warps `[0, num_warps)`, and `ism.task_wait`
+    in a partition waits for earlier ones.
 
     `ism-coschedule` makes this op from an `ism.coschedule`;
     `convert-ism-to-gpu` lowers each region with its own thread base,

@@ -33,6 +33,19 @@ struct PrefetchableLoad {
 /// tensor-core product (whose lowering places it in shared memory itself).
 SmallVector<PrefetchableLoad> getPrefetchableLoads(Block *body);
 
+/// Bytes at the start of a counter-driven partition's shared memory (of an
+/// ordered kernel's, before its partitions): two slots that hand the next
+/// work item from the thread that fetched it to the others.
+inline constexpr int64_t kWorkSlotBytes = 16;
+
+/// The counters of an ordered kernel (32-bit words in global memory, zeroed
+/// before each launch): the task ticket, then from kOrderedDoneCounters the
+/// programs of each launch that have finished, then kOrderedErrorWords
+/// words recording the first wait that timed out: the waiting launch + 1
+/// (0: none), its program, the launch it waited for, and the count it saw.
+inline constexpr unsigned kOrderedDoneCounters = 1;
+inline constexpr unsigned kOrderedErrorWords = 4;
+
 /// Bytes one slot of a shared-memory ring needs for `tile` copied by
 /// `threads` threads in 16-byte chunks (each thread at least one chunk).
 int64_t getRingSlotBytes(RankedTensorType tile, int64_t threads);
