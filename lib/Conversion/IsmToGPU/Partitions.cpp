@@ -537,12 +537,79 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
     Value v = memref::LoadOp::create(pb, loc, slots, slot);
     return Value(arith::IndexCastUIOp::create(pb, loc, pb.getIndexType(), v));
   };
-  Value staticFirst = arith::SelectOp::create(
-      b, loc, cmp(b, loc, arith::CmpIPredicate::eq, bid, zero), zero, all);
-  Value firstTicket = publish(b, fetch(b, staticFirst), zero);
+  // The task ring: each task's loads that the slices of its program id
+  // address and that come before its wait (buffers no earlier launch
+  // writes: weights) are copied into a slot of a ring in shared memory
+  // (cp.async) D - 1 tasks ahead, so that the next tasks' weights stream
+  // while this one waits and computes. A slot is S bytes (the largest
+  // partition's loads, each in its threads' 16-byte chunks) and every
+  // ticket commits G copy groups in every thread (empty ones where its
+  // partition has fewer loads or the thread none), so that a load's wait
+  // (cp.async.wait_group) leaves exactly the later groups in flight. Off
+  // with prefetch = false, when no slot fits twice, or when a program
+  // copies asynchronously itself.
+  bool prefetch = true;
+  if (auto pf = fused.getAs<BoolAttr>("prefetch"))
+    prefetch = pf.getValue();
+  SmallVector<SmallVector<PrefetchableLoad>> ringLoads(n);
+  SmallVector<SmallVector<int64_t>> ringOffsets(n);
+  int64_t slotBytes = 0;
+  unsigned groups = 0, depth = 0;
+  bool ownCopies = false;
+  for (unsigned i = 0; i < n; ++i)
+    ws.getBodies()[i].walk([&](Operation *op) {
+      ownCopies |= isa<AsyncCopyOp, AsyncLoadOp, AsyncGatherOp>(op);
+    });
+  if (prefetch && !ownCopies) {
+    for (unsigned i = 0; i < n; ++i) {
+      Block *block = &ws.getBodies()[i].front();
+      Operation *wait = nullptr;
+      for (Operation &op : *block)
+        if (isa<TaskWaitOp>(op)) {
+          wait = &op;
+          break;
+        }
+      int64_t bytes = 0;
+      for (PrefetchableLoad &load : getPrefetchableLoads(block)) {
+        if (wait && wait->isBeforeInBlock(load.load))
+          continue;
+        ringOffsets[i].push_back(bytes);
+        bytes += getRingSlotBytes(load.load.getType(),
+                                  32 * ws.getPartition(i).getNumWarps());
+        ringLoads[i].push_back(load);
+      }
+      slotBytes = std::max(slotBytes, bytes);
+      groups = std::max<unsigned>(groups, ringLoads[i].size());
+    }
+    // What is left for the ring beside the slots and the partitions'
+    // scratch (reductions and layout changes: a few KiB).
+    constexpr int64_t kScratchReserve = 8192;
+    int64_t room = getSharedMemoryPerCTA(ctasPerSM) - kWorkSlotBytes -
+                   kScratchReserve;
+    if (slotBytes > 0)
+      depth = unsigned(std::min<int64_t>(4, room / slotBytes));
+    if (depth < 2)
+      depth = 0;
+  }
+  int64_t ringBase = kWorkSlotBytes;
+  int64_t scratchBase = ringBase + int64_t(depth) * slotBytes;
+  unsigned ahead = std::max(1u, depth);
+
+  // The first `ahead` tickets (CTA 0 takes 0, 1, ... without counters).
+  SmallVector<Value> firstTickets;
+  Value ctaZero = cmp(b, loc, arith::CmpIPredicate::eq, bid, zero);
+  for (unsigned j = 0; j < ahead; ++j) {
+    Value staticTicket = arith::SelectOp::create(
+        b, loc, ctaZero, indexConstant(b, loc, j),
+        arith::AddIOp::create(b, loc, all, indexConstant(b, loc, j)));
+    firstTickets.push_back(
+        publish(b, fetch(b, staticTicket), indexConstant(b, loc, j % 2)));
+  }
+  SmallVector<Value> inits = firstTickets;
+  inits.push_back(zero);
+  SmallVector<Type> types(inits.size(), b.getIndexType());
   auto loop = scf::WhileOp::create(
-      b, loc, TypeRange{b.getIndexType(), b.getIndexType()},
-      ValueRange{firstTicket, zero},
+      b, loc, types, inits,
       [&](OpBuilder &cb, Location cl, ValueRange args) {
         scf::ConditionOp::create(
             cb, cl, cmp(cb, cl, arith::CmpIPredicate::ult, args[0], all), args);
@@ -551,18 +618,22 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
         scf::YieldOp::create(db, dl, args);
       });
   Block *body = loop.getAfterBody();
-  Value t = body->getArgument(0), k = body->getArgument(1);
+  Value t = body->getArgument(0), k = body->getArgument(ahead);
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   OpBuilder lb(yield);
   Value start;
   if (traceBuffer)
     start = NVVM::GlobalTimerOp::create(lb, loc, lb.getI64Type());
   // Issued before the task runs, read after it.
-  Value next = fetch(lb, arith::AddIOp::create(lb, loc, t, one));
+  Value next = fetch(lb, arith::AddIOp::create(
+                             lb, loc, body->getArgument(ahead - 1), one));
+  Value depthValue = indexConstant(lb, loc, std::max(1u, depth));
+  Value currentSlot = arith::RemUIOp::create(lb, loc, k, depthValue);
 
   SmallVector<std::unique_ptr<LoweringContext>> contexts(n);
   SmallVector<scf::IfOp> programs(n);
-  int64_t total = kWorkSlotBytes;
+  SmallVector<SmallVector<Operation *>> copyBranches(n);
+  int64_t total = scratchBase;
   for (unsigned i = 0; i < n; ++i) {
     PartitionAttr p = ws.getPartition(i);
     Value end = arith::AddIOp::create(lb, loc, starts[i], totals[i]);
@@ -578,17 +649,12 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
     Block *then = run.thenBlock();
     then->getOperations().splice(Block::iterator(then->getTerminator()),
                                  ws.getBodies()[i].front().getOperations());
-    auto grid = ws.getGrid(i);
-    SmallVector<Value> gridValues(grid.begin(), grid.end());
-    OpBuilder qb(then, then->begin());
-    replaceGridQueries(then, programCoords(qb, loc, program, gridValues),
-                       gridValues);
+    programs[i] = run;
     contexts[i] = std::make_unique<LoweringContext>(
-        PartitionInfo{0, p.getBarriers().front(), p.getSharedMemory()},
+        PartitionInfo{0, p.getBarriers().front(), unsigned(scratchBase)},
         p.getNumWarps());
-    lowerTaskWaits(then, i, program, totals, counters, hasCounters, n,
-                   timeoutNs, *contexts[i]);
-    // Every thread past the program, then it counts as done.
+
+    // After every thread is past the program, it counts as done.
     cta.barrier(tb, loc);
     scf::IfOp::create(
         tb, loc, arith::AndIOp::create(tb, loc, hasCounters, isFirst),
@@ -606,15 +672,112 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
       emitTraceRecord(tb, loc, traceBuffer, t, isFirst, start, stop,
                       int64_t(i) << 16, program);
     }
-    programs[i] = run;
   }
-  Value following =
-      publish(lb, next, arith::AndIOp::create(
-                            lb, loc, arith::AddIOp::create(lb, loc, k, one),
-                            one));
-  yield->setOperands(
-      ValueRange{following, arith::AddIOp::create(lb, loc, k, one)});
 
+  // The copies of ticket `ticket` into slot `slot`: one branch per
+  // partition with ring loads (its threads), then empty groups for the
+  // threads that copied nothing, so that every thread commits `groups`.
+  auto copyAhead = [&](OpBuilder &cb, Value ticket, Value slot) {
+    Value copied = arith::ConstantIntOp::create(cb, loc, 0, 1);
+    for (unsigned i = 0; i < n; ++i) {
+      if (ringLoads[i].empty())
+        continue;
+      PartitionAttr p = ws.getPartition(i);
+      Value end = arith::AddIOp::create(cb, loc, starts[i], totals[i]);
+      Value mine = arith::AndIOp::create(
+          cb, loc,
+          arith::AndIOp::create(
+              cb, loc,
+              cmp(cb, loc, arith::CmpIPredicate::uge, ticket, starts[i]),
+              cmp(cb, loc, arith::CmpIPredicate::ult, ticket, end)),
+          cmp(cb, loc, arith::CmpIPredicate::ult, tid,
+              indexConstant(cb, loc, 32 * p.getNumWarps())));
+      copied = arith::OrIOp::create(cb, loc, copied, mine);
+      auto branch = scf::IfOp::create(cb, loc, mine, /*withElse=*/false);
+      OpBuilder bb(branch.thenBlock()->getTerminator());
+      auto grid = ws.getGrid(i);
+      SmallVector<Value> gridValues(grid.begin(), grid.end());
+      SmallVector<Value, 3> coords = programCoords(
+          bb, loc, arith::SubIOp::create(bb, loc, ticket, starts[i]),
+          gridValues);
+      for (auto [j, load] : llvm::enumerate(ringLoads[i])) {
+        IRMapping map;
+        cloneForProgram(bb, load.slice, coords, gridValues, map);
+        SmallVector<Value> offsets;
+        for (Value v : load.load.getOffsets())
+          offsets.push_back(map.lookupOrDefault(v));
+        AsyncCopyOp::create(bb, loc, load.load.getBase(), offsets, slot,
+                            Type(load.load.getType()),
+                            uint64_t(ringBase + ringOffsets[i][j]),
+                            uint64_t(slotBytes), /*ring_id=*/nullptr,
+                            /*slots=*/nullptr);
+      }
+      for (unsigned g = ringLoads[i].size(); g < groups; ++g)
+        NVVM::CpAsyncCommitGroupOp::create(bb, loc);
+      copyBranches[i].push_back(branch);
+    }
+    Value none = arith::XOrIOp::create(
+        cb, loc, copied, arith::ConstantIntOp::create(cb, loc, 1, 1));
+    scf::IfOp::create(cb, loc, none, [&](OpBuilder &eb, Location el) {
+      for (unsigned g = 0; g < groups; ++g)
+        NVVM::CpAsyncCommitGroupOp::create(eb, el);
+      scf::YieldOp::create(eb, el);
+    });
+  };
+  if (depth) {
+    OpBuilder pb(loop);
+    for (unsigned j = 0; j + 1 < depth; ++j)
+      copyAhead(pb, firstTickets[j], indexConstant(pb, loc, j));
+    OpBuilder cb(body, body->begin());
+    Value newest = body->getArgument(depth - 1);
+    Value slot = arith::RemUIOp::create(
+        cb, loc,
+        arith::AddIOp::create(cb, loc, k, indexConstant(cb, loc, depth - 1)),
+        indexConstant(cb, loc, depth));
+    copyAhead(cb, newest, slot);
+    // The loads read their slot of the ring.
+    for (unsigned i = 0; i < n; ++i)
+      for (auto [j, load] : llvm::enumerate(ringLoads[i])) {
+        OpBuilder rb(load.load);
+        auto read = AsyncLoadOp::create(
+            rb, load.load.getLoc(), load.load.getType(), load.load.getBase(),
+            load.load.getOffsets(), currentSlot,
+            rb.getI64IntegerAttr(ringBase + ringOffsets[i][j]),
+            rb.getI64IntegerAttr(slotBytes),
+            rb.getI32IntegerAttr((depth - 1) * groups + (groups - 1 - j)),
+            load.load.getPaddingAttr(), /*ring_id=*/nullptr,
+            /*slots=*/nullptr);
+        load.load.getResult().replaceAllUsesWith(read.getResult());
+        load.load.erase();
+      }
+  }
+  for (unsigned i = 0; i < n; ++i) {
+    Block *then = programs[i].thenBlock();
+    auto grid = ws.getGrid(i);
+    SmallVector<Value> gridValues(grid.begin(), grid.end());
+    OpBuilder qb(then, then->begin());
+    Value program = arith::SubIOp::create(qb, loc, t, starts[i]);
+    replaceGridQueries(then, programCoords(qb, loc, program, gridValues),
+                       gridValues);
+    lowerTaskWaits(then, i, program, totals, counters, hasCounters, n,
+                   timeoutNs, *contexts[i]);
+  }
+  SmallVector<Value> yields;
+  for (unsigned j = 1; j < ahead; ++j)
+    yields.push_back(body->getArgument(j));
+  yields.push_back(publish(
+      lb, next,
+      arith::AndIOp::create(
+          lb, loc,
+          arith::AddIOp::create(lb, loc, k, indexConstant(lb, loc, ahead)),
+          one)));
+  yields.push_back(arith::AddIOp::create(lb, loc, k, one));
+  yield->setOperands(yields);
+
+  for (unsigned i = 0; i < n; ++i)
+    for (Operation *branch : copyBranches[i])
+      if (failed(convert(branch, *contexts[i])))
+        return failure();
   for (unsigned i = 0; i < n; ++i) {
     if (failed(convert(programs[i], *contexts[i])))
       return failure();
