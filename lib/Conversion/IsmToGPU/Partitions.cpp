@@ -329,16 +329,44 @@ Value getCounter(OpBuilder &b, Location loc, Value counters, unsigned index) {
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), address);
 }
 
+/// Byte `index` of an ordered kernel's shared-memory header, as an i8
+/// memref of `bytes` bytes.
+Value getHeader(OpBuilder &b, Location loc, int64_t bytes) {
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto raw = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                             MemRefLayoutAttrInterface{}, workgroup);
+  Value base = gpu::DynamicSharedMemoryOp::create(b, loc, raw);
+  auto type = MemRefType::get({bytes}, b.getI8Type(),
+                              MemRefLayoutAttrInterface{}, workgroup);
+  return memref::ViewOp::create(b, loc, type, base, indexConstant(b, loc, 0),
+                                ValueRange{});
+}
+
+/// An ordered kernel's shared-memory header: the two ticket slots (bytes
+/// 0-7), the count of finished tasks the first thread has not yet added to
+/// its launch's done counter (8-11), then from byte kSeenFlags one byte per
+/// launch, set once the CTA has seen every program of the launch finish
+/// (a launch stays finished, so later waits for it are skipped).
+constexpr int64_t kPendingByte = 8;
+constexpr int64_t kSeenFlags = 16;
+int64_t getHeaderBytes(unsigned numLaunches) {
+  return kSeenFlags + (int64_t(numLaunches) + 15) / 16 * 16;
+}
+
 /// Lowers the ism.task_wait ops of partition `self`'s program (in `block`)
-/// of an ordered kernel: its first thread reads each awaited launch's done
-/// counter (relaxed, GPU scope) until it holds the launch's program count,
-/// then fences (acquire) and the partition's barrier hands the order on to
-/// its other threads. A wait that lasts longer than `timeoutNs` (by
-/// %globaltimer), or that finds an error recorded, gives up: the first
-/// records the error (the waiting launch + 1, its program, the launch
-/// waited for, the count seen), and the others see it and stop waiting,
-/// so a broken kernel ends instead of hanging. With no counters (a null
-/// address: one CTA runs every task in order) there is nothing to wait for.
+/// of an ordered kernel. When the CTA has seen every launch it names
+/// finish (their flags in the header), nothing is done. Otherwise its first
+/// thread reads each awaited launch's done counter (relaxed, GPU scope)
+/// until it holds the launch's program count, then fences (acquire), the
+/// partition's barrier hands the order on to its other threads, and the
+/// first thread sets the launches' flags. A wait that lasts longer than
+/// `timeoutNs` (by %globaltimer), or that finds an error recorded, gives
+/// up: the first records the error (the waiting launch + 1, its program,
+/// the launch waited for, the count seen), and the others see it and stop
+/// waiting, so a broken kernel ends instead of hanging. With no counters
+/// (a null address: one CTA runs every task in order) there is nothing to
+/// wait for.
 void lowerTaskWaits(Block *block, unsigned self, Value program,
                     ArrayRef<Value> totals, Value counters, Value hasCounters,
                     unsigned numLaunches, int64_t timeoutNs,
@@ -346,13 +374,24 @@ void lowerTaskWaits(Block *block, unsigned self, Value program,
   SmallVector<TaskWaitOp> waits;
   block->walk([&](TaskWaitOp wait) { waits.push_back(wait); });
   for (TaskWaitOp wait : waits) {
-    OpBuilder b(wait);
+    OpBuilder ob(wait);
     Location loc = wait.getLoc();
+    Value header = getHeader(ob, loc, getHeaderBytes(numLaunches));
+    Value zeroByte = arith::ConstantIntOp::create(ob, loc, 0, 8);
+    Value unseen = arith::ConstantIntOp::create(ob, loc, 0, 1);
+    for (int32_t launch : wait.getLaunches()) {
+      Value flag = memref::LoadOp::create(
+          ob, loc, header, indexConstant(ob, loc, kSeenFlags + launch));
+      unseen = arith::OrIOp::create(
+          ob, loc, unseen,
+          cmp(ob, loc, arith::CmpIPredicate::eq, flag, zeroByte));
+    }
+    auto waiting = scf::IfOp::create(ob, loc, unseen, /*withElse=*/false);
+    OpBuilder b(waiting.thenBlock()->getTerminator());
     Value zero = indexConstant(b, loc, 0);
-    Value first = arith::AndIOp::create(
-        b, loc, hasCounters,
-        cmp(b, loc, arith::CmpIPredicate::eq, context.getThreadId(b, loc),
-            zero));
+    Value isFirstThread = cmp(b, loc, arith::CmpIPredicate::eq,
+                              context.getThreadId(b, loc), zero);
+    Value first = arith::AndIOp::create(b, loc, hasCounters, isFirstThread);
     unsigned errorWord = kOrderedDoneCounters + numLaunches;
     scf::IfOp::create(b, loc, first, [&](OpBuilder &tb, Location tl) {
       Type i32 = tb.getI32Type(), i64 = tb.getI64Type();
@@ -426,6 +465,15 @@ void lowerTaskWaits(Block *block, unsigned self, Value program,
       scf::YieldOp::create(tb, tl);
     });
     context.barrier(b, loc);
+    // (read by the other threads before the barrier above; by any thread
+    // again only after the CTA's barrier at the end of this task)
+    scf::IfOp::create(b, loc, isFirstThread, [&](OpBuilder &fb, Location fl) {
+      Value one = arith::ConstantIntOp::create(fb, fl, 1, 8);
+      for (int32_t launch : wait.getLaunches())
+        memref::StoreOp::create(fb, fl, one, header,
+                                indexConstant(fb, fl, kSeenFlags + launch));
+      scf::YieldOp::create(fb, fl);
+    });
     wait.erase();
   }
 }
@@ -505,6 +553,22 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
                           arith::ConstantIntOp::create(b, loc, 0, 64));
   Value isFirst = cmp(b, loc, arith::CmpIPredicate::eq, tid, zero);
   Value slots = getWorkSlots(b, loc, 0);
+  // The rest of the header (pending count, seen flags) starts at zero; the
+  // first hand-over's barrier orders it before any use.
+  int64_t headerBytes = getHeaderBytes(n);
+  {
+    Value header = getHeader(b, loc, headerBytes);
+    Value inHeader = arith::AndIOp::create(
+        b, loc, cmp(b, loc, arith::CmpIPredicate::uge, tid,
+                    indexConstant(b, loc, kPendingByte)),
+        cmp(b, loc, arith::CmpIPredicate::ult, tid,
+            indexConstant(b, loc, headerBytes)));
+    scf::IfOp::create(b, loc, inHeader, [&](OpBuilder &zb, Location zl) {
+      memref::StoreOp::create(zb, zl, arith::ConstantIntOp::create(zb, zl, 0, 8),
+                              header, tid);
+      scf::YieldOp::create(zb, zl);
+    });
+  }
   Value ticket = getCounter(b, loc, counters, 0);
   // The next ticket: fetched by the first thread, handed over through slot
   // `slot` (written again two hand-overs later, after every thread passed
@@ -584,14 +648,14 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
     // What is left for the ring beside the slots and the partitions'
     // scratch (reductions and layout changes: a few KiB).
     constexpr int64_t kScratchReserve = 8192;
-    int64_t room = getSharedMemoryPerCTA(ctasPerSM) - kWorkSlotBytes -
+    int64_t room = getSharedMemoryPerCTA(ctasPerSM) - headerBytes -
                    kScratchReserve;
     if (slotBytes > 0)
       depth = unsigned(std::min<int64_t>(4, room / slotBytes));
     if (depth < 2)
       depth = 0;
   }
-  int64_t ringBase = kWorkSlotBytes;
+  int64_t ringBase = headerBytes;
   int64_t scratchBase = ringBase + int64_t(depth) * slotBytes;
   unsigned ahead = std::max(1u, depth);
 
@@ -627,6 +691,9 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
   // Issued before the task runs, read after it.
   Value next = fetch(lb, arith::AddIOp::create(
                              lb, loc, body->getArgument(ahead - 1), one));
+  // The CTA's next task (the first thread's fetch when none is held
+  // ahead: only the first thread reads it).
+  Value following = ahead > 1 ? Value(body->getArgument(1)) : next;
   Value depthValue = indexConstant(lb, loc, std::max(1u, depth));
   Value currentSlot = arith::RemUIOp::create(lb, loc, k, depthValue);
 
@@ -654,17 +721,57 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
         PartitionInfo{0, p.getBarriers().front(), unsigned(scratchBase)},
         p.getNumWarps());
 
-    // After every thread is past the program, it counts as done.
+    // After every thread is past the program, it counts as done: the
+    // first thread keeps the count of the launch's tasks this CTA finished
+    // and adds it to the done counter (after a release fence) when the
+    // CTA's next task is of another launch or there is none. (No task
+    // waits for its own launch, so holding the count back cannot keep a
+    // task of this CTA from running; tasks that wait for this launch wait
+    // for all of it.)
     cta.barrier(tb, loc);
     scf::IfOp::create(
         tb, loc, arith::AndIOp::create(tb, loc, hasCounters, isFirst),
         [&](OpBuilder &rb, Location rl) {
-          LLVM::FenceOp::create(rb, rl, LLVM::AtomicOrdering::release,
-                                "device");
-          LLVM::AtomicRMWOp::create(
-              rb, rl, LLVM::AtomicBinOp::add,
-              getCounter(rb, rl, counters, p.getWorkCounter()),
-              i32Const(rb, rl, 1), LLVM::AtomicOrdering::monotonic, "device");
+          Value header = getHeader(rb, rl, headerBytes);
+          auto pendingType = MemRefType::get(
+              {1}, rb.getI32Type(), MemRefLayoutAttrInterface{},
+              cast<MemRefType>(header.getType()).getMemorySpace());
+          Value pending = memref::ViewOp::create(
+              rb, rl, pendingType,
+              gpu::DynamicSharedMemoryOp::create(
+                  rb, rl,
+                  MemRefType::get({ShapedType::kDynamic}, rb.getI8Type(),
+                                  MemRefLayoutAttrInterface{},
+                                  pendingType.getMemorySpace())),
+              indexConstant(rb, rl, kPendingByte), ValueRange{});
+          Value zeroIndex = indexConstant(rb, rl, 0);
+          Value count = arith::AddIOp::create(
+              rb, rl, memref::LoadOp::create(rb, rl, pending, zeroIndex),
+              i32Const(rb, rl, 1));
+          Value end = arith::AddIOp::create(rb, rl, starts[i], totals[i]);
+          Value sameLaunch = arith::AndIOp::create(
+              rb, rl,
+              cmp(rb, rl, arith::CmpIPredicate::uge, following, starts[i]),
+              cmp(rb, rl, arith::CmpIPredicate::ult, following, end));
+          auto keep = scf::IfOp::create(
+              rb, rl, TypeRange{rb.getI32Type()}, sameLaunch,
+              /*withElseRegion=*/true);
+          {
+            OpBuilder kb(keep.thenBlock(), keep.thenBlock()->begin());
+            scf::YieldOp::create(kb, rl, count);
+          }
+          {
+            OpBuilder fb(keep.elseBlock(), keep.elseBlock()->begin());
+            LLVM::FenceOp::create(fb, rl, LLVM::AtomicOrdering::release,
+                                  "device");
+            LLVM::AtomicRMWOp::create(
+                fb, rl, LLVM::AtomicBinOp::add,
+                getCounter(fb, rl, counters, p.getWorkCounter()), count,
+                LLVM::AtomicOrdering::monotonic, "device");
+            scf::YieldOp::create(fb, rl, i32Const(fb, rl, 0));
+          }
+          memref::StoreOp::create(rb, rl, keep.getResult(0), pending,
+                                  zeroIndex);
           scf::YieldOp::create(rb, rl);
         });
     if (traceBuffer) {
