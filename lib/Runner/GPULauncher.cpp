@@ -757,15 +757,17 @@ llvm::Expected<std::vector<double>> mlir::ism::runner::timeHostFunction(
         return std::move(error);
     if (llvm::Error error = gpu.record(*start, stream))
       return std::move(error);
-    if (llvm::Error error = executeHostFunction(entry, args, launcher, quiet))
-      return std::move(error);
+    for (unsigned call = 0; call < std::max(1u, options.callsPerRep); ++call)
+      if (llvm::Error error =
+              executeHostFunction(entry, args, launcher, quiet))
+        return std::move(error);
     if (llvm::Error error = gpu.record(*end, stream))
       return std::move(error);
     llvm::Expected<float> ms = gpu.elapsedMs(*start, *end);
     if (!ms)
       return ms.takeError();
     if (rep >= options.warmup)
-      times.push_back(*ms);
+      times.push_back(*ms / std::max(1u, options.callsPerRep));
   }
   if (monitor)
     *options.power = monitor->stop();

@@ -82,6 +82,13 @@ static cl::opt<unsigned> warmup("warmup", cl::desc("Warm-up runs of --bench"),
                                 cl::init(10), cl::cat(category));
 static cl::opt<unsigned> reps("reps", cl::desc("Timed runs of --bench"),
                               cl::init(100), cl::cat(category));
+static cl::opt<unsigned>
+    callsPerRep("calls",
+                cl::desc("Host-function calls back to back in each timed run "
+                         "of --bench, timed together (the time is per call: "
+                         "steady state, as serving runs one step after "
+                         "another; the L2 flush, if any, is once a run)"),
+                cl::init(1), cl::cat(category));
 static cl::opt<bool> flushL2("flush-l2",
                              cl::desc("Flush the L2 cache before each timed "
                                       "run (default on)"),
@@ -706,6 +713,8 @@ static int run() {
   if (!mode)
     return fail("--coschedule takes fused, sequential or streams, not '" +
                 coscheduleMode + "'");
+  if (callsPerRep == 0)
+    return fail("--calls must be at least 1");
   bool tuning = tuneSpec.getNumOccurrences() > 0;
   std::optional<std::vector<TuneAxis>> tuneAxes;
   if (tuning) {
@@ -1112,6 +1121,7 @@ static int run() {
     timing.warmup = warmup;
     timing.repetitions = reps;
     timing.flushL2 = flushL2;
+    timing.callsPerRep = callsPerRep;
     // The clock and power of the last timing (NVML).
     nvml::PowerSummary lastPower, power;
     timing.power = &lastPower;
@@ -1204,6 +1214,7 @@ static int run() {
                            {"max_ms", stats.max},
                            {"mean_ms", stats.mean},
                            {"reps", static_cast<int64_t>(reps)},
+                           {"calls", static_cast<int64_t>(callsPerRep)},
                            {"warmup", static_cast<int64_t>(warmup)},
                            {"l2_flushed", static_cast<bool>(flushL2)},
                            {"bytes", bytes},

@@ -252,6 +252,11 @@ struct TimingOptions {
   /// Write a buffer twice the size of the L2 cache before each run, which
   /// evicts the previous run's inputs and outputs.
   bool flushL2 = true;
+  /// Calls of the host function, back to back, in each timed run; the time
+  /// returned is the run's over this (a call's share of a steady stream of
+  /// calls, as serving runs one decode step after another: launches and
+  /// host work overlap the previous call's kernels).
+  unsigned callsPerRep = 1;
   /// When set, the SM clock and board power during the timed runs (NVML;
   /// without it, why not).
   nvml::PowerSummary *power = nullptr;
