@@ -694,6 +694,9 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
   // The CTA's next task (the first thread's fetch when none is held
   // ahead: only the first thread reads it).
   Value following = ahead > 1 ? Value(body->getArgument(1)) : next;
+  Value publishSlot = arith::AndIOp::create(
+      lb, loc, arith::AddIOp::create(lb, loc, k, indexConstant(lb, loc, ahead)),
+      one);
   Value depthValue = indexConstant(lb, loc, std::max(1u, depth));
   Value currentSlot = arith::RemUIOp::create(lb, loc, k, depthValue);
 
@@ -728,6 +731,13 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
     // waits for its own launch, so holding the count back cannot keep a
     // task of this CTA from running; tasks that wait for this launch wait
     // for all of it.)
+    // (The next ticket goes into its slot before the same barrier.)
+    scf::IfOp::create(tb, loc, isFirst, [&](OpBuilder &sb, Location sl) {
+      memref::StoreOp::create(
+          sb, sl, arith::IndexCastUIOp::create(sb, sl, sb.getI32Type(), next),
+          slots, publishSlot);
+      scf::YieldOp::create(sb, sl);
+    });
     cta.barrier(tb, loc);
     scf::IfOp::create(
         tb, loc, arith::AndIOp::create(tb, loc, hasCounters, isFirst),
@@ -872,12 +882,11 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
   SmallVector<Value> yields;
   for (unsigned j = 1; j < ahead; ++j)
     yields.push_back(body->getArgument(j));
-  yields.push_back(publish(
-      lb, next,
-      arith::AndIOp::create(
-          lb, loc,
-          arith::AddIOp::create(lb, loc, k, indexConstant(lb, loc, ahead)),
-          one)));
+  // The next ticket, stored by the first thread before the task's last
+  // barrier.
+  yields.push_back(arith::IndexCastUIOp::create(
+      lb, loc, lb.getIndexType(),
+      memref::LoadOp::create(lb, loc, slots, publishSlot)));
   yields.push_back(arith::AddIOp::create(lb, loc, k, one));
   yield->setOperands(yields);
 
