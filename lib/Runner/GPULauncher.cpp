@@ -400,15 +400,12 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
     counters = it->second.get();
     hidden.push_back(counters);
     if (ordered) {
-      if (numCounters != kOrderedDoneCounters + grids.size() +
-                             kOrderedErrorWords)
+      if (numCounters != getOrderedCounterCount(grids.size()))
         return llvm::createStringError(
             llvm::formatv("ordered fused kernel '{0}' has {1} counters, not "
                           "the {2} its {3} launches need",
                           name, numCounters,
-                          kOrderedDoneCounters + grids.size() +
-                              kOrderedErrorWords,
-                          grids.size())
+                          getOrderedCounterCount(grids.size()), grids.size())
                 .str());
       orderedKernels[counterKey] = {name.str(), launchNames,
                                     facts.fused->timeoutMs};
@@ -447,14 +444,12 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
 
   if (ctas == 0)
     return llvm::Error::success(); // every launch of the region is empty
-  // The counters start at zero on every launch (an ordered kernel's error
-  // record stays until it is read); the memset is ordered before the kernel
-  // on the same stream.
-  if (counters)
-    if (llvm::Error error = context.memset32(
-            counters, 0,
-            facts.fused->workCounters - (ordered ? kOrderedErrorWords : 0),
-            stream))
+  // The counters start at zero on every launch; the memset is ordered
+  // before the kernel on the same stream. (An ordered kernel's last CTA
+  // zeroes its own, and its error record stays until it is read.)
+  if (counters && !ordered)
+    if (llvm::Error error =
+            context.memset32(counters, 0, facts.fused->workCounters, stream))
       return error;
   unsigned physical[3] = {unsigned(ctas), 1, 1};
   unsigned block[3] = {facts.numThreads, 1, 1};

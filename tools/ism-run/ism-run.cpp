@@ -1126,12 +1126,15 @@ static int run() {
     nvml::PowerSummary lastPower, power;
     timing.power = &lastPower;
     auto time =
-        [&](LaunchHandler &handler,
+        [&](GPULauncher &handler,
             const HostExecutionOptions &how) -> llvm::Expected<TimeStats> {
       llvm::Expected<std::vector<double>> timed =
           timeHostFunction(*gpu, *stream, entry, args, handler, timing, how);
       if (!timed)
         return timed.takeError();
+      // A wait of an ordered kernel that timed out in a timed run.
+      if (llvm::Error error = handler.checkOrderedWaits())
+        return std::move(error);
       return summarize(std::move(*timed));
     };
 

@@ -74,9 +74,10 @@ public:
   /// warp_specialized runs min(largest launch grid, SMs x ctasPerSM) CTAs,
   /// block_interleaved the sum of the launch grids, ordered min(sum of the
   /// launch grids, SMs x ctasPerSM); block (numThreads, 1, 1) and the
-  /// kernel's dynamic shared memory. An ordered kernel's error record (the
-  /// last kOrderedErrorWords counters) is zeroed once, when its counters
-  /// are made, and cleared by checkOrderedWaits.
+  /// kernel's dynamic shared memory. An ordered kernel's counters are
+  /// zeroed once, when they are made: the kernel's last CTA zeroes its
+  /// ticket and done counters, and checkOrderedWaits clears its error
+  /// record.
   ///
   /// A kernel compiled for tracing (CompiledKernel::Fused::trace) takes one
   /// more i64 after those: the device address of its trace buffer while

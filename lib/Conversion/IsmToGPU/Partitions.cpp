@@ -502,11 +502,10 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
   auto countersAttr =
       fused ? fused.getAs<IntegerAttr>("work_counters") : nullptr;
   if (!timeoutAttr || !countersAttr ||
-      countersAttr.getInt() != int64_t(kOrderedDoneCounters + n +
-                                       kOrderedErrorWords))
+      countersAttr.getInt() != int64_t(getOrderedCounterCount(n)))
     return ws.emitOpError("an ordered kernel needs its ism.coschedule "
                           "attribute with timeout_ms and work_counters = ")
-           << kOrderedDoneCounters + n + kOrderedErrorWords;
+           << getOrderedCounterCount(n);
   int64_t timeoutNs = timeoutAttr.getInt() * 1000000;
   unsigned ctasPerSM = 1;
   if (auto c = fused.getAs<IntegerAttr>("ctas_per_sm"))
@@ -866,6 +865,17 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
             /*slots=*/nullptr);
         load.load.getResult().replaceAllUsesWith(read.getResult());
         load.load.erase();
+        // The copy was issued a ticket ahead: wait for it only where the
+        // tile is first used, after the task's wait and the loads after it
+        // (the activations), whose latency then overlaps the copy's.
+        Operation *firstUse = nullptr;
+        for (Operation *user : read->getUsers()) {
+          Operation *inBlock = read->getBlock()->findAncestorOpInBlock(*user);
+          if (inBlock && (!firstUse || inBlock->isBeforeInBlock(firstUse)))
+            firstUse = inBlock;
+        }
+        if (firstUse)
+          read->moveBefore(firstUse);
       }
   }
   for (unsigned i = 0; i < n; ++i) {
@@ -889,6 +899,41 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
       memref::LoadOp::create(lb, loc, slots, publishSlot)));
   yields.push_back(arith::AddIOp::create(lb, loc, k, one));
   yield->setOperands(yields);
+
+  // The last CTA to finish sets the ticket and done counters (and the
+  // count of finished CTAs) back to zero for the next launch. Every CTA
+  // has added its tasks to the done counters and fetched its last ticket
+  // before it counts itself finished.
+  {
+    OpBuilder eb(loop->getBlock(), std::next(Block::iterator(loop)));
+    scf::IfOp::create(
+        eb, loc, arith::AndIOp::create(eb, loc, hasCounters, isFirst),
+        [&](OpBuilder &xb, Location xl) {
+          LLVM::FenceOp::create(xb, xl, LLVM::AtomicOrdering::acq_rel,
+                                "device");
+          Value old = LLVM::AtomicRMWOp::create(
+              xb, xl, LLVM::AtomicBinOp::add,
+              getCounter(xb, xl, counters, getOrderedExitCounter(n)),
+              i32Const(xb, xl, 1), LLVM::AtomicOrdering::acq_rel, "device");
+          Value grid = arith::IndexCastUIOp::create(
+              xb, xl, xb.getI32Type(),
+              gpu::GridDimOp::create(xb, xl, gpu::Dimension::x));
+          Value last = cmp(xb, xl, arith::CmpIPredicate::eq, old,
+                           arith::SubIOp::create(xb, xl, grid,
+                                                 i32Const(xb, xl, 1)));
+          scf::IfOp::create(xb, xl, last, [&](OpBuilder &rb, Location rl) {
+            Value zeroWord = i32Const(rb, rl, 0);
+            for (unsigned c = 0; c < kOrderedDoneCounters + n; ++c)
+              LLVM::StoreOp::create(rb, rl, zeroWord,
+                                    getCounter(rb, rl, counters, c));
+            LLVM::StoreOp::create(
+                rb, rl, zeroWord,
+                getCounter(rb, rl, counters, getOrderedExitCounter(n)));
+            scf::YieldOp::create(rb, rl);
+          });
+          scf::YieldOp::create(xb, xl);
+        });
+  }
 
   for (unsigned i = 0; i < n; ++i)
     for (Operation *branch : copyBranches[i])

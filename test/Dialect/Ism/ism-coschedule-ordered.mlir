@@ -4,11 +4,11 @@
 // @last reads %o. One kernel of three partitions, each on warps from 0 with
 // barrier 1 and its shared memory after the two ticket slots (byte 16); a
 // done counter each (1, 2, 3) after the ticket (0), then the four words of
-// the error record: 8 counters. @proj loads its weight rows (and computes
+// the error record and the count of finished CTAs: 9 counters. @proj loads its weight rows (and computes
 // their address) before it waits for @norm; the tile of %h only after.
 
 // CHECK-LABEL: ism.kernel @norm__proj__last(
-// CHECK-SAME: ism.coschedule = {ctas_per_sm = {{[0-9]+}} : i32, index = 0 : i32, policy = "ordered", prefetch = true, ring_stages = 0 : i32, timeout_ms = 1000 : i32, work_counters = 8 : i32}
+// CHECK-SAME: ism.coschedule = {ctas_per_sm = {{[0-9]+}} : i32, index = 0 : i32, policy = "ordered", prefetch = true, ring_stages = 0 : i32, timeout_ms = 1000 : i32, work_counters = 9 : i32}
 // CHECK: ism.warp_specialize ordered grids(
 // CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 16, stages = 0, workCounter = 1, groupSize = 0}>
 // CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 8, registers = [], barriers = [1], sharedMemory = 16, stages = 0, workCounter = 2, groupSize = 0}>
@@ -93,7 +93,7 @@ func.func @main(%x: memref<?x?xf32>, %h: memref<?x?xf32>, %w: memref<?x?xf32>,
 // store stays after the wait. With timeout_ms.
 
 // CHECK-LABEL: ism.kernel @a__b__c__d__e(
-// CHECK-SAME: timeout_ms = 50 : i32, work_counters = 10 : i32
+// CHECK-SAME: timeout_ms = 50 : i32, work_counters = 11 : i32
 // CHECK-NOT: ism.task_wait
 // CHECK: }, {
 // CHECK-NOT: ism.task_wait

@@ -964,14 +964,14 @@ LogicalResult IsmCoschedulePass::decide(
   }
 
   // Work: counters for the partitions that are not wgmma kernels. An
-  // ordered kernel's: the task ticket, one done counter per launch, and the
-  // error record of a wait that timed out.
+  // ordered kernel's: the task ticket, one done counter per launch, the
+  // error record of a wait that timed out, and the CTAs that finished.
   numCounters = 0;
   SmallVector<int> counters(parts.size(), -1);
   if (ordered) {
     for (auto [i, p] : llvm::enumerate(parts))
       counters[i] = int(kOrderedDoneCounters + i);
-    numCounters = kOrderedDoneCounters + parts.size() + kOrderedErrorWords;
+    numCounters = getOrderedCounterCount(parts.size());
   } else if (shared && useCounters) {
     llvm::SmallDenseMap<unsigned, int> perLaunch;
     for (unsigned i : order)

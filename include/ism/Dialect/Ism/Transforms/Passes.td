@@ -387,6 +387,19 @@ def IsmCoschedule : Pass<"ism-coschedule", "::mlir::ModuleOp"> {
     `block_interleaved`: one grid whose first CTAs run the first launch's
     programs, the next ones the second's, and so on.
 
+    `ordered`: the launches may depend on each other (in the region's
+    order). One persistent kernel whose CTAs take the programs of every
+    launch in order from a ticket counter; each launch waits for the
+    earlier launches that write a buffer it reads or writes or read one it
+    writes (the transitive reduction), with an `ism.task_wait` placed after
+    the loads of buffers no earlier launch writes (and the ops computing
+    their addresses), so that those are issued before the wait. Partitions
+    start at warp 0 and share barrier 1; the done counters follow the
+    ticket (work counters 1 to n), then the error record of a wait that
+    timed out (`timeout_ms`, default 1000, in the fused kernel's
+    attribute). Warp-specialized wgmma kernels and tensor-core products
+    are errors. docs/coschedule.md, "Ordered regions".
+
     Attributes on `ism.coschedule` override the choices: `stages` (wgmma
     ring depth, and the products' operand ring depth; given, only the
     rings must fit here and the lowering checks the real sizes), `registers` (one `setmaxnreg` value per warpgroup, in

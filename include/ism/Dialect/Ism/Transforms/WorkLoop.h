@@ -38,13 +38,23 @@ SmallVector<PrefetchableLoad> getPrefetchableLoads(Block *body);
 /// work item from the thread that fetched it to the others.
 inline constexpr int64_t kWorkSlotBytes = 16;
 
-/// The counters of an ordered kernel (32-bit words in global memory, zeroed
-/// before each launch): the task ticket, then from kOrderedDoneCounters the
-/// programs of each launch that have finished, then kOrderedErrorWords
-/// words recording the first wait that timed out: the waiting launch + 1
-/// (0: none), its program, the launch it waited for, and the count it saw.
+/// The counters of an ordered kernel of `n` launches (32-bit words in
+/// global memory, zero when it first runs): the task ticket, then from
+/// kOrderedDoneCounters the programs of each launch that have finished,
+/// then kOrderedErrorWords words recording the first wait that timed out
+/// (the waiting launch + 1, 0: none; its program; the launch it waited
+/// for; the count it saw), then the CTAs that have finished. The last CTA
+/// to finish sets the ticket, the done counters and its own count back to
+/// zero, so the next launch needs no memset; the error record stays until
+/// the runner reads it.
 inline constexpr unsigned kOrderedDoneCounters = 1;
 inline constexpr unsigned kOrderedErrorWords = 4;
+inline unsigned getOrderedExitCounter(unsigned n) {
+  return kOrderedDoneCounters + n + kOrderedErrorWords;
+}
+inline unsigned getOrderedCounterCount(unsigned n) {
+  return getOrderedExitCounter(n) + 1;
+}
 
 /// Bytes one slot of a shared-memory ring needs for `tile` copied by
 /// `threads` threads in 16-byte chunks (each thread at least one chunk).
