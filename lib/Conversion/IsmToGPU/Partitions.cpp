@@ -649,8 +649,13 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
     constexpr int64_t kScratchReserve = 8192;
     int64_t room = getSharedMemoryPerCTA(ctasPerSM) - headerBytes -
                    kScratchReserve;
+    // ring_stages on the region: 0 (no ring: the loads before the wait go
+    // to registers) or the depth wanted (as many as fit); else up to 4.
+    int64_t wanted = 4;
+    if (auto r = fused.getAs<IntegerAttr>("ring_stages"); r && r.getInt() >= 0)
+      wanted = r.getInt();
     if (slotBytes > 0)
-      depth = unsigned(std::min<int64_t>(4, room / slotBytes));
+      depth = unsigned(std::min<int64_t>(wanted, room / slotBytes));
     if (depth < 2)
       depth = 0;
   }
@@ -865,17 +870,6 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
             /*slots=*/nullptr);
         load.load.getResult().replaceAllUsesWith(read.getResult());
         load.load.erase();
-        // The copy was issued a ticket ahead: wait for it only where the
-        // tile is first used, after the task's wait and the loads after it
-        // (the activations), whose latency then overlaps the copy's.
-        Operation *firstUse = nullptr;
-        for (Operation *user : read->getUsers()) {
-          Operation *inBlock = read->getBlock()->findAncestorOpInBlock(*user);
-          if (inBlock && (!firstUse || inBlock->isBeforeInBlock(firstUse)))
-            firstUse = inBlock;
-        }
-        if (firstUse)
-          read->moveBefore(firstUse);
       }
   }
   for (unsigned i = 0; i < n; ++i) {

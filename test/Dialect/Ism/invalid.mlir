@@ -899,8 +899,8 @@ ism.kernel @k() {
   ism.return
 }
 func.func @ordered_override(%n: index) {
-  // expected-error @+1 {{ring_stages does not apply to the ordered policy (its overrides are ctas_per_sm, prefetch and timeout_ms)}}
-  ism.coschedule ordered attributes {ring_stages = 2 : i32} {
+  // expected-error @+1 {{join does not apply to the ordered policy (its overrides are ctas_per_sm, prefetch, ring_stages and timeout_ms)}}
+  ism.coschedule ordered attributes {join = false} {
     ism.launch @k grid(%n) ()
     ism.launch @k grid(%n) ()
   }

@@ -980,12 +980,12 @@ LogicalResult CoscheduleOp::verify() {
                 "ctas_per_sm, ring_stages, work_counters, prefetch, fallback, "
                 "join and timeout_ms (other attributes need a dialect prefix)";
   if (getPolicy() == CoschedulePolicy::Ordered)
-    for (StringRef name : {"stages", "registers", "replicas", "ring_stages",
+    for (StringRef name : {"stages", "registers", "replicas",
                            "work_counters", "fallback", "join"})
       if ((*this)->hasAttr(name))
         return emitOpError(name)
                << " does not apply to the ordered policy (its overrides are "
-                  "ctas_per_sm, prefetch and timeout_ms)";
+                  "ctas_per_sm, prefetch, ring_stages and timeout_ms)";
   if (std::optional<APInt> timeout = getTimeoutMs()) {
     if (getPolicy() != CoschedulePolicy::Ordered)
       return emitOpError("timeout_ms applies to the ordered policy only, not ")

@@ -1196,8 +1196,9 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
   if (ringStages == 1 || ringStages > 8)
     return op.emitOpError("ring_stages must be 0 (registers) or 2 to 8, got ")
            << ringStages;
+  // (An ordered kernel's task ring is the lowering's, from what is left.)
   for (Partition &p : *expanded)
-    if (!p.isWgmma())
+    if (!p.isWgmma() && policy != CoschedulePolicy::Ordered)
       p.sharedEstimate += ringStages * p.ringSlotBytes;
   // No ring and not asked for registers: nothing is loaded ahead.
   bool loadAhead = prefetch && (ringStages >= 2 || ringAttr);
@@ -1315,7 +1316,12 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
                           b.getStringAttr(stringifyCoschedulePolicy(policy))),
            b.getNamedAttr("ctas_per_sm", b.getI32IntegerAttr(ctasPerSM)),
            b.getNamedAttr("work_counters", b.getI32IntegerAttr(numCounters)),
-           b.getNamedAttr("ring_stages", b.getI32IntegerAttr(ringStages)),
+           b.getNamedAttr(
+               "ring_stages",
+               b.getI32IntegerAttr(policy == CoschedulePolicy::Ordered
+                                       ? (ringAttr ? int32_t(ringAttr.getInt())
+                                                   : -1)
+                                       : int32_t(ringStages))),
            b.getNamedAttr("prefetch",
                           b.getBoolAttr(policy == CoschedulePolicy::Ordered
                                             ? prefetch
