@@ -555,16 +555,17 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
   // The rest of the header (pending count, seen flags) starts at zero; the
   // first hand-over's barrier orders it before any use.
   int64_t headerBytes = getHeaderBytes(n);
-  {
-    Value header = getHeader(b, loc, headerBytes);
+  Value header = getHeader(b, loc, headerBytes);
+  for (int64_t first = 0; first < headerBytes; first += threads) {
+    Value byte = arith::AddIOp::create(b, loc, tid, indexConstant(b, loc, first));
     Value inHeader = arith::AndIOp::create(
-        b, loc, cmp(b, loc, arith::CmpIPredicate::uge, tid,
+        b, loc, cmp(b, loc, arith::CmpIPredicate::uge, byte,
                     indexConstant(b, loc, kPendingByte)),
-        cmp(b, loc, arith::CmpIPredicate::ult, tid,
+        cmp(b, loc, arith::CmpIPredicate::ult, byte,
             indexConstant(b, loc, headerBytes)));
     scf::IfOp::create(b, loc, inHeader, [&](OpBuilder &zb, Location zl) {
       memref::StoreOp::create(zb, zl, arith::ConstantIntOp::create(zb, zl, 0, 8),
-                              header, tid);
+                              header, byte);
       scf::YieldOp::create(zb, zl);
     });
   }
