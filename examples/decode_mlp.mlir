@@ -9,8 +9,7 @@
 // region into one kernel whose CTAs take the programs in order; @gate_up
 // waits for @rmsnorm's h and @down for @gate_up's a, but each program loads
 // its weight rows (which nothing in the region writes) before it waits, so
-// the weights stream while the kernel before still finishes; the fused
-// kernel copies them into a ring in shared memory two tasks ahead. Shapes
+// the weights stream while the kernel before still finishes. Shapes
 // up to Llama-3.2-1B's (H = 2048, F = 8192): the tiles cover a whole row of
 // the weights, and loads past the end of a smaller one read zeros. Three
 // CTAs an SM (ctas_per_sm; measured on the H200: 1.07x faster than the two

@@ -791,7 +791,8 @@ def Ism_CoscheduleOp : Ism_Op<"coschedule", [SingleBlock, NoTerminator,
     (docs/coschedule.md): `stages` (the wgmma ring depth), `registers` (one
     setmaxnreg value per warpgroup, in partition order), `replicas` (copies
     per launch), `ctas_per_sm`, `ring_stages` (work items in flight per
-    copy, 0 or 2-8), `work_counters` (false: static striding), `prefetch`
+    copy, 0 or 2-8; `ordered`: the depth of the task ring, none by
+    default), `work_counters` (false: static striding), `prefetch`
     (false: nothing loaded one work item ahead; with `ordered`, nothing
     issued before a task's wait), `fallback` (false: fuse a pair without
     tensor-core work too), `join` (false: the GEMM's consumer warps do not
