@@ -320,6 +320,29 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
   replaceGridQueries(body, programCoords(qb, loc, current, grid), grid);
 }
 
+/// Appends the fused kernel's hidden parameters (i64 each): the address of
+/// its counters when `withCounters`, then the trace buffer's when `trace`
+/// (and marks the kernel traced).
+LogicalResult addHiddenParameters(gpu::GPUFuncOp func, Location loc,
+                                  bool withCounters, bool trace,
+                                  Value &counters, Value &traceBuffer) {
+  Type i64 = IntegerType::get(func.getContext(), 64);
+  if (withCounters) {
+    if (failed(func.insertArgument(func.getNumArguments(), i64,
+                                   DictionaryAttr(), loc)))
+      return func.emitOpError("cannot add the work counters parameter");
+    counters = func.getArgument(func.getNumArguments() - 1);
+  }
+  if (trace) {
+    if (failed(func.insertArgument(func.getNumArguments(), i64,
+                                   DictionaryAttr(), loc)))
+      return func.emitOpError("cannot add the trace buffer parameter");
+    traceBuffer = func.getArgument(func.getNumArguments() - 1);
+    func->setAttr("ism.trace", UnitAttr::get(func.getContext()));
+  }
+  return success();
+}
+
 /// The address (an LLVM global pointer) of 32-bit counter `index` of the
 /// counters at `counters` (i64).
 Value getCounter(OpBuilder &b, Location loc, Value counters, unsigned index) {
@@ -521,18 +544,10 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
   if (ctasPerSM > 1)
     func->setAttr("nvvm.minctasm", b.getI32IntegerAttr(ctasPerSM));
 
-  if (failed(func.insertArgument(func.getNumArguments(), b.getI64Type(),
-                                 DictionaryAttr(), loc)))
-    return func.emitOpError("cannot add the work counters parameter");
-  Value counters = func.getArgument(func.getNumArguments() - 1);
-  Value traceBuffer;
-  if (trace) {
-    if (failed(func.insertArgument(func.getNumArguments(), b.getI64Type(),
-                                   DictionaryAttr(), loc)))
-      return func.emitOpError("cannot add the trace buffer parameter");
-    traceBuffer = func.getArgument(func.getNumArguments() - 1);
-    func->setAttr("ism.trace", b.getUnitAttr());
-  }
+  Value counters, traceBuffer;
+  if (failed(addHiddenParameters(func, loc, /*withCounters=*/true, trace,
+                                 counters, traceBuffer)))
+    return failure();
 
   Value zero = indexConstant(b, loc, 0), one = indexConstant(b, loc, 1);
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -590,13 +605,17 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
         });
     return ifOp.getResult(0);
   };
-  auto publish = [&](OpBuilder &pb, Value fetched, Value slot) {
-    scf::IfOp::create(pb, loc, isFirst, [&](OpBuilder &tb, Location tl) {
+  // The first thread's ticket into slot `slot`.
+  auto storeTicket = [&](OpBuilder &sb, Value fetched, Value slot) {
+    scf::IfOp::create(sb, loc, isFirst, [&](OpBuilder &tb, Location tl) {
       memref::StoreOp::create(
           tb, tl, arith::IndexCastUIOp::create(tb, tl, tb.getI32Type(), fetched),
           slots, slot);
       scf::YieldOp::create(tb, tl);
     });
+  };
+  auto publish = [&](OpBuilder &pb, Value fetched, Value slot) {
+    storeTicket(pb, fetched, slot);
     cta.barrier(pb, loc);
     Value v = memref::LoadOp::create(pb, loc, slots, slot);
     return Value(arith::IndexCastUIOp::create(pb, loc, pb.getIndexType(), v));
@@ -739,12 +758,7 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
     // task of this CTA from running; tasks that wait for this launch wait
     // for all of it.)
     // (The next ticket goes into its slot before the same barrier.)
-    scf::IfOp::create(tb, loc, isFirst, [&](OpBuilder &sb, Location sl) {
-      memref::StoreOp::create(
-          sb, sl, arith::IndexCastUIOp::create(sb, sl, sb.getI32Type(), next),
-          slots, publishSlot);
-      scf::YieldOp::create(sb, sl);
-    });
+    storeTicket(tb, next, publishSlot);
     cta.barrier(tb, loc);
     scf::IfOp::create(
         tb, loc, arith::AndIOp::create(tb, loc, hasCounters, isFirst),
@@ -1131,21 +1145,10 @@ LogicalResult mlir::ism::lowerPartitions(
     wgmmaConfigs[i] = config;
   }
 
-  Value counters;
-  if (numCounters > 0) {
-    if (failed(func.insertArgument(func.getNumArguments(), b.getI64Type(),
-                                   DictionaryAttr(), loc)))
-      return func.emitOpError("cannot add the work counters parameter");
-    counters = func.getArgument(func.getNumArguments() - 1);
-  }
-  Value traceBuffer;
-  if (trace) {
-    if (failed(func.insertArgument(func.getNumArguments(), b.getI64Type(),
-                                   DictionaryAttr(), loc)))
-      return func.emitOpError("cannot add the trace buffer parameter");
-    traceBuffer = func.getArgument(func.getNumArguments() - 1);
-    func->setAttr("ism.trace", b.getUnitAttr());
-  }
+  Value counters, traceBuffer;
+  if (failed(addHiddenParameters(func, loc, numCounters > 0, trace, counters,
+                                 traceBuffer)))
+    return failure();
 
   for (unsigned i = 0; i < n; ++i) {
     if (!contexts[i])
