@@ -54,17 +54,24 @@ Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate pred, Value lhs,
   return arith::CmpIOp::create(b, loc, pred, lhs, rhs);
 }
 
-/// The two work slots of a partition, as memref<2xi32> in shared memory.
-Value getWorkSlots(OpBuilder &b, Location loc, int64_t offset) {
+/// `count` elements of `elementType` at byte `offset` of dynamic shared
+/// memory, as a 1-D memref.
+Value getSharedView(OpBuilder &b, Location loc, int64_t offset, int64_t count,
+                    Type elementType) {
   auto workgroup = gpu::AddressSpaceAttr::get(
       b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
   auto raw = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                              MemRefLayoutAttrInterface{}, workgroup);
   Value base = gpu::DynamicSharedMemoryOp::create(b, loc, raw);
-  auto type = MemRefType::get({2}, b.getI32Type(), MemRefLayoutAttrInterface{},
-                              workgroup);
+  auto type = MemRefType::get({count}, elementType,
+                              MemRefLayoutAttrInterface{}, workgroup);
   return memref::ViewOp::create(b, loc, type, base,
                                 indexConstant(b, loc, offset), ValueRange{});
+}
+
+/// The two work slots of a partition, as memref<2xi32> in shared memory.
+Value getWorkSlots(OpBuilder &b, Location loc, int64_t offset) {
+  return getSharedView(b, loc, offset, 2, b.getI32Type());
 }
 
 /// Clones `loads` (with their slices) at `b`'s insertion point for program
@@ -88,6 +95,24 @@ SmallVector<Value> cloneLoads(OpBuilder &b, Location loc,
   for (const PrefetchableLoad &p : loads)
     tiles.push_back(b.clone(*p.load, map)->getResult(0));
   return tiles;
+}
+
+/// An ism.async_copy of `load`'s tile for the program at `coords` of
+/// `grid` (its address slice cloned there) into slot `slot` of the ring at
+/// byte `ring`, `slotBytes` a slot.
+void copyLoadAhead(OpBuilder &b, Location loc, const PrefetchableLoad &load,
+                   ArrayRef<Value> coords, ArrayRef<Value> grid, Value slot,
+                   int64_t ring, int64_t slotBytes) {
+  IRMapping map;
+  cloneForProgram(b, load.slice, coords, grid, map);
+  LoadOp op = load.load;
+  SmallVector<Value> offsets;
+  for (Value v : op.getOffsets())
+    offsets.push_back(map.lookupOrDefault(v));
+  AsyncCopyOp::create(b, loc, op.getBase(), offsets, slot,
+                      Type(op.getType()), uint64_t(ring),
+                      uint64_t(slotBytes), /*ring_id=*/nullptr,
+                      /*slots=*/nullptr);
 }
 
 /// Wraps the ops of `block` (before its terminator) in the work loop of a
@@ -175,17 +200,9 @@ void buildWorkLoop(OpBuilder &b, Location loc, Block *block,
   }
   auto copyAhead = [&](OpBuilder &cb, Value t, Value slot) {
     SmallVector<Value, 3> coords = programCoords(cb, loc, t, grid);
-    for (auto [j, p] : llvm::enumerate(ahead)) {
-      IRMapping map;
-      cloneForProgram(cb, p.slice, coords, grid, map);
-      SmallVector<Value> offsets;
-      for (Value v : p.load.getOffsets())
-        offsets.push_back(map.lookupOrDefault(v));
-      AsyncCopyOp::create(cb, loc, p.load.getBase(), offsets, slot,
-                          Type(p.load.getType()), uint64_t(ringOffsets[j]),
-                          uint64_t(slotBytes[j]), /*ring_id=*/nullptr,
-                          /*slots=*/nullptr);
-    }
+    for (auto [j, p] : llvm::enumerate(ahead))
+      copyLoadAhead(cb, loc, p, coords, grid, slot, ringOffsets[j],
+                    slotBytes[j]);
   };
   auto slotOf = [&](OpBuilder &sb, Value item) {
     return Value(arith::RemUIOp::create(sb, loc, item,
@@ -352,18 +369,10 @@ Value getCounter(OpBuilder &b, Location loc, Value counters, unsigned index) {
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), address);
 }
 
-/// Byte `index` of an ordered kernel's shared-memory header, as an i8
-/// memref of `bytes` bytes.
+/// An ordered kernel's shared-memory header (its first `bytes` bytes), as
+/// an i8 memref.
 Value getHeader(OpBuilder &b, Location loc, int64_t bytes) {
-  auto workgroup = gpu::AddressSpaceAttr::get(
-      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
-  auto raw = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                             MemRefLayoutAttrInterface{}, workgroup);
-  Value base = gpu::DynamicSharedMemoryOp::create(b, loc, raw);
-  auto type = MemRefType::get({bytes}, b.getI8Type(),
-                              MemRefLayoutAttrInterface{}, workgroup);
-  return memref::ViewOp::create(b, loc, type, base, indexConstant(b, loc, 0),
-                                ValueRange{});
+  return getSharedView(b, loc, 0, bytes, b.getI8Type());
 }
 
 /// An ordered kernel's shared-memory header: the two ticket slots (bytes
@@ -763,18 +772,8 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
     scf::IfOp::create(
         tb, loc, arith::AndIOp::create(tb, loc, hasCounters, isFirst),
         [&](OpBuilder &rb, Location rl) {
-          Value header = getHeader(rb, rl, headerBytes);
-          auto pendingType = MemRefType::get(
-              {1}, rb.getI32Type(), MemRefLayoutAttrInterface{},
-              cast<MemRefType>(header.getType()).getMemorySpace());
-          Value pending = memref::ViewOp::create(
-              rb, rl, pendingType,
-              gpu::DynamicSharedMemoryOp::create(
-                  rb, rl,
-                  MemRefType::get({ShapedType::kDynamic}, rb.getI8Type(),
-                                  MemRefLayoutAttrInterface{},
-                                  pendingType.getMemorySpace())),
-              indexConstant(rb, rl, kPendingByte), ValueRange{});
+          Value pending =
+              getSharedView(rb, rl, kPendingByte, 1, rb.getI32Type());
           Value zeroIndex = indexConstant(rb, rl, 0);
           Value count = arith::AddIOp::create(
               rb, rl, memref::LoadOp::create(rb, rl, pending, zeroIndex),
@@ -838,18 +837,9 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
       SmallVector<Value, 3> coords = programCoords(
           bb, loc, arith::SubIOp::create(bb, loc, ticket, starts[i]),
           gridValues);
-      for (auto [j, load] : llvm::enumerate(ringLoads[i])) {
-        IRMapping map;
-        cloneForProgram(bb, load.slice, coords, gridValues, map);
-        SmallVector<Value> offsets;
-        for (Value v : load.load.getOffsets())
-          offsets.push_back(map.lookupOrDefault(v));
-        AsyncCopyOp::create(bb, loc, load.load.getBase(), offsets, slot,
-                            Type(load.load.getType()),
-                            uint64_t(ringBase + ringOffsets[i][j]),
-                            uint64_t(slotBytes), /*ring_id=*/nullptr,
-                            /*slots=*/nullptr);
-      }
+      for (auto [j, load] : llvm::enumerate(ringLoads[i]))
+        copyLoadAhead(bb, loc, load, coords, gridValues, slot,
+                      ringBase + ringOffsets[i][j], slotBytes);
       for (unsigned g = ringLoads[i].size(); g < groups; ++g)
         NVVM::CpAsyncCommitGroupOp::create(bb, loc);
       copyBranches[i].push_back(branch);
