@@ -321,14 +321,26 @@ void storeElementOrZero(OpBuilder &b, Location loc, Value memref,
   LLVM::StoreOp::create(b, loc, ifOp.getResult(0), sharedAt(b, loc, dst, offset));
 }
 
-/// Copies a [rows, cols] tile of `memref` at (o0, o1) into the ring at
-/// `dst` (i64 address), element by element with zeros outside the memref,
-/// spread over the producer's `threads` threads (`ptid` is this one's).
-void copyTileByElements(OpBuilder &b, Location loc, Value memref, Value o0,
-                        Value o1, int64_t rows, int64_t cols, Value dst,
-                        Value ptid, int64_t threads, int64_t rowBytes = 128) {
-  Value d0 = memref::DimOp::create(b, loc, memref, 0);
-  Value d1 = memref::DimOp::create(b, loc, memref, 1);
+/// Whether 0 <= v < hi (index values).
+Value inRange(OpBuilder &b, Location loc, Value v, Value hi) {
+  return arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v,
+                            indexConstant(b, loc, 0)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, hi));
+}
+
+/// Copies a [rows, cols] tile into the ring at `dst` (i64 address),
+/// element by element, spread over the producer's `threads` threads
+/// (`ptid` is this one's): `element(b, loc, row, col)` gives the indices
+/// in `memref` of the tile's element (row, col) and whether it lies inside
+/// (zero where not).
+void copyByElements(
+    OpBuilder &b, Location loc, Value memref, int64_t rows, int64_t cols,
+    Value dst, Value ptid, int64_t threads, int64_t rowBytes,
+    function_ref<std::pair<SmallVector<Value, 4>, Value>(OpBuilder &, Location,
+                                                        Value, Value)>
+        element) {
   scf::ForOp::create(
       b, loc, ptid, indexConstant(b, loc, rows * cols),
       indexConstant(b, loc, threads), ValueRange{},
@@ -337,25 +349,29 @@ void copyTileByElements(OpBuilder &b, Location loc, Value memref, Value o0,
             arith::DivUIOp::create(lb, l, e, indexConstant(lb, l, cols));
         Value col =
             arith::RemUIOp::create(lb, l, e, indexConstant(lb, l, cols));
+        auto [indices, inside] = element(lb, l, row, col);
+        storeElementOrZero(lb, l, memref, indices, inside, dst, row, col,
+                           rows, rowBytes);
+        scf::YieldOp::create(lb, l);
+      });
+}
+
+/// Copies a [rows, cols] tile of `memref` at (o0, o1) into the ring at
+/// `dst` (i64 address), element by element with zeros outside the memref,
+/// spread over the producer's `threads` threads (`ptid` is this one's).
+void copyTileByElements(OpBuilder &b, Location loc, Value memref, Value o0,
+                        Value o1, int64_t rows, int64_t cols, Value dst,
+                        Value ptid, int64_t threads, int64_t rowBytes = 128) {
+  Value d0 = memref::DimOp::create(b, loc, memref, 0);
+  Value d1 = memref::DimOp::create(b, loc, memref, 1);
+  copyByElements(
+      b, loc, memref, rows, cols, dst, ptid, threads, rowBytes,
+      [&](OpBuilder &lb, Location l, Value row, Value col) {
         Value r = arith::AddIOp::create(lb, l, o0, row);
         Value c = arith::AddIOp::create(lb, l, o1, col);
-        Value zero = indexConstant(lb, l, 0);
-        Value inside = arith::AndIOp::create(
-            lb, l,
-            arith::AndIOp::create(
-                lb, l,
-                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge, r,
-                                      zero),
-                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt, r, d0)),
-            arith::AndIOp::create(
-                lb, l,
-                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge, c,
-                                      zero),
-                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt, c,
-                                      d1)));
-        storeElementOrZero(lb, l, memref, ValueRange{r, c}, inside,
-                           dst, row, col, rows, rowBytes);
-        scf::YieldOp::create(lb, l);
+        Value inside = arith::AndIOp::create(lb, l, inRange(lb, l, r, d0),
+                                             inRange(lb, l, c, d1));
+        return std::make_pair(SmallVector<Value, 4>{r, c}, inside);
       });
 }
 
@@ -420,33 +436,21 @@ void copyIm2colByElements(OpBuilder &b, Location loc, Value memref,
       b, loc, g.n, arith::MulIOp::create(b, loc, g.p, g.q));
   Value dh = arith::MulIOp::create(b, loc, r, indexConstant(b, loc, g.dil[0]));
   Value dw = arith::MulIOp::create(b, loc, s, indexConstant(b, loc, g.dil[1]));
-  scf::ForOp::create(
-      b, loc, ptid, indexConstant(b, loc, rows * cols),
-      indexConstant(b, loc, threads), ValueRange{},
-      [&](OpBuilder &lb, Location l, Value e, ValueRange) {
-        Value row =
-            arith::DivUIOp::create(lb, l, e, indexConstant(lb, l, cols));
-        Value col =
-            arith::RemUIOp::create(lb, l, e, indexConstant(lb, l, cols));
+  copyByElements(
+      b, loc, memref, rows, cols, dst, ptid, threads, /*rowBytes=*/128,
+      [&](OpBuilder &lb, Location l, Value row, Value col) {
         Value m = arith::AddIOp::create(lb, l, m0, row);
         Value c = arith::AddIOp::create(lb, l, c0, col);
         auto [img, h0, w0] = g.window(lb, l, m);
         Value h = arith::AddIOp::create(lb, l, h0, dh);
         Value w = arith::AddIOp::create(lb, l, w0, dw);
-        Value zero = indexConstant(lb, l, 0);
-        auto within = [&](Value v, Value hi) -> Value {
-          return arith::AndIOp::create(
-              lb, l,
-              arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge, v, zero),
-              arith::CmpIOp::create(lb, l, arith::CmpIPredicate::slt, v, hi));
-        };
         Value inside = arith::AndIOp::create(
             lb, l,
-            arith::AndIOp::create(lb, l, within(m, pixels), within(c, g.c)),
-            arith::AndIOp::create(lb, l, within(h, g.h), within(w, g.w)));
-        storeElementOrZero(lb, l, memref, ValueRange{img, h, w, c}, inside,
-                           dst, row, col, rows, 128);
-        scf::YieldOp::create(lb, l);
+            arith::AndIOp::create(lb, l, inRange(lb, l, m, pixels),
+                                  inRange(lb, l, c, g.c)),
+            arith::AndIOp::create(lb, l, inRange(lb, l, h, g.h),
+                                  inRange(lb, l, w, g.w)));
+        return std::make_pair(SmallVector<Value, 4>{img, h, w, c}, inside);
       });
 }
 
