@@ -475,21 +475,17 @@ unsigned placeTaskWait(Block *block, ArrayRef<int32_t> deps,
   SmallVector<Operation *> order;
   if (ahead)
     for (Operation &op : *block) {
-      bool operandsEarly = llvm::all_of(op.getOperands(), [&](Value v) {
-        Operation *def = v.getDefiningOp();
-        return def ? def->getBlock() != block || early.contains(def)
-                   : cast<BlockArgument>(v).getOwner() != block;
-      });
-      // Values the op's regions use from above must be early too.
-      bool capturesEarly = true;
+      // Its operands and the values its regions use from above (the
+      // block has no arguments) must come from early ops or from outside.
+      bool fromEarly = true;
       op.walk([&](Operation *nested) {
         for (Value v : nested->getOperands()) {
           Operation *def = v.getDefiningOp();
           if (def && def->getBlock() == block && !early.contains(def))
-            capturesEarly = false;
+            fromEarly = false;
         }
       });
-      if (operandsEarly && capturesEarly && onlyReadsSafeBuffers(&op, unsafe))
+      if (fromEarly && onlyReadsSafeBuffers(&op, unsafe))
         early.insert(&op);
     }
   // Of those, the reads and what they are computed from.
@@ -1308,35 +1304,27 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
     }
   }
   ReturnOp::create(b, loc);
-  kernel->setAttr(
-      "ism.coschedule",
-      b.getDictionaryAttr(
-          {b.getNamedAttr("index", b.getI32IntegerAttr(index)),
-           b.getNamedAttr("policy",
-                          b.getStringAttr(stringifyCoschedulePolicy(policy))),
-           b.getNamedAttr("ctas_per_sm", b.getI32IntegerAttr(ctasPerSM)),
-           b.getNamedAttr("work_counters", b.getI32IntegerAttr(numCounters)),
-           b.getNamedAttr(
-               "ring_stages",
-               b.getI32IntegerAttr(policy == CoschedulePolicy::Ordered
-                                       ? (ringAttr ? int32_t(ringAttr.getInt())
-                                                   : -1)
-                                       : int32_t(ringStages))),
-           b.getNamedAttr("prefetch",
-                          b.getBoolAttr(policy == CoschedulePolicy::Ordered
-                                            ? prefetch
-                                            : loadAhead))}));
-  if (policy == CoschedulePolicy::Ordered) {
+  bool ordered = policy == CoschedulePolicy::Ordered;
+  SmallVector<NamedAttribute> facts = {
+      b.getNamedAttr("index", b.getI32IntegerAttr(index)),
+      b.getNamedAttr("policy",
+                     b.getStringAttr(stringifyCoschedulePolicy(policy))),
+      b.getNamedAttr("ctas_per_sm", b.getI32IntegerAttr(ctasPerSM)),
+      b.getNamedAttr("work_counters", b.getI32IntegerAttr(numCounters)),
+      // (ordered: the task ring's depth asked for, -1 for the lowering's
+      // choice)
+      b.getNamedAttr("ring_stages",
+                     b.getI32IntegerAttr(
+                         ordered ? (ringAttr ? int32_t(ringAttr.getInt()) : -1)
+                                 : int32_t(ringStages))),
+      b.getNamedAttr("prefetch", b.getBoolAttr(ordered ? prefetch : loadAhead))};
+  if (ordered) {
     std::optional<APInt> timeout = op.getTimeoutMs();
-    kernel->setAttr(
-        "ism.coschedule",
-        b.getDictionaryAttr(llvm::to_vector(llvm::concat<const NamedAttribute>(
-            kernel->getAttrOfType<DictionaryAttr>("ism.coschedule").getValue(),
-            ArrayRef<NamedAttribute>{b.getNamedAttr(
-                "timeout_ms",
-                b.getI32IntegerAttr(timeout ? timeout->getSExtValue()
-                                            : kDefaultTimeoutMs))}))));
+    facts.push_back(b.getNamedAttr(
+        "timeout_ms", b.getI32IntegerAttr(timeout ? timeout->getSExtValue()
+                                                  : kDefaultTimeoutMs)));
   }
+  kernel->setAttr("ism.coschedule", b.getDictionaryAttr(facts));
 
   if (verbose)
     op.emitRemark() << "@" << kernel.getName() << ": " << summary;
