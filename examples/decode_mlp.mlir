@@ -1,79 +1,78 @@
-// An LLM decoder layer's MLP block at batch 1 (one token), as three dependent
+// An LLM decoder layer's MLP block at batch 1 (one token), as two dependent
 // kernels run in one persistent launch:
 //
-//   h = rmsnorm(x) * w_norm                         @rmsnorm   (1 program)
-//   a = silu(W_gate h) * (W_up h)                   @gate_up   (F / 4 programs)
-//   y = W_down a + x                                @down      (H programs)
+//   a = silu(W_gate h) * (W_up h), h = rmsnorm(x) * w_norm   @gate_up (F / 4)
+//   y = W_down a + x                                         @down    (H / 2)
 //
 // `ism.coschedule ordered` (ism-coschedule; docs/coschedule.md) compiles the
-// region into one kernel whose CTAs take the programs in order; @gate_up
-// waits for @rmsnorm's h and @down for @gate_up's a, but each program loads
-// its weight rows (which nothing in the region writes) before it waits, so
-// the weights stream while the kernel before still finishes. Shapes
-// up to Llama-3.2-1B's (H = 2048, F = 8192): the tiles cover a whole row of
-// the weights, and loads past the end of a smaller one read zeros. Three
-// CTAs an SM (ctas_per_sm; measured on the H200: 1.07x faster than the two
-// the pass would choose).
+// region into one kernel whose CTAs take the programs in order: @down waits
+// for @gate_up's a, but each program loads its weight rows (which nothing
+// in the region writes) before it waits, so the weights stream while the
+// kernel before still finishes. Each @gate_up program normalises x itself
+// (a 1 x H row from L2; 1 / rms(x) is a scalar, so W (x w_norm) / rms(x)):
+// a separate one-program RMSNorm launch would leave the GPU to one CTA
+// while every other waits for it. Shapes up to Llama-3.2-1B's (H = 2048,
+// F = 8192): the tiles cover a whole row of the weights, and loads past the
+// end of a smaller one read zeros. Three CTAs an SM (ctas_per_sm). On the
+// H200 this layout (4 gate/up rows and 2 down rows a program, the norm in
+// @gate_up) took 34.7 us a step against 39.6 us for a separate RMSNorm
+// launch and one down row a program (docs/results.md).
 
-ism.kernel @rmsnorm(%x: memref<?x?xbf16>, %w: memref<?xbf16>,
-                    %h: memref<?x?xbf16>, %eps: f32)
-    attributes {num_warps = 8 : i32} {
-  %row = ism.program_id x : index
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %n = memref.dim %x, %c1 : memref<?x?xbf16>
-  %n32 = arith.index_cast %n : index to i32
-  %nf = arith.uitofp %n32 : i32 to f32
-  %wt = ism.load %w[%c0] : memref<?xbf16> -> tensor<2048xbf16>
-  %t = ism.load %x[%row, %c0] : memref<?x?xbf16> -> tensor<1x2048xbf16>
-  %t1 = ism.reshape %t : tensor<1x2048xbf16> -> tensor<2048xbf16>
-  %v = arith.extf %t1 : tensor<2048xbf16> to tensor<2048xf32>
-  %sq = arith.mulf %v, %v : tensor<2048xf32>
-  %ssq = ism.reduce %sq axis = 0 : tensor<2048xf32> -> f32 {
-  ^bb0(%a: f32, %b: f32):
-    %s = arith.addf %a, %b : f32
-    ism.yield %s : f32
-  }
-  %ms = arith.divf %ssq, %nf : f32
-  %mseps = arith.addf %ms, %eps : f32
-  %rrms = math.rsqrt %mseps : f32
-  %rrmss = ism.splat %rrms : f32 -> tensor<2048xf32>
-  %normed = arith.mulf %v, %rrmss : tensor<2048xf32>
-  %wf = arith.extf %wt : tensor<2048xbf16> to tensor<2048xf32>
-  %scaled = arith.mulf %normed, %wf : tensor<2048xf32>
-  %o16 = arith.truncf %scaled : tensor<2048xf32> to tensor<2048xbf16>
-  %out = ism.reshape %o16 : tensor<2048xbf16> -> tensor<1x2048xbf16>
-  ism.store %out, %h[%row, %c0] : tensor<1x2048xbf16> -> memref<?x?xbf16>
-  ism.return
-}
-
-// a[n0 .. n0 + 4) = silu(W_gate[n0 ..] h) * (W_up[n0 ..] h)
+// a[n0 .. n0 + 4) = silu(W_gate[n0 ..] h) * (W_up[n0 ..] h),
+// h = x * w_norm / rms(x)
 ism.kernel @gate_up(%wg: memref<?x?xbf16>, %wu: memref<?x?xbf16>,
-                    %h: memref<?x?xbf16>, %a: memref<?x?xbf16>)
+                    %x: memref<?x?xbf16>, %wn: memref<?xbf16>,
+                    %a: memref<?x?xbf16>, %eps: f32)
     attributes {num_warps = 8 : i32} {
   %pid = ism.program_id x : index
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
   %n0 = arith.muli %pid, %c4 : index
   %g16 = ism.load %wg[%n0, %c0] : memref<?x?xbf16> -> tensor<4x2048xbf16>
   %u16 = ism.load %wu[%n0, %c0] : memref<?x?xbf16> -> tensor<4x2048xbf16>
-  %x16 = ism.load %h[%c0, %c0] : memref<?x?xbf16> -> tensor<1x2048xbf16>
-  %xf = arith.extf %x16 : tensor<1x2048xbf16> to tensor<1x2048xf32>
-  %xb = ism.broadcast %xf : tensor<1x2048xf32> -> tensor<4x2048xf32>
+  %x16 = ism.load %x[%c0, %c0] : memref<?x?xbf16> -> tensor<1x2048xbf16>
+  %wn16 = ism.load %wn[%c0] : memref<?xbf16> -> tensor<2048xbf16>
+  %wn2 = ism.reshape %wn16 : tensor<2048xbf16> -> tensor<1x2048xbf16>
+  %xv = arith.extf %x16 : tensor<1x2048xbf16> to tensor<1x2048xf32>
+  %wnf = arith.extf %wn2 : tensor<1x2048xbf16> to tensor<1x2048xf32>
+  // 1 / rms(x) over the H elements of the row (the padding reads zeros).
+  %sq = arith.mulf %xv, %xv : tensor<1x2048xf32>
+  %ssq = ism.reduce %sq axis = 1 : tensor<1x2048xf32> -> tensor<1xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.addf %p, %q : f32
+    ism.yield %s : f32
+  }
+  %n = memref.dim %x, %c1 : memref<?x?xbf16>
+  %n32 = arith.index_cast %n : index to i32
+  %nf = arith.uitofp %n32 : i32 to f32
+  %nfs = ism.splat %nf : f32 -> tensor<1xf32>
+  %epss = ism.splat %eps : f32 -> tensor<1xf32>
+  %ms = arith.divf %ssq, %nfs : tensor<1xf32>
+  %mseps = arith.addf %ms, %epss : tensor<1xf32>
+  %rrms1 = math.rsqrt %mseps : tensor<1xf32>
+  %rrms2 = ism.reshape %rrms1 : tensor<1xf32> -> tensor<1x1xf32>
+  %rrms4 = ism.broadcast %rrms2 : tensor<1x1xf32> -> tensor<4x1xf32>
+  %rrms = ism.reshape %rrms4 : tensor<4x1xf32> -> tensor<4xf32>
+  // The dot products with x * w_norm, scaled by 1 / rms(x) after.
+  %xw = arith.mulf %xv, %wnf : tensor<1x2048xf32>
+  %xb = ism.broadcast %xw : tensor<1x2048xf32> -> tensor<4x2048xf32>
   %gf = arith.extf %g16 : tensor<4x2048xbf16> to tensor<4x2048xf32>
   %uf = arith.extf %u16 : tensor<4x2048xbf16> to tensor<4x2048xf32>
   %gp = arith.mulf %gf, %xb : tensor<4x2048xf32>
   %up = arith.mulf %uf, %xb : tensor<4x2048xf32>
-  %g = ism.reduce %gp axis = 1 : tensor<4x2048xf32> -> tensor<4xf32> {
+  %gd = ism.reduce %gp axis = 1 : tensor<4x2048xf32> -> tensor<4xf32> {
   ^bb0(%p: f32, %q: f32):
     %s = arith.addf %p, %q : f32
     ism.yield %s : f32
   }
-  %u = ism.reduce %up axis = 1 : tensor<4x2048xf32> -> tensor<4xf32> {
+  %ud = ism.reduce %up axis = 1 : tensor<4x2048xf32> -> tensor<4xf32> {
   ^bb0(%p: f32, %q: f32):
     %s = arith.addf %p, %q : f32
     ism.yield %s : f32
   }
+  %g = arith.mulf %gd, %rrms : tensor<4xf32>
+  %u = arith.mulf %ud, %rrms : tensor<4xf32>
   // silu(g) = g / (1 + exp(-g))
   %one = arith.constant dense<1.0> : tensor<4xf32>
   %ng = arith.negf %g : tensor<4xf32>
@@ -87,29 +86,32 @@ ism.kernel @gate_up(%wg: memref<?x?xbf16>, %wu: memref<?x?xbf16>,
   ism.return
 }
 
-// y[n0] = W_down[n0] a + x[n0]
+// y[r0 .. r0 + 2) = W_down[r0 ..] a + x[r0 ..]
 ism.kernel @down(%wd: memref<?x?xbf16>, %a: memref<?x?xbf16>,
                  %x: memref<?x?xbf16>, %y: memref<?x?xbf16>)
     attributes {num_warps = 8 : i32} {
   %pid = ism.program_id x : index
   %c0 = arith.constant 0 : index
-  %w16 = ism.load %wd[%pid, %c0] : memref<?x?xbf16> -> tensor<1x8192xbf16>
+  %c2 = arith.constant 2 : index
+  %r0 = arith.muli %pid, %c2 : index
+  %w16 = ism.load %wd[%r0, %c0] : memref<?x?xbf16> -> tensor<2x8192xbf16>
   %a16 = ism.load %a[%c0, %c0] : memref<?x?xbf16> -> tensor<1x8192xbf16>
-  %af = arith.extf %a16 : tensor<1x8192xbf16> to tensor<1x8192xf32>
-  %wf = arith.extf %w16 : tensor<1x8192xbf16> to tensor<1x8192xf32>
-  %p = arith.mulf %wf, %af : tensor<1x8192xf32>
-  %d = ism.reduce %p axis = 1 : tensor<1x8192xf32> -> tensor<1xf32> {
+  %af1 = arith.extf %a16 : tensor<1x8192xbf16> to tensor<1x8192xf32>
+  %af = ism.broadcast %af1 : tensor<1x8192xf32> -> tensor<2x8192xf32>
+  %wf = arith.extf %w16 : tensor<2x8192xbf16> to tensor<2x8192xf32>
+  %p = arith.mulf %wf, %af : tensor<2x8192xf32>
+  %d = ism.reduce %p axis = 1 : tensor<2x8192xf32> -> tensor<2xf32> {
   ^bb0(%l: f32, %r: f32):
     %s = arith.addf %l, %r : f32
     ism.yield %s : f32
   }
-  %r16 = ism.load %x[%c0, %pid] : memref<?x?xbf16> -> tensor<1x1xbf16>
-  %rf = arith.extf %r16 : tensor<1x1xbf16> to tensor<1x1xf32>
-  %r = ism.reshape %rf : tensor<1x1xf32> -> tensor<1xf32>
-  %sum = arith.addf %d, %r : tensor<1xf32>
-  %o16 = arith.truncf %sum : tensor<1xf32> to tensor<1xbf16>
-  %out = ism.reshape %o16 : tensor<1xbf16> -> tensor<1x1xbf16>
-  ism.store %out, %y[%c0, %pid] : tensor<1x1xbf16> -> memref<?x?xbf16>
+  %r16 = ism.load %x[%c0, %r0] : memref<?x?xbf16> -> tensor<1x2xbf16>
+  %rf = arith.extf %r16 : tensor<1x2xbf16> to tensor<1x2xf32>
+  %r = ism.reshape %rf : tensor<1x2xf32> -> tensor<2xf32>
+  %sum = arith.addf %d, %r : tensor<2xf32>
+  %o16 = arith.truncf %sum : tensor<2xf32> to tensor<2xbf16>
+  %out = ism.reshape %o16 : tensor<2xbf16> -> tensor<1x2xbf16>
+  ism.store %out, %y[%c0, %r0] : tensor<1x2xbf16> -> memref<?x?xbf16>
   ism.return
 }
 
@@ -158,16 +160,16 @@ func.func @main(%x: memref<?x?xbf16>, %wn: memref<?xbf16>,
   ism.assert %shapes, "with x 1x{0} and W_gate {1}x{0}: w_norm needs {0} elements (has {2}), W_gate and W_up {1}x{0} (W_gate has {3} columns, W_up is {4}x{5}), W_down {0}x{1} (is {6}x{7}) and y 1x{0} (is {8}x{9})"
       (%H, %F, %wn_n, %wg_k, %wu_n, %wu_k, %wd_n, %wd_k, %y_r, %y_c)
       : index, index, index, index, index, index, index, index, index, index
-  %h = memref.alloc(%c1, %H) : memref<?x?xbf16>
   %a = memref.alloc(%c1, %F) : memref<?x?xbf16>
+  %c2 = arith.constant 2 : index
   %c4 = arith.constant 4 : index
   %g_up = arith.ceildivui %F, %c4 : index
+  %g_down = arith.ceildivui %H, %c2 : index
   ism.coschedule ordered attributes {ctas_per_sm = 3 : i32} {
-    ism.launch @rmsnorm grid(%c1) (%x, %wn, %h, %eps)
-        : (memref<?x?xbf16>, memref<?xbf16>, memref<?x?xbf16>, f32)
-    ism.launch @gate_up grid(%g_up) (%wg, %wu, %h, %a)
-        : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
-    ism.launch @down grid(%H) (%wd, %a, %x, %y)
+    ism.launch @gate_up grid(%g_up) (%wg, %wu, %x, %wn, %a, %eps)
+        : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>,
+           memref<?xbf16>, memref<?x?xbf16>, f32)
+    ism.launch @down grid(%g_down) (%wd, %a, %x, %y)
         : (memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>, memref<?x?xbf16>)
   }
   return

@@ -737,6 +737,23 @@ llvm::Expected<std::vector<double>> mlir::ism::runner::timeHostFunction(
     return end.takeError();
   llvm::scope_exit destroyEnd(
       [&] { llvm::consumeError(gpu.destroyEvent(*end)); });
+  unsigned calls = std::max(1u, options.callsPerRep);
+  cuda::CUgraphExec graph = nullptr;
+  if (options.graph) {
+    if (llvm::Error error = executeHostFunction(entry, args, launcher, quiet))
+      return std::move(error);
+    if (llvm::Error error = gpu.synchronize())
+      return std::move(error);
+    llvm::Expected<cuda::CUgraphExec> captured = captureHostFunction(
+        gpu, stream, entry, args, launcher, calls, quiet);
+    if (!captured)
+      return captured.takeError();
+    graph = *captured;
+  }
+  llvm::scope_exit destroyGraph([&] {
+    if (graph)
+      llvm::consumeError(gpu.destroyGraph(graph));
+  });
   std::vector<double> times;
   std::optional<nvml::PowerMonitor> monitor;
   if (options.power) {
@@ -752,19 +769,73 @@ llvm::Expected<std::vector<double>> mlir::ism::runner::timeHostFunction(
         return std::move(error);
     if (llvm::Error error = gpu.record(*start, stream))
       return std::move(error);
-    for (unsigned call = 0; call < std::max(1u, options.callsPerRep); ++call)
-      if (llvm::Error error =
-              executeHostFunction(entry, args, launcher, quiet))
+    if (graph) {
+      if (llvm::Error error = gpu.launchGraph(graph, stream))
         return std::move(error);
+    } else {
+      for (unsigned call = 0; call < calls; ++call)
+        if (llvm::Error error =
+                executeHostFunction(entry, args, launcher, quiet))
+          return std::move(error);
+    }
     if (llvm::Error error = gpu.record(*end, stream))
       return std::move(error);
     llvm::Expected<float> ms = gpu.elapsedMs(*start, *end);
     if (!ms)
       return ms.takeError();
     if (rep >= options.warmup)
-      times.push_back(*ms / std::max(1u, options.callsPerRep));
+      times.push_back(*ms / calls);
   }
   if (monitor)
     *options.power = monitor->stop();
   return std::move(times);
+}
+
+llvm::Expected<cuda::CUgraphExec> mlir::ism::runner::captureHostFunction(
+    cuda::Context &gpu, cuda::CUstream stream, func::FuncOp entry,
+    llvm::ArrayRef<BoundArg> args, LaunchHandler &launcher, unsigned calls,
+    const HostExecutionOptions &execution) {
+  auto what = [&] {
+    return "cannot capture @" + entry.getSymName().str() +
+           "'s launches in a CUDA graph: ";
+  };
+  if (llvm::Error error = gpu.beginCapture(stream))
+    return llvm::createStringError(what() + llvm::toString(std::move(error)));
+  for (unsigned call = 0; call < calls; ++call)
+    if (llvm::Error error =
+            executeHostFunction(entry, args, launcher, execution)) {
+      // End the capture; the partial graph is not wanted.
+      llvm::Expected<cuda::CUgraphExec> partial = gpu.endCapture(stream);
+      if (partial)
+        llvm::consumeError(gpu.destroyGraph(*partial));
+      else
+        llvm::consumeError(partial.takeError());
+      return std::move(error);
+    }
+  llvm::Expected<cuda::CUgraphExec> graph = gpu.endCapture(stream);
+  if (!graph)
+    return llvm::createStringError(what() + llvm::toString(graph.takeError()));
+  return *graph;
+}
+
+llvm::Error mlir::ism::runner::replayHostFunction(
+    cuda::Context &gpu, cuda::CUstream stream, func::FuncOp entry,
+    llvm::ArrayRef<BoundArg> args, llvm::ArrayRef<DeviceArg> deviceArgs,
+    LaunchHandler &launcher, const HostExecutionOptions &execution) {
+  for (auto [i, arg] : llvm::enumerate(args))
+    if (arg.isBuffer)
+      if (llvm::Error error =
+              gpu.copyToDevice(deviceArgs[i].ptr, arg.buffer.bytes.data(),
+                               arg.buffer.getSizeInBytes()))
+        return error;
+  llvm::Expected<cuda::CUgraphExec> graph =
+      captureHostFunction(gpu, stream, entry, args, launcher, 1, execution);
+  if (!graph)
+    return graph.takeError();
+  llvm::Error launched = gpu.launchGraph(*graph, stream);
+  llvm::Error finished = launched ? llvm::Error::success() : gpu.synchronize();
+  llvm::Error destroyed = gpu.destroyGraph(*graph);
+  return llvm::joinErrors(
+      llvm::joinErrors(std::move(launched), std::move(finished)),
+      std::move(destroyed));
 }

@@ -160,6 +160,13 @@ std::string Driver::load(Driver &driver) {
   resolve(library, "cuOccupancyMaxActiveClusters",
           driver.cuOccupancyMaxActiveClusters);
   resolve(library, "cuLaunchKernelEx", driver.cuLaunchKernelEx);
+  resolve(library, "cuStreamBeginCapture_v2", driver.cuStreamBeginCapture);
+  resolve(library, "cuStreamEndCapture", driver.cuStreamEndCapture);
+  resolve(library, "cuGraphInstantiateWithFlags",
+          driver.cuGraphInstantiateWithFlags);
+  resolve(library, "cuGraphLaunch", driver.cuGraphLaunch);
+  resolve(library, "cuGraphExecDestroy", driver.cuGraphExecDestroy);
+  resolve(library, "cuGraphDestroy", driver.cuGraphDestroy);
 
   CUresult result = driver.cuInit(0);
   if (result == kCudaErrorNoDevice)
@@ -613,7 +620,10 @@ llvm::Error Context::launch(const Kernel &kernel, const unsigned grid[3],
                  "cuLaunchKernel", kernel.name)) {
     return error;
   }
-  if (timeoutSeconds > 0) {
+  if (capturing && stream == capturing) {
+    // Recorded into the graph, not run.
+    captured.push_back(kernel.name);
+  } else if (timeoutSeconds > 0) {
     pendingLaunches.push_back({++numLaunches, stream, kernel.name});
     if (pendingLaunches.size() > kMaxPendingLaunches)
       pendingLaunches.pop_front();
@@ -801,4 +811,65 @@ llvm::Expected<float> Context::elapsedMs(CUevent start, CUevent end) {
           driver.cuEventElapsedTime(&ms, start, end), "cuEventElapsedTime"))
     return std::move(error);
   return ms;
+}
+
+llvm::Error Context::beginCapture(CUstream stream) {
+  if (!driver.cuStreamBeginCapture || !driver.cuStreamEndCapture ||
+      !driver.cuGraphInstantiateWithFlags || !driver.cuGraphLaunch ||
+      !driver.cuGraphExecDestroy || !driver.cuGraphDestroy)
+    return llvm::createStringError(
+        "the CUDA driver (libcuda.so.1) lacks CUDA graphs "
+        "(cuStreamBeginCapture_v2, cuGraphLaunch, ...); the driver is too old");
+  if (capturing)
+    return llvm::createStringError("a stream is being captured already");
+  if (llvm::Error error = driver.check(
+          driver.cuStreamBeginCapture(stream, kStreamCaptureModeRelaxed),
+          "cuStreamBeginCapture_v2"))
+    return error;
+  capturing = stream;
+  captured.clear();
+  return llvm::Error::success();
+}
+
+llvm::Expected<CUgraphExec> Context::endCapture(CUstream stream) {
+  if (stream != capturing)
+    return llvm::createStringError("endCapture: the stream is not captured");
+  capturing = nullptr;
+  CUgraph graph = nullptr;
+  if (llvm::Error error = driver.check(
+          driver.cuStreamEndCapture(stream, &graph), "cuStreamEndCapture"))
+    return std::move(error);
+  CUgraphExec exec = nullptr;
+  llvm::Error instantiated = driver.check(
+      driver.cuGraphInstantiateWithFlags(&exec, graph, 0),
+      "cuGraphInstantiateWithFlags");
+  llvm::Error destroyed =
+      driver.check(driver.cuGraphDestroy(graph), "cuGraphDestroy");
+  if (instantiated)
+    return llvm::joinErrors(std::move(instantiated), std::move(destroyed));
+  if (destroyed) {
+    llvm::consumeError(destroyGraph(exec));
+    return std::move(destroyed);
+  }
+  graphKernels[exec] = std::move(captured);
+  captured.clear();
+  return exec;
+}
+
+llvm::Error Context::launchGraph(CUgraphExec graph, CUstream stream) {
+  if (llvm::Error error =
+          driver.check(driver.cuGraphLaunch(graph, stream), "cuGraphLaunch"))
+    return error;
+  if (timeoutSeconds > 0)
+    for (const std::string &kernel : graphKernels[graph]) {
+      pendingLaunches.push_back({++numLaunches, stream, kernel});
+      if (pendingLaunches.size() > kMaxPendingLaunches)
+        pendingLaunches.pop_front();
+    }
+  return llvm::Error::success();
+}
+
+llvm::Error Context::destroyGraph(CUgraphExec graph) {
+  graphKernels.erase(graph);
+  return driver.check(driver.cuGraphExecDestroy(graph), "cuGraphExecDestroy");
 }

@@ -170,15 +170,22 @@ _COSCHEDULE_MODES = ("fused", "sequential", "streams")
 
 def run(module: Module, entry: str, *args, chip: Optional[str] = None,
         time: bool = False, warmup: int = 10, reps: int = 100,
-        coschedule: str = "fused") -> RunResult:
+        coschedule: str = "fused", calls: int = 1, flush_l2: bool = True,
+        graph: bool = False) -> RunResult:
     """Runs host function ``entry`` of ``module`` on the GPU with ``args``
     (NumPy arrays for memrefs, numbers for scalars).
 
     Every array is copied to the device, the function runs once and every
     array is copied back, so outputs appear in place. With ``time``, the
     function then runs ``warmup`` more times and ``reps`` timed times, each
-    after flushing the L2 cache (as ``ism-run --bench``), and the result
-    holds the timed runs' times; arrays keep the first run's results.
+    after flushing the L2 cache (as ``ism-run --bench``; ``flush_l2=False``
+    leaves it), and the result holds the timed runs' times; arrays keep the
+    first run's results. Each timed run makes ``calls`` calls back to back
+    and its time is per call (steady state, as ``ism-run --calls``). With
+    ``graph``, the function's launches are captured in a CUDA graph after
+    the first run and replayed (as ``ism-run --graph``): the arrays come
+    back from a replay on the arguments as given, and each timed run
+    launches one graph of ``calls`` calls.
     ``chip`` defaults to the GPU's (sm_90a on compute capability 9.0, sm_80
     on 8.x). ``coschedule`` says how ``ism.coschedule`` regions run:
     ``fused`` (one kernel, ism-coschedule), ``sequential`` (the launches one
@@ -191,9 +198,15 @@ def run(module: Module, entry: str, *args, chip: Optional[str] = None,
     if coschedule not in _COSCHEDULE_MODES:
         raise ValueError(f"coschedule must be one of "
                          f"{', '.join(_COSCHEDULE_MODES)}, got {coschedule!r}")
+    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 1:
+        raise ValueError(f"calls must be an int of at least 1, got {calls!r}")
+    if graph and coschedule == "streams":
+        raise ValueError("graph captures one stream; coschedule='streams' "
+                         "launches on several (use 'fused' or 'sequential')")
     described = _describe_all(module, entry, args)
     times, power = _ism.run(module._m, entry, described, chip or "", time,
-                            warmup, reps, coschedule)
+                            warmup, reps, coschedule, calls, bool(flush_l2),
+                            bool(graph))
     return RunResult(list(times), power.get("sm_clock_mhz"),
                      power.get("power_w"), power.get("power_capped"),
                      power.get("unavailable"))

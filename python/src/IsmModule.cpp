@@ -355,7 +355,8 @@ static std::vector<HostArgument> toHostArguments(const nb::list &arguments) {
 static nb::tuple
 runEntry(ModuleHandle &module, const std::string &entry,
          const nb::list &arguments, const std::string &chip, bool timing,
-         unsigned warmup, unsigned repetitions, const std::string &coschedule) {
+         unsigned warmup, unsigned repetitions, const std::string &coschedule,
+         unsigned calls, bool flushL2, bool graph) {
   std::vector<HostArgument> args = toHostArguments(arguments);
   RunOptions options;
   options.chip = chip;
@@ -363,6 +364,9 @@ runEntry(ModuleHandle &module, const std::string &entry,
   options.timing = timing;
   options.warmup = warmup;
   options.repetitions = repetitions;
+  options.calls = calls;
+  options.flushL2 = flushL2;
+  options.graph = graph;
   RunResult result;
   {
     nb::gil_scoped_release release;
@@ -734,7 +738,8 @@ NB_MODULE(_ism, m) {
   m.def("run", &runEntry, nb::arg("module"), nb::arg("entry"),
         nb::arg("arguments"), nb::arg("chip") = "", nb::arg("timing") = false,
         nb::arg("warmup") = 10, nb::arg("repetitions") = 100,
-        nb::arg("coschedule") = "fused",
+        nb::arg("coschedule") = "fused", nb::arg("calls") = 1,
+        nb::arg("flush_l2") = true, nb::arg("graph") = false,
         "Runs a host function through the GPU runner; returns (times in ms, "
         "{sm_clock_mhz, power_w, power_capped, samples} or {unavailable}).");
   m.def("interpret", &interpretEntry, nb::arg("module"), nb::arg("entry"),

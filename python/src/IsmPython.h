@@ -96,6 +96,12 @@ struct RunOptions {
   unsigned repetitions = 100;
   /// How ism.coschedule regions run: "fused", "sequential" or "streams".
   std::string coschedule = "fused";
+  /// Calls back to back in each timed run (the time is per call), whether
+  /// to flush the L2 cache before each timed run, and whether the run and
+  /// the timed runs replay the calls from a CUDA graph (TimingOptions).
+  unsigned calls = 1;
+  bool flushL2 = true;
+  bool graph = false;
 };
 
 /// What a run reports: per-repetition times in milliseconds when timing.

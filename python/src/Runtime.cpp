@@ -209,6 +209,11 @@ RunResult mlir::ism::python::runHostFunction(ModuleOp module,
     fail(ErrorKind::Run, std::move(error));
   if (llvm::Error error = gpu.synchronize())
     fail(ErrorKind::Run, std::move(error));
+  if (options.graph)
+    if (llvm::Error error = replayHostFunction(gpu, *stream, func, bound,
+                                               device->args, launcher,
+                                               execution))
+      fail(ErrorKind::Run, std::move(error));
   if (llvm::Error error = launcher.checkOrderedWaits())
     fail(ErrorKind::Run, std::move(error));
 
@@ -228,12 +233,17 @@ RunResult mlir::ism::python::runHostFunction(ModuleOp module,
     TimingOptions timing;
     timing.warmup = options.warmup;
     timing.repetitions = options.repetitions;
+    timing.callsPerRep = options.calls;
+    timing.flushL2 = options.flushL2;
+    timing.graph = options.graph;
     nvml::PowerSummary power;
     timing.power = &power;
     llvm::Expected<std::vector<double>> times = timeHostFunction(
         gpu, *stream, func, bound, launcher, timing, execution);
     if (!times)
       fail(ErrorKind::Run, times.takeError());
+    if (llvm::Error error = launcher.checkOrderedWaits())
+      fail(ErrorKind::Run, std::move(error));
     result.timesMs = std::move(*times);
     result.powerMeasured = power.available;
     result.powerUnavailable = power.unavailable;

@@ -1,7 +1,9 @@
 """Dependent launches in one kernel (ism.coschedule ordered):
-examples/decode_mlp.mlir in the reference interpreter against a float64
-NumPy MLP block, its PTX (task tickets, waits with a timeout, done
-counters), and an ordered chain built and run from Python."""
+examples/decode_mlp.mlir (the norm inside the gate/up programs) and
+test/Runner/Inputs/ordered_chain3.mlir (the norm a launch of its own) in
+the reference interpreter against a float64 NumPy MLP block, the example's
+PTX (task tickets, waits with a timeout, done counters), and an ordered
+chain built and run from Python."""
 
 import os
 
@@ -14,23 +16,29 @@ from test_grouped_gemm import bf16
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 EXAMPLE = os.path.join(ROOT, "examples", "decode_mlp.mlir")
+CHAIN3 = os.path.join(ROOT, "test", "Runner", "Inputs", "ordered_chain3.mlir")
 
 
 def rounded(a):
     return bf16(a)[1]
 
 
-def mlp_reference(x, wn, wg, wu, wd, eps):
+def mlp_reference(x, wn, wg, wu, wd, eps, round_h):
     """float64 RMSNorm -> SiLU(W_gate h) * (W_up h) -> W_down a + x, with
-    h and a rounded to bf16 as the kernels store them."""
-    h = rounded(x / np.sqrt((x * x).mean(axis=1, keepdims=True) + eps) * wn)
+    a (and h where a launch stores it: `round_h`) rounded to bf16 as the
+    kernels store them."""
+    h = x / np.sqrt((x * x).mean(axis=1, keepdims=True) + eps) * wn
+    if round_h:
+        h = rounded(h)
     g, u = h @ wg.T, h @ wu.T
     a = rounded(g / (1 + np.exp(-g)) * u)
     return a @ wd.T + x
 
 
-@pytest.mark.parametrize("hidden,ffn", [(200, 500), (64, 37)])
-def test_example_matches_numpy(hidden, ffn):
+@pytest.mark.parametrize("path,round_h", [(EXAMPLE, False), (CHAIN3, True)],
+                         ids=["example", "chain3"])
+@pytest.mark.parametrize("hidden,ffn", [(200, 500), (64, 37), (65, 37)])
+def test_example_matches_numpy(hidden, ffn, path, round_h):
     rng = np.random.default_rng(hidden)
     x, x64 = bf16(rng.standard_normal((1, hidden)))
     wn, wn64 = bf16(rng.standard_normal(hidden))
@@ -38,10 +46,10 @@ def test_example_matches_numpy(hidden, ffn):
     wu, wu64 = bf16(rng.standard_normal((ffn, hidden)) / np.sqrt(hidden))
     wd, wd64 = bf16(rng.standard_normal((hidden, ffn)) / np.sqrt(ffn))
     y = np.full((1, hidden), 0x7FC0, np.uint16)          # NaN bits
-    m = ism.Module.parse_file(EXAMPLE)
+    m = ism.Module.parse_file(path)
     ism.interpret(m, "main", x, wn, wg, wu, wd, y, np.float32(1e-5))
     got = (y.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
-    ref = mlp_reference(x64, wn64, wg64, wu64, wd64, 1e-5)
+    ref = mlp_reference(x64, wn64, wg64, wu64, wd64, 1e-5, round_h)
     np.testing.assert_allclose(got, ref, rtol=2e-2,
                                atol=2e-2 * np.abs(ref).max())
 
@@ -49,7 +57,7 @@ def test_example_matches_numpy(hidden, ffn):
 def test_example_ptx_takes_tickets_waits_and_counts():
     ptx = ism.to_ptx(ism.Module.parse_file(EXAMPLE), chip="sm_90a")
     assert ptx.count(".entry ") == 1
-    assert ".entry rmsnorm__gate_up__down" in ptx
+    assert ".entry gate_up__down" in ptx
     # The task ticket and the done counters.
     assert "atom.global.add.u32" in ptx
     # A wait: relaxed reads of the counter, %globaltimer, the error record

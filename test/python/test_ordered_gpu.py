@@ -1,4 +1,4 @@
-"""examples/decode_mlp.mlir (an ordered ism.coschedule: three dependent
+"""examples/decode_mlp.mlir (an ordered ism.coschedule: two dependent
 kernels in one persistent launch) on torch CUDA tensors, called again and
 again on fresh inputs (the fused kernel's last CTA resets its ticket and
 done counters for the next call), fused and one launch after another,
@@ -19,10 +19,9 @@ EPS = 1e-5
 
 
 def reference(x, wn, wg, wu, wd):
-    """float64, with h and a rounded to bf16 as the kernels store them."""
+    """float64, with a rounded to bf16 as the kernels store it."""
     x, wn, wg, wu, wd = (t.double() for t in (x, wn, wg, wu, wd))
     h = (x * torch.rsqrt((x * x).mean(-1, keepdim=True) + EPS) * wn)
-    h = h.to(torch.bfloat16).double()
     g, u = h @ wg.T, h @ wu.T
     a = (g * torch.sigmoid(g) * u).to(torch.bfloat16).double()
     return a @ wd.T + x

@@ -89,6 +89,14 @@ static cl::opt<unsigned>
                          "steady state, as serving runs one step after "
                          "another; the L2 flush, if any, is once a run)"),
                 cl::init(1), cl::cat(category));
+static cl::opt<bool>
+    graphRun("graph",
+             cl::desc("Launch the host function's kernels as a CUDA graph: "
+                      "captured after a first call outside it, then "
+                      "replayed for the checked run (on the arguments as "
+                      "given again) and for each timed run of --bench (one "
+                      "graph of --calls calls)"),
+             cl::cat(category));
 static cl::opt<bool> flushL2("flush-l2",
                              cl::desc("Flush the L2 cache before each timed "
                                       "run (default on)"),
@@ -715,6 +723,14 @@ static int run() {
                 coscheduleMode + "'");
   if (callsPerRep == 0)
     return fail("--calls must be at least 1");
+  if (graphRun) {
+    if (interpret)
+      return fail("--graph launches on the GPU; it cannot be combined with "
+                  "--interpret");
+    if (*mode == CoscheduleMode::Streams)
+      return fail("--graph captures one stream; --coschedule=streams "
+                  "launches on several (use fused or sequential)");
+  }
   bool tuning = tuneSpec.getNumOccurrences() > 0;
   std::optional<std::vector<TuneAxis>> tuneAxes;
   if (tuning) {
@@ -1011,6 +1027,15 @@ static int run() {
     return fail(std::move(error));
   if (llvm::Error error = gpu->synchronize())
     return fail(std::move(error));
+  if (graphRun && !traceOnly) {
+    HostExecutionOptions quiet = execution;
+    quiet.notes = nullptr;
+    if (llvm::Error error = replayHostFunction(*gpu, *stream, entry, args,
+                                               deviceArgs, launcher, quiet))
+      return fail(std::move(error));
+    notes.push_back("the checked run replayed the host function's launches "
+                    "from a CUDA graph (--graph)");
+  }
   if (llvm::Error error = launcher.checkOrderedWaits())
     return fail(std::move(error));
   report["launches"] = launcher.getNumLaunches();
@@ -1122,6 +1147,7 @@ static int run() {
     timing.repetitions = reps;
     timing.flushL2 = flushL2;
     timing.callsPerRep = callsPerRep;
+    timing.graph = graphRun;
     // The clock and power of the last timing (NVML).
     nvml::PowerSummary lastPower, power;
     timing.power = &lastPower;
@@ -1218,6 +1244,7 @@ static int run() {
                            {"mean_ms", stats.mean},
                            {"reps", static_cast<int64_t>(reps)},
                            {"calls", static_cast<int64_t>(callsPerRep)},
+                           {"graph", bool(graphRun)},
                            {"warmup", static_cast<int64_t>(warmup)},
                            {"l2_flushed", static_cast<bool>(flushL2)},
                            {"bytes", bytes},
@@ -1236,6 +1263,10 @@ static int run() {
       if (benchCoschedules)
         llvm::outs() << " (--coschedule=" << getCoscheduleModeName(*mode)
                      << ")";
+      if (graphRun)
+        llvm::outs() << llvm::formatv("; replayed from a CUDA graph of {0} "
+                                      "call(s)",
+                                      unsigned(callsPerRep));
       llvm::outs() << "\n";
       llvm::outs() << "bench: " << power.describe();
       if (power.available)

@@ -258,6 +258,10 @@ struct TimingOptions {
   /// calls, as serving runs one decode step after another: launches and
   /// host work overlap the previous call's kernels).
   unsigned callsPerRep = 1;
+  /// Launch each timed run's calls as one CUDA graph (captured once, after
+  /// a first call outside it; captureHostFunction) instead of calling the
+  /// host function: the launches' host cost leaves the timing.
+  bool graph = false;
   /// When set, the SM clock and board power during the timed runs (NVML;
   /// without it, why not).
   nvml::PowerSummary *power = nullptr;
@@ -273,6 +277,33 @@ llvm::Expected<std::vector<double>> timeHostFunction(
     llvm::ArrayRef<BoundArg> args, LaunchHandler &launcher,
     const TimingOptions &options,
     const HostExecutionOptions &execution = HostExecutionOptions());
+
+/// Captures `calls` calls of `entry` with `args` (their launches, memsets
+/// and copies on `stream`, which `launcher` launches on) in a CUDA graph and
+/// instantiates it: replaying it (cuda::Context::launchGraph) runs those
+/// calls again without the host function. The function must have run once
+/// before on these arguments (its temporary buffers, the counters of
+/// ordered kernels, kernel attributes: made then, not in the graph).
+/// Destroy the graph with cuda::Context::destroyGraph.
+llvm::Expected<cuda::CUgraphExec>
+captureHostFunction(cuda::Context &gpu, cuda::CUstream stream,
+                    func::FuncOp entry, llvm::ArrayRef<BoundArg> args,
+                    LaunchHandler &launcher, unsigned calls,
+                    const HostExecutionOptions &execution =
+                        HostExecutionOptions());
+
+/// Runs `entry` once more, from a CUDA graph, on its arguments as given:
+/// copies every buffer argument's bytes (`args`) into its device buffer
+/// (`deviceArgs`) again, captures one call (captureHostFunction), launches
+/// the graph on `stream` and waits for it. What the buffers then hold is the
+/// graph's doing. The function must have run once already.
+llvm::Error replayHostFunction(cuda::Context &gpu, cuda::CUstream stream,
+                               func::FuncOp entry,
+                               llvm::ArrayRef<BoundArg> args,
+                               llvm::ArrayRef<DeviceArg> deviceArgs,
+                               LaunchHandler &launcher,
+                               const HostExecutionOptions &execution =
+                                   HostExecutionOptions());
 
 } // namespace mlir::ism::runner
 

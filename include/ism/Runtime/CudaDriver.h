@@ -40,6 +40,8 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
+using CUgraph = struct CUgraph_st *;
+using CUgraphExec = struct CUgraphExec_st *;
 
 /// cuda.h's CUlaunchAttribute, with the one value the runtime sets
 /// (CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION's flag).
@@ -174,6 +176,14 @@ public:
                                            const CUlaunchConfig *) = nullptr;
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,
                                void **) = nullptr;
+  /// Optional: stream capture into CUDA graphs, and their launch.
+  CUresult (*cuStreamBeginCapture)(CUstream, int) = nullptr;
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph *) = nullptr;
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph,
+                                          unsigned long long) = nullptr;
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream) = nullptr;
+  CUresult (*cuGraphExecDestroy)(CUgraphExec) = nullptr;
+  CUresult (*cuGraphDestroy)(CUgraph) = nullptr;
 
 private:
   Driver() = default;
@@ -216,6 +226,7 @@ enum : int {
   kStreamNonBlocking = 1,
   kEventDefault = 0,
   kEventDisableTiming = 2,
+  kStreamCaptureModeRelaxed = 2,
 };
 
 /// A device buffer; frees itself.
@@ -338,6 +349,18 @@ public:
   /// Milliseconds between two recorded events (waits for `end`).
   llvm::Expected<float> elapsedMs(CUevent start, CUevent end);
 
+  /// CUDA graphs. beginCapture starts capturing the work submitted to
+  /// `stream` (relaxed mode: the launch path's own driver calls, such as
+  /// kernel attributes, stay allowed); until endCapture, launches and
+  /// asynchronous copies and memsets on it are recorded, not run.
+  /// endCapture ends the capture and instantiates the graph; launchGraph
+  /// runs it on a stream (a timeout names the kernels it holds). A driver
+  /// without graphs (before CUDA 12) is an error saying so.
+  llvm::Error beginCapture(CUstream stream);
+  llvm::Expected<CUgraphExec> endCapture(CUstream stream);
+  llvm::Error launchGraph(CUgraphExec graph, CUstream stream);
+  llvm::Error destroyGraph(CUgraphExec graph);
+
 private:
   Context(Driver &driver) : driver(driver) {}
   /// Polls `ready` (a cuStreamQuery or cuEventQuery) until it is not
@@ -371,6 +394,11 @@ private:
   std::deque<PendingLaunch> pendingLaunches;
   std::map<CUevent, std::pair<CUstream, uint64_t>> recordedEvents;
   uint64_t numLaunches = 0;
+  /// The stream being captured (beginCapture) and the kernels launched on
+  /// it since; for each instantiated graph, the kernels it launches.
+  CUstream capturing = nullptr;
+  std::vector<std::string> captured;
+  std::map<CUgraphExec, std::vector<std::string>> graphKernels;
 };
 
 } // namespace mlir::ism::cuda

@@ -198,23 +198,63 @@ CUresult cuFuncGetAttribute(int *value, int attribute, void *function) {
   *value = 0;
   return kSuccess;
 }
+/* Stream capture (CUDA graphs): while a stream is captured, its launches
+   and asynchronous memsets are recorded in a graph instead of run (a
+   launch logs "capture NAME" to FAKE_CUDA_LAUNCH_LOG); cuGraphLaunch runs
+   them again in order, as launches and memsets of the stream it is given.
+   Built with -DFAKE_CUDA_NO_GRAPHS, the driver has none of these entry
+   points (as drivers before CUDA 12). */
+struct Node {
+  int isLaunch;
+  void *function;
+  unsigned grid[3], block[3], shared;
+  uint64_t dst;
+  unsigned value;
+  size_t count;
+  int wordBytes;
+};
+struct Graph {
+  struct Node *nodes;
+  int count;
+};
+static void *captureStream;
+static struct Graph *captureGraph;
+static void addNode(struct Node node) {
+  captureGraph->nodes = realloc(captureGraph->nodes,
+                                (captureGraph->count + 1) * sizeof(node));
+  captureGraph->nodes[captureGraph->count++] = node;
+}
+
+static void logLaunch(const char *what, void *function, unsigned gx,
+                      unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                      unsigned bz) {
+  /* FAKE_CUDA_LAUNCH_LOG names a file that gets one line per launch:
+     "launch NAME grid GX GY GZ block BX BY BZ" ("capture ..." for one
+     recorded into a graph). */
+  const char *launches = getenv("FAKE_CUDA_LAUNCH_LOG");
+  if (launches) {
+    FILE *f = fopen(launches, "a");
+    if (f) {
+      fprintf(f, "%s %s grid %u %u %u block %u %u %u\n", what,
+              (const char *)function, gx, gy, gz, bx, by, bz);
+      fclose(f);
+    }
+  }
+}
+
 CUresult cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
                         unsigned bx, unsigned by, unsigned bz, unsigned shared,
                         void *stream, void **params, void **extra) {
   if (gx == 0 || gy == 0 || gz == 0 || gx > 2147483647u || gy > 65535 ||
       gz > 65535 || bx * by * bz > 1024)
     return kInvalidValue;
-  /* FAKE_CUDA_LAUNCH_LOG names a file that gets one line per launch:
-     "launch NAME grid GX GY GZ block BX BY BZ". */
-  const char *launches = getenv("FAKE_CUDA_LAUNCH_LOG");
-  if (launches) {
-    FILE *f = fopen(launches, "a");
-    if (f) {
-      fprintf(f, "launch %s grid %u %u %u block %u %u %u\n",
-              (const char *)function, gx, gy, gz, bx, by, bz);
-      fclose(f);
-    }
+  if (captureStream && stream == captureStream) {
+    struct Node node = {1, function, {gx, gy, gz}, {bx, by, bz}, shared};
+    addNode(node);
+    logLaunch("capture", function, gx, gy, gz, bx, by, bz);
+    return kSuccess;
   }
+  logLaunch("launch", function, gx, gy, gz, bx, by, bz);
   static int spins;
   const char *from = getenv("FAKE_CUDA_SPIN_FROM");
   if (strncmp((const char *)function, "spin", 4) == 0 &&
@@ -302,10 +342,20 @@ CUresult cuMemsetD8_v2(uint64_t dst, unsigned char value, size_t bytes) {
 }
 CUresult cuMemsetD8Async(uint64_t dst, unsigned char value, size_t bytes,
                          void *stream) {
+  if (captureStream && stream == captureStream) {
+    struct Node node = {0, 0, {0}, {0}, 0, dst, value, bytes, 1};
+    addNode(node);
+    return kSuccess;
+  }
   return cuMemsetD8_v2(dst, value, bytes);
 }
 CUresult cuMemsetD32Async(uint64_t dst, unsigned value, size_t count,
                           void *stream) {
+  if (captureStream && stream == captureStream) {
+    struct Node node = {0, 0, {0}, {0}, 0, dst, value, count, 4};
+    addNode(node);
+    return kSuccess;
+  }
   uint32_t *words = (uint32_t *)(uintptr_t)dst;
   for (size_t i = 0; i < count; ++i)
     words[i] = value;
@@ -361,3 +411,61 @@ CUresult cuEventElapsedTime(float *ms, void *start, void *end) {
   *ms = 0.001f;
   return kSuccess;
 }
+
+#ifndef FAKE_CUDA_NO_GRAPHS
+CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
+  if (captureStream)
+    return kInvalidValue;
+  captureStream = stream;
+  captureGraph = calloc(1, sizeof(struct Graph));
+  return kSuccess;
+}
+CUresult cuStreamEndCapture(void *stream, void **graph) {
+  if (!captureStream || stream != captureStream)
+    return kInvalidValue;
+  *graph = captureGraph;
+  captureStream = 0;
+  captureGraph = 0;
+  return kSuccess;
+}
+CUresult cuGraphInstantiateWithFlags(void **exec, void *graph,
+                                     unsigned long long flags) {
+  const struct Graph *from = graph;
+  struct Graph *copy = calloc(1, sizeof(struct Graph));
+  copy->count = from->count;
+  copy->nodes = malloc(from->count * sizeof(struct Node) + 1);
+  memcpy(copy->nodes, from->nodes, from->count * sizeof(struct Node));
+  *exec = copy;
+  return kSuccess;
+}
+CUresult cuGraphLaunch(void *exec, void *stream) {
+  const struct Graph *graph = exec;
+  for (int i = 0; i < graph->count; ++i) {
+    const struct Node *node = &graph->nodes[i];
+    CUresult result =
+        node->isLaunch
+            ? cuLaunchKernel(node->function, node->grid[0], node->grid[1],
+                             node->grid[2], node->block[0], node->block[1],
+                             node->block[2], node->shared, stream, 0, 0)
+        : node->wordBytes == 4
+            ? cuMemsetD32Async(node->dst, node->value, node->count, stream)
+            : cuMemsetD8Async(node->dst, (unsigned char)node->value,
+                              node->count, stream);
+    if (result != kSuccess)
+      return result;
+  }
+  return kSuccess;
+}
+static void freeGraph(struct Graph *graph) {
+  free(graph->nodes);
+  free(graph);
+}
+CUresult cuGraphExecDestroy(void *exec) {
+  freeGraph(exec);
+  return kSuccess;
+}
+CUresult cuGraphDestroy(void *graph) {
+  freeGraph(graph);
+  return kSuccess;
+}
+#endif
