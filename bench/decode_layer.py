@@ -1,0 +1,472 @@
+#!/usr/bin/env python3
+"""A whole Llama decoder layer's decode step (batch 1) as one ordered region.
+
+The module is assembled from the examples' kernels, unchanged:
+
+  @rope, @copy_row   examples/decode_rope_append.mlir (RoPE and the KV-cache
+                     append at a position read from the GPU)
+  @decode            examples/decode_gqa_attention.mlir (grouped-query
+                     split-KV attention over positions 0 .. pos)
+  @gate_up, @down    examples/decode_mlp.mlir (the MLP block)
+
+and two projections written here: @proj (RMSNorm inside, one matrix, 4
+output rows a program, written as heads of 64) for Q, K and V, and @o_proj
+(the output projection and the residual, 2 rows a program). One
+`ism.coschedule ordered` region runs, in order: the Q, K and V projections;
+RoPE of q, RoPE of k into the K cache and v into the V cache at pos; the
+attention; the output projection; gate/up; down. Each launch waits for the
+launches that wrote what it reads; weights are loaded before the waits.
+
+    python3 bench/decode_layer.py write OUT.mlir [--ctx N]
+    python3 bench/decode_layer.py check --ism-run ISM_RUN
+    python3 bench/decode_layer.py bench --ism-run ISM_RUN [--out DIR]
+
+`check` runs ism-run --check (fused and one launch at a time) at a small
+and at Llama-3.2-1B's shapes. `bench` times one layer's step as in serving
+(20 steps back to back, no L2 flush, medians): ism fused, ism per-op
+(programmatic dependent launch), ism per-op from a CUDA graph, PyTorch
+eager and in a CUDA graph, against the HBM bound (weights + the KV read
+over a device copy's rate), at contexts 1024 and 8192 (pos = ctx - 1).
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = os.path.join(ROOT, "examples")
+EPS = 1e-5
+CALLS = 20
+
+
+def kernels(path, names):
+    """The text of the `ism.kernel`s `names` of an example (each runs from
+    its `ism.kernel @name(` line to the next line that is `}`)."""
+    lines = open(path).read().splitlines()
+    found = {}
+    for i, line in enumerate(lines):
+        for name in names:
+            if line.startswith(f"ism.kernel @{name}("):
+                end = lines.index("}", i)
+                found[name] = "\n".join(lines[i:end + 1])
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise ValueError(f"{path} has no kernel {', '.join(missing)}")
+    return [found[n] for n in names]
+
+
+PROJ = """
+// out[n / 64, n % 64] for the 4 rows n0 .. n0 + 3 of W: (W (x w_norm)) / rms(x)
+ism.kernel @proj(%w: memref<?x?xbf16>, %x: memref<?x?xbf16>,
+                 %wn: memref<?xbf16>, %out: memref<?x?xbf16>, %eps: f32)
+    attributes {num_warps = 8 : i32} {
+  %pid = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %n0 = arith.muli %pid, %c4 : index
+  %w16 = ism.load %w[%n0, %c0] : memref<?x?xbf16> -> tensor<4x2048xbf16>
+  %x16 = ism.load %x[%c0, %c0] : memref<?x?xbf16> -> tensor<1x2048xbf16>
+  %wn16 = ism.load %wn[%c0] : memref<?xbf16> -> tensor<2048xbf16>
+  %wn2 = ism.reshape %wn16 : tensor<2048xbf16> -> tensor<1x2048xbf16>
+  %xv = arith.extf %x16 : tensor<1x2048xbf16> to tensor<1x2048xf32>
+  %wnf = arith.extf %wn2 : tensor<1x2048xbf16> to tensor<1x2048xf32>
+  %sq = arith.mulf %xv, %xv : tensor<1x2048xf32>
+  %ssq = ism.reduce %sq axis = 1 : tensor<1x2048xf32> -> tensor<1xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.addf %p, %q : f32
+    ism.yield %s : f32
+  }
+  %n = memref.dim %x, %c1 : memref<?x?xbf16>
+  %n32 = arith.index_cast %n : index to i32
+  %nf = arith.uitofp %n32 : i32 to f32
+  %nfs = ism.splat %nf : f32 -> tensor<1xf32>
+  %epss = ism.splat %eps : f32 -> tensor<1xf32>
+  %ms = arith.divf %ssq, %nfs : tensor<1xf32>
+  %mseps = arith.addf %ms, %epss : tensor<1xf32>
+  %rrms1 = math.rsqrt %mseps : tensor<1xf32>
+  %rrms2 = ism.reshape %rrms1 : tensor<1xf32> -> tensor<1x1xf32>
+  %rrms4 = ism.broadcast %rrms2 : tensor<1x1xf32> -> tensor<4x1xf32>
+  %rrms = ism.reshape %rrms4 : tensor<4x1xf32> -> tensor<4xf32>
+  %xw = arith.mulf %xv, %wnf : tensor<1x2048xf32>
+  %xb = ism.broadcast %xw : tensor<1x2048xf32> -> tensor<4x2048xf32>
+  %wf = arith.extf %w16 : tensor<4x2048xbf16> to tensor<4x2048xf32>
+  %pr = arith.mulf %wf, %xb : tensor<4x2048xf32>
+  %d = ism.reduce %pr axis = 1 : tensor<4x2048xf32> -> tensor<4xf32> {
+  ^bb0(%p: f32, %q: f32):
+    %s = arith.addf %p, %q : f32
+    ism.yield %s : f32
+  }
+  %r = arith.mulf %d, %rrms : tensor<4xf32>
+  %r16 = arith.truncf %r : tensor<4xf32> to tensor<4xbf16>
+  %row = ism.reshape %r16 : tensor<4xbf16> -> tensor<1x4xbf16>
+  %head = arith.divui %n0, %c64 : index
+  %col = arith.remui %n0, %c64 : index
+  ism.store %row, %out[%head, %col] : tensor<1x4xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+
+// y[r0 .. r0 + 2) = W_o[r0 ..] o + x[r0 ..], o: the heads' outputs, heads x 64
+ism.kernel @o_proj(%w: memref<?x?xbf16>, %o: memref<?x?xbf16>,
+                   %x: memref<?x?xbf16>, %y: memref<?x?xbf16>)
+    attributes {num_warps = 8 : i32} {
+  %pid = ism.program_id x : index
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %r0 = arith.muli %pid, %c2 : index
+  %w16 = ism.load %w[%r0, %c0] : memref<?x?xbf16> -> tensor<2x2048xbf16>
+  %o16 = ism.load %o[%c0, %c0] : memref<?x?xbf16> -> tensor<32x64xbf16>
+  %o1 = ism.reshape %o16 : tensor<32x64xbf16> -> tensor<1x2048xbf16>
+  %of1 = arith.extf %o1 : tensor<1x2048xbf16> to tensor<1x2048xf32>
+  %of = ism.broadcast %of1 : tensor<1x2048xf32> -> tensor<2x2048xf32>
+  %wf = arith.extf %w16 : tensor<2x2048xbf16> to tensor<2x2048xf32>
+  %pr = arith.mulf %wf, %of : tensor<2x2048xf32>
+  %d = ism.reduce %pr axis = 1 : tensor<2x2048xf32> -> tensor<2xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %s = arith.addf %l, %r : f32
+    ism.yield %s : f32
+  }
+  %x16 = ism.load %x[%c0, %r0] : memref<?x?xbf16> -> tensor<1x2xbf16>
+  %xf = arith.extf %x16 : tensor<1x2xbf16> to tensor<1x2xf32>
+  %xr = ism.reshape %xf : tensor<1x2xf32> -> tensor<2xf32>
+  %sum = arith.addf %d, %xr : tensor<2xf32>
+  %s16 = arith.truncf %sum : tensor<2xf32> to tensor<2xbf16>
+  %out = ism.reshape %s16 : tensor<2xbf16> -> tensor<1x2xbf16>
+  ism.store %out, %y[%c0, %r0] : tensor<1x2xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+"""
+
+M2 = "memref<?x?xbf16>"
+M3 = "memref<?x?x?xbf16>"
+F2 = "memref<?x?xf32>"
+
+HOST = f"""
+// One decoder layer's step at batch 1: x (1 x H) -> y (1 x H), the token
+// at position pos (1 x i32 on the GPU) appended to the caches kc, vc
+// (Hkv x max_ctx x 64). H = Hq * 64 <= 2048, F <= 8192.
+func.func @main(%x: {M2}, %wn_attn: memref<?xbf16>, %wq: {M2}, %wk: {M2},
+                %wv: {M2}, %wo: {M2}, %wn_mlp: memref<?xbf16>, %wg: {M2},
+                %wu: {M2}, %wd: {M2}, %cos: {F2}, %sin: {F2},
+                %pos: memref<?xi32>, %kc: {M3}, %vc: {M3}, %y: {M2},
+                %eps: f32, %scale: f32) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %c512 = arith.constant 512 : index
+  %H = memref.dim %x, %c1 : {M2}
+  %Hq = arith.divui %H, %c64 : index
+  %Hkv = memref.dim %kc, %c0 : {M3}
+  %ctx = memref.dim %kc, %c1 : {M3}
+  %F = memref.dim %wg, %c0 : {M2}
+  %QR = memref.dim %wq, %c0 : {M2}
+  %KR = memref.dim %wk, %c0 : {M2}
+  %OR = memref.dim %wo, %c0 : {M2}
+  %OC = memref.dim %wo, %c1 : {M2}
+  %hrem = arith.remui %H, %c64 : index
+  %a1 = arith.cmpi eq, %hrem, %c0 : index
+  %a2 = arith.cmpi eq, %QR, %H : index
+  %kvr = arith.muli %Hkv, %c64 : index
+  %a3 = arith.cmpi eq, %KR, %kvr : index
+  %a4 = arith.cmpi eq, %OR, %H : index
+  %a5 = arith.cmpi eq, %OC, %H : index
+  %maxH = arith.constant 2048 : index
+  %maxF = arith.constant 8192 : index
+  %a6 = arith.cmpi sle, %H, %maxH : index
+  %a7 = arith.cmpi sle, %F, %maxF : index
+  %a12 = arith.andi %a1, %a2 : i1
+  %a34 = arith.andi %a3, %a4 : i1
+  %a56 = arith.andi %a5, %a6 : i1
+  %a1234 = arith.andi %a12, %a34 : i1
+  %a567 = arith.andi %a56, %a7 : i1
+  %shapes = arith.andi %a1234, %a567 : i1
+  ism.assert %shapes, "x is 1x{{0}}, W_q {{1}} rows, W_k {{2}} rows (KV heads {{3}}), W_o {{4}}x{{5}}, W_gate {{6}} rows: this layer takes H = 64 x heads <= 2048, W_q H rows, W_k 64 x KV heads rows, W_o H x H, F <= 8192"
+      (%H, %QR, %KR, %Hkv, %OR, %OC, %F)
+      : index, index, index, index, index, index, index
+  %splits = arith.ceildivui %ctx, %c512 : index
+  %q = memref.alloc(%Hq, %c64) : {M2}
+  %k = memref.alloc(%Hkv, %c64) : {M2}
+  %v = memref.alloc(%Hkv, %c64) : {M2}
+  %qo = memref.alloc(%Hq, %c1, %c64) : {M3}
+  %o = memref.alloc(%Hq, %c64) : {M2}
+  %mp = memref.alloc(%Hq, %splits) : {F2}
+  %lp = memref.alloc(%Hq, %splits) : {F2}
+  %op = memref.alloc(%Hq, %splits, %c64) : memref<?x?x?xf32>
+  %count = memref.alloc(%Hq) {{ism.zeroed}} : memref<?xi32>
+  %x1 = memref.alloc(%c1, %H) : {M2}
+  %a = memref.alloc(%c1, %F) : {M2}
+  %gq = arith.ceildivui %H, %c4 : index
+  %gkv = arith.ceildivui %kvr, %c4 : index
+  %go = arith.ceildivui %H, %c2 : index
+  %gf = arith.ceildivui %F, %c4 : index
+  %no = arith.constant 0 : i32
+  %yes = arith.constant 1 : i32
+  ism.coschedule ordered attributes {{ctas_per_sm = 3 : i32}} {{
+    ism.launch @proj grid(%gq) (%wq, %x, %wn_attn, %q, %eps)
+        : ({M2}, {M2}, memref<?xbf16>, {M2}, f32)
+    ism.launch @proj grid(%gkv) (%wk, %x, %wn_attn, %k, %eps)
+        : ({M2}, {M2}, memref<?xbf16>, {M2}, f32)
+    ism.launch @proj grid(%gkv) (%wv, %x, %wn_attn, %v, %eps)
+        : ({M2}, {M2}, memref<?xbf16>, {M2}, f32)
+    ism.launch @rope grid(%Hq) (%q, %cos, %sin, %pos, %qo, %no)
+        : ({M2}, {F2}, {F2}, memref<?xi32>, {M3}, i32)
+    ism.launch @rope grid(%Hkv) (%k, %cos, %sin, %pos, %kc, %yes)
+        : ({M2}, {F2}, {F2}, memref<?xi32>, {M3}, i32)
+    ism.launch @copy_row grid(%Hkv) (%v, %pos, %vc)
+        : ({M2}, memref<?xi32>, {M3})
+    ism.launch @decode grid(%splits, %Hq)
+        (%qo, %kc, %vc, %pos, %o, %mp, %lp, %op, %count, %scale)
+        : ({M3}, {M3}, {M3}, memref<?xi32>, {M2}, {F2}, {F2},
+           memref<?x?x?xf32>, memref<?xi32>, f32)
+    ism.launch @o_proj grid(%go) (%wo, %o, %x, %x1)
+        : ({M2}, {M2}, {M2}, {M2})
+    ism.launch @gate_up grid(%gf) (%wg, %wu, %x1, %wn_mlp, %a, %eps)
+        : ({M2}, {M2}, {M2}, memref<?xbf16>, {M2}, f32)
+    ism.launch @down grid(%go) (%wd, %a, %x1, %y)
+        : ({M2}, {M2}, {M2}, {M2})
+  }}
+  return
+}}
+"""
+
+
+def layer_module():
+    """The layer's module text."""
+    parts = kernels(os.path.join(EXAMPLES, "decode_rope_append.mlir"),
+                    ["rope", "copy_row"])
+    parts += kernels(os.path.join(EXAMPLES, "decode_gqa_attention.mlir"),
+                     ["decode"])
+    parts += kernels(os.path.join(EXAMPLES, "decode_mlp.mlir"),
+                     ["gate_up", "down"])
+    return "\n\n".join(parts) + "\n" + PROJ + HOST
+
+
+# (name, H, Hkv, F): Llama-3.2-1B's layer.
+LLAMA_1B = ("llama-1b", 2048, 8, 8192)
+
+
+def ism_args(h, hkv, f, ctx, pos_file):
+    return [f"bf16:1x{h}:randn", f"bf16:{h}:randn",
+            f"bf16:{h}x{h}:randn", f"bf16:{hkv * 64}x{h}:randn",
+            f"bf16:{hkv * 64}x{h}:randn", f"bf16:{h}x{h}:randn",
+            f"bf16:{h}:randn", f"bf16:{f}x{h}:randn", f"bf16:{f}x{h}:randn",
+            f"bf16:{h}x{f}:randn", f"f32:{ctx}x32:uniform",
+            f"f32:{ctx}x32:uniform", f"i32:1:{pos_file}",
+            f"bf16:{hkv}x{ctx}x64:randn", f"bf16:{hkv}x{ctx}x64:randn",
+            f"bf16:1x{h}:poison", str(EPS), str(64 ** -0.5)]
+
+
+def write_inputs(tmp, pos):
+    import numpy as np
+    path = os.path.join(tmp, f"pos{pos}.npy")
+    np.save(path, np.array([pos], np.int32))
+    module = os.path.join(tmp, "decode_layer.mlir")
+    with open(module, "w") as fh:
+        fh.write(layer_module())
+    return module, path
+
+
+def ism_run(cmd):
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}\n{out.stdout}{out.stderr}")
+    return out.stdout
+
+
+def check(opts):
+    with tempfile.TemporaryDirectory() as tmp:
+        for (h, hkv, f, ctx, pos) in [(256, 2, 600, 100, 37),
+                                      (2048, 8, 8192, 1024, 1023)]:
+            module, pos_file = write_inputs(tmp, pos)
+            for mode in ("fused", "sequential"):
+                cmd = [opts.ism_run, module, "--check",
+                       f"--coschedule={mode}"]
+                cmd += [f"--arg={a}" for a in ism_args(h, hkv, f, ctx,
+                                                        pos_file)]
+                out = ism_run(cmd)
+                bad = [l for l in out.splitlines()
+                       if l.startswith("check:") and ": ok" not in l]
+                if bad or ": ok" not in out:
+                    raise RuntimeError(f"{' '.join(cmd)}\n{out}")
+                print(f"check H={h} Hkv={hkv} F={f} ctx={ctx} pos={pos} "
+                      f"{mode}: ok")
+    return 0
+
+
+def time_torch(torch, fn, reps, warmup):
+    times = []
+    for r in range(warmup + reps):
+        s, e = torch.cuda.Event(True), torch.cuda.Event(True)
+        s.record()
+        for _ in range(CALLS):
+            fn()
+        e.record()
+        torch.cuda.synchronize()
+        if r >= warmup:
+            times.append(s.elapsed_time(e) / CALLS)
+    return statistics.median(times)
+
+
+def torch_layer(torch, h, hkv, f, ctx, pos, reps, warmup):
+    """The same layer in PyTorch (bf16, SDPA over the cache's first pos + 1
+    rows), eager and in a CUDA graph: ms a step."""
+    import torch.nn.functional as F
+    g = torch.Generator(device="cuda").manual_seed(0)
+    hq = h // 64
+
+    def randn(*shape):
+        return (torch.randn(*shape, generator=g, device="cuda") *
+                shape[-1] ** -0.5).to(torch.bfloat16)
+    x, wn1, wn2 = randn(1, h), randn(h), randn(h)
+    wq, wk, wv, wo = randn(h, h), randn(hkv * 64, h), randn(hkv * 64, h), \
+        randn(h, h)
+    wg, wu, wd = randn(f, h), randn(f, h), randn(h, f)
+    cos = torch.rand(ctx, 32, device="cuda")
+    sin = torch.rand(ctx, 32, device="cuda")
+    kc = randn(hkv, ctx, 64)
+    vc = randn(hkv, ctx, 64)
+    p = torch.tensor([pos], device="cuda")
+
+    def norm(t, w):
+        v = t.float()
+        return (v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + EPS) *
+                w.float()).to(torch.bfloat16)
+
+    def rope(t, c, s):
+        t1, t2 = t[..., :32].float(), t[..., 32:].float()
+        return torch.cat([t1 * c - t2 * s, t2 * c + t1 * s], -1).to(
+            torch.bfloat16)
+
+    def step():
+        hn = norm(x, wn1)
+        q = F.linear(hn, wq).view(hq, 64)
+        k = F.linear(hn, wk).view(hkv, 64)
+        v = F.linear(hn, wv).view(hkv, 64)
+        c, s = cos.index_select(0, p), sin.index_select(0, p)
+        q, k = rope(q, c, s), rope(k, c, s)
+        kc.index_copy_(1, p, k.unsqueeze(1))
+        vc.index_copy_(1, p, v.unsqueeze(1))
+        o = F.scaled_dot_product_attention(
+            q.view(1, hq, 1, 64), kc[:, :pos + 1].unsqueeze(0),
+            vc[:, :pos + 1].unsqueeze(0), enable_gqa=True)
+        x1 = F.linear(o.reshape(1, h), wo) + x
+        hn2 = norm(x1, wn2)
+        a = F.silu(F.linear(hn2, wg)) * F.linear(hn2, wu)
+        return F.linear(a, wd) + x1
+    eager = time_torch(torch, step, reps, warmup)
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            step()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        step()
+    return eager, time_torch(torch, graph.replay, reps, warmup)
+
+
+def copy_gbps(torch):
+    n = 2**30
+    src = torch.empty(n, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    ms = []
+    for _ in range(20):
+        s, e = torch.cuda.Event(True), torch.cuda.Event(True)
+        s.record()
+        dst.copy_(src)
+        e.record()
+        torch.cuda.synchronize()
+        ms.append(s.elapsed_time(e))
+    return 2 * n / (statistics.median(ms) * 1e-3) / 1e9
+
+
+def bench(opts):
+    import torch
+    os.makedirs(opts.out, exist_ok=True)
+    copy = copy_gbps(torch)
+    name, h, hkv, f = LLAMA_1B
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for ctx in (1024, 8192):
+            pos = ctx - 1
+            module, pos_file = write_inputs(tmp, pos)
+            args = [f"--arg={a}" for a in ism_args(h, hkv, f, ctx, pos_file)]
+            times = {}
+            for way, extra in (("fused", ["--coschedule=fused"]),
+                               ("per_op", ["--coschedule=sequential"]),
+                               ("per_op_graph", ["--coschedule=sequential",
+                                                 "--graph"])):
+                out = ism_run([opts.ism_run, module, "--bench", "--json",
+                               f"--reps={opts.reps}",
+                               f"--warmup={opts.warmup}", "--flush-l2=false",
+                               f"--calls={CALLS}"] + extra + args)
+                b = json.loads(out)["bench"]
+                times[way] = b["median_ms"] * 1e3
+                if way == "fused":
+                    power = b.get("power") or {}
+            eager, graphed = torch_layer(torch, h, hkv, f, ctx, pos,
+                                         opts.reps, opts.warmup)
+            weights = 2 * (h * h * 2 + 2 * hkv * 64 * h + 3 * f * h + 2 * h)
+            kv = 2 * 2 * hkv * (pos + 1) * 64
+            bound = (weights + kv) / (copy * 1e9) * 1e6
+            rows.append(dict(shape=name, ctx=ctx, bound_us=bound,
+                             fused_us=times["fused"],
+                             per_op_us=times["per_op"],
+                             per_op_graph_us=times["per_op_graph"],
+                             eager_us=eager * 1e3, graph_us=graphed * 1e3,
+                             sm_clock_mhz=power.get("sm_clock_mhz"),
+                             power_w=power.get("power_w")))
+    with open(os.path.join(opts.out, "decode_layer.json"), "w") as fh:
+        json.dump(dict(copy_gbps=copy, rows=rows), fh, indent=1)
+    with open(os.path.join(opts.out, "decode_layer.csv"), "w") as fh:
+        keys = list(rows[0])
+        fh.write(",".join(keys) + "\n")
+        for r in rows:
+            fh.write(",".join(str(r[k]) for k in keys) + "\n")
+    print(f"device copy (read + write): {copy:.0f} GB/s; one layer's step, "
+          f"batch 1, {CALLS} back to back, medians, no L2 flush")
+    print(f"{'shape':<9} {'ctx':>5} {'bound':>7} {'fused':>7} {'%':>4} "
+          f"{'per-op':>7} {'op graph':>8} {'torch':>7} {'graph':>7} "
+          f"{'vs op':>6} {'vs opg':>6} {'vs graph':>8} {'MHz':>5} {'W':>4}")
+    for r in rows:
+        print(f"{r['shape']:<9} {r['ctx']:>5} {r['bound_us']:>6.1f}u "
+              f"{r['fused_us']:>6.1f}u {100 * r['bound_us'] / r['fused_us']:>3.0f}% "
+              f"{r['per_op_us']:>6.1f}u {r['per_op_graph_us']:>7.1f}u "
+              f"{r['eager_us']:>6.1f}u {r['graph_us']:>6.1f}u "
+              f"{r['per_op_us'] / r['fused_us']:>5.2f}x "
+              f"{r['per_op_graph_us'] / r['fused_us']:>5.2f}x "
+              f"{r['graph_us'] / r['fused_us']:>7.2f}x "
+              f"{r['sm_clock_mhz'] or 0:>5.0f} {r['power_w'] or 0:>4.0f}")
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    w = sub.add_parser("write", help="write the layer's module")
+    w.add_argument("path")
+    c = sub.add_parser("check", help="ism-run --check, fused and per-op")
+    c.add_argument("--ism-run", required=True)
+    b = sub.add_parser("bench", help="time it against PyTorch")
+    b.add_argument("--ism-run", required=True)
+    b.add_argument("--out", default="decode-layer-out")
+    b.add_argument("--reps", type=int, default=30)
+    b.add_argument("--warmup", type=int, default=5)
+    opts = parser.parse_args()
+    if opts.command == "write":
+        with open(opts.path, "w") as fh:
+            fh.write(layer_module())
+        return 0
+    return check(opts) if opts.command == "check" else bench(opts)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
