@@ -63,6 +63,7 @@ llvm::Expected<ArgSpec> mlir::ism::runner::parseArgSpec(llvm::StringRef text,
     return spec;
   }
   if (parts[0] == "npy") {
+    spec.contentsGiven = true;
     spec.npyPath = text.drop_front(4).str();
     if (spec.npyPath.empty()) // found by ism-run-args-fuzzer: it crashed
       return fail("expected npy:PATH.npy, with a path");
@@ -94,6 +95,7 @@ llvm::Expected<ArgSpec> mlir::ism::runner::parseArgSpec(llvm::StringRef text,
   if (parts.size() < 3)
     return spec;
   llvm::StringRef init = parts[2];
+  spec.contentsGiven = true;
   if (init.consume_front("npy=") || init.ends_with(".npy")) {
     spec.npyPath = init.str();
     return spec;

@@ -823,9 +823,12 @@ static int run() {
     if (!bound)
       return fail(bound.takeError());
     args = std::move(*bound);
-    for (auto [arg, use] : llvm::zip(args, uses))
-      if (arg.isBuffer && use.written && !use.read)
-        arg.buffer.poison(); // unwritten output elements fail the check
+    // Unwritten elements of an output fail the check; an output whose
+    // contents the spec gives (a cache the step writes one row of) keeps
+    // them, and its elements the program leaves must still hold them.
+    for (auto [arg, use, spec] : llvm::zip(args, uses, specs))
+      if (arg.isBuffer && use.written && !use.read && !spec.contentsGiven)
+        arg.buffer.poison();
     for (const SaveRequest &save : saveRequests)
       if (!args[save.index].isBuffer)
         return fail(llvm::formatv("--save {0}: argument {0} is not a buffer",

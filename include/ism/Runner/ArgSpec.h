@@ -26,6 +26,10 @@ struct ArgSpec {
   llvm::SmallVector<int64_t, 4> shape;
   Init init = Init::Zeros;
   std::string npyPath;
+  /// The spec gave the buffer's contents (an INIT, an .npy file): a buffer
+  /// the host function only writes then starts with them instead of poison
+  /// (a cache of which a step writes one row).
+  bool contentsGiven = false;
   /// Scalar arguments: the literal value.
   bool isScalar = false;
   std::string scalarText;
