@@ -160,7 +160,7 @@ func.func @main(%x: {M2}, %wn_attn: memref<?xbf16>, %wq: {M2}, %wk: {M2},
   %c2 = arith.constant 2 : index
   %c4 = arith.constant 4 : index
   %c64 = arith.constant 64 : index
-  %c512 = arith.constant 512 : index
+  %c128 = arith.constant 128 : index
   %H = memref.dim %x, %c1 : {M2}
   %Hq = arith.divui %H, %c64 : index
   %Hkv = memref.dim %kc, %c0 : {M3}
@@ -190,7 +190,7 @@ func.func @main(%x: {M2}, %wn_attn: memref<?xbf16>, %wq: {M2}, %wk: {M2},
   ism.assert %shapes, "x is 1x{{0}}, W_q {{1}} rows, W_k {{2}} rows (KV heads {{3}}), W_o {{4}}x{{5}}, W_gate {{6}} rows: this layer takes H = 64 x heads <= 2048, W_q H rows, W_k 64 x KV heads rows, W_o H x H, F <= 8192"
       (%H, %QR, %KR, %Hkv, %OR, %OC, %F)
       : index, index, index, index, index, index, index
-  %splits = arith.ceildivui %ctx, %c512 : index
+  %splits = arith.ceildivui %ctx, %c128 : index
   %q = memref.alloc(%Hq, %c64) : {M2}
   %k = memref.alloc(%Hkv, %c64) : {M2}
   %v = memref.alloc(%Hkv, %c64) : {M2}
