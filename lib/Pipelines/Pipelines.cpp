@@ -33,6 +33,10 @@ void mlir::ism::buildGPUToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuNVVMAttachTarget(target));
 
   OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+  // scf to cf first: convert-nvgpu-to-nvvm rebuilds scf ops with converted
+  // types and drops their attributes, among them the loop annotations that
+  // the persistent loops' latches carry (keepInvariantsInLoop, Partitions.cpp).
+  gpuPm.addPass(createSCFToControlFlowPass());
   gpuPm.addPass(createConvertNVGPUToNVVMPass());
   gpuPm.addPass(createConvertVectorToSCFPass());
   gpuPm.addPass(createSCFToControlFlowPass());

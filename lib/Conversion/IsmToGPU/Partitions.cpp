@@ -115,6 +115,26 @@ void copyLoadAhead(OpBuilder &b, Location loc, const PrefetchableLoad &load,
                       /*slots=*/nullptr);
 }
 
+/// Keeps the loop-invariant code of a persistent loop's programs inside it
+/// (llvm.licm.disable on its latch): hoisted, every program's invariants
+/// (memref sizes, bounds predicates, row addresses) would stay live across
+/// all the loop's iterations, and a loop whose body is several kernels'
+/// programs spills them (the ten-launch decode layer, 1116 bytes a thread,
+/// at 80 registers).
+void keepInvariantsInLoop(scf::WhileOp loop) {
+  MLIRContext *ctx = loop.getContext();
+  auto licm = LLVM::LoopLICMAttr::get(ctx, BoolAttr::get(ctx, true),
+                                      /*versioningDisable=*/nullptr);
+  auto annotation = LLVM::LoopAnnotationAttr::get(
+      ctx, /*disableNonforced=*/nullptr, /*vectorize=*/nullptr,
+      /*interleave=*/nullptr, /*unroll=*/nullptr, /*unrollAndJam=*/nullptr,
+      licm, /*distribute=*/nullptr, /*pipeline=*/nullptr, /*peeled=*/nullptr,
+      /*unswitch=*/nullptr, /*mustProgress=*/nullptr,
+      /*isVectorized=*/nullptr, /*startLoc=*/nullptr, /*endLoc=*/nullptr,
+      /*parallelAccesses=*/{});
+  loop->setAttr("loop_annotation", annotation);
+}
+
 /// Wraps the ops of `block` (before its terminator) in the work loop of a
 /// partition that is not a wgmma kernel. `counters` is the i64 address of
 /// the kernel's work counters (the partition's is `counterOffset` bytes
@@ -716,6 +736,7 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
       [&](OpBuilder &db, Location dl, ValueRange args) {
         scf::YieldOp::create(db, dl, args);
       });
+  keepInvariantsInLoop(loop);
   Block *body = loop.getAfterBody();
   Value t = body->getArgument(0), k = body->getArgument(ahead);
   auto yield = cast<scf::YieldOp>(body->getTerminator());
