@@ -32,15 +32,16 @@ over a device copy's rate), at contexts 1024 and 8192 (pos = ctx - 1).
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from decode_mlp import (CALLS, EPS, copy_gbps, eager_and_graphed,  # noqa: E402
+                        write_rows)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples")
-EPS = 1e-5
-CALLS = 20
 
 
 def kernels(path, names):
@@ -300,20 +301,6 @@ def check(opts):
     return 0
 
 
-def time_torch(torch, fn, reps, warmup):
-    times = []
-    for r in range(warmup + reps):
-        s, e = torch.cuda.Event(True), torch.cuda.Event(True)
-        s.record()
-        for _ in range(CALLS):
-            fn()
-        e.record()
-        torch.cuda.synchronize()
-        if r >= warmup:
-            times.append(s.elapsed_time(e) / CALLS)
-    return statistics.median(times)
-
-
 def torch_layer(torch, h, hkv, f, ctx, pos, reps, warmup):
     """The same layer in PyTorch (bf16, SDPA over the cache's first pos + 1
     rows), eager and in a CUDA graph: ms a step."""
@@ -360,32 +347,7 @@ def torch_layer(torch, h, hkv, f, ctx, pos, reps, warmup):
         hn2 = norm(x1, wn2)
         a = F.silu(F.linear(hn2, wg)) * F.linear(hn2, wu)
         return F.linear(a, wd) + x1
-    eager = time_torch(torch, step, reps, warmup)
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            step()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        step()
-    return eager, time_torch(torch, graph.replay, reps, warmup)
-
-
-def copy_gbps(torch):
-    n = 2**30
-    src = torch.empty(n, dtype=torch.uint8, device="cuda")
-    dst = torch.empty_like(src)
-    ms = []
-    for _ in range(20):
-        s, e = torch.cuda.Event(True), torch.cuda.Event(True)
-        s.record()
-        dst.copy_(src)
-        e.record()
-        torch.cuda.synchronize()
-        ms.append(s.elapsed_time(e))
-    return 2 * n / (statistics.median(ms) * 1e-3) / 1e9
+    return eager_and_graphed(torch, step, reps, warmup)
 
 
 def bench(opts):
@@ -424,13 +386,7 @@ def bench(opts):
                              eager_us=eager * 1e3, graph_us=graphed * 1e3,
                              sm_clock_mhz=power.get("sm_clock_mhz"),
                              power_w=power.get("power_w")))
-    with open(os.path.join(opts.out, "decode_layer.json"), "w") as fh:
-        json.dump(dict(copy_gbps=copy, rows=rows), fh, indent=1)
-    with open(os.path.join(opts.out, "decode_layer.csv"), "w") as fh:
-        keys = list(rows[0])
-        fh.write(",".join(keys) + "\n")
-        for r in rows:
-            fh.write(",".join(str(r[k]) for k in keys) + "\n")
+    write_rows(opts.out, "decode_layer", copy, rows)
     print(f"device copy (read + write): {copy:.0f} GB/s; one layer's step, "
           f"batch 1, {CALLS} back to back, medians, no L2 flush")
     print(f"{'shape':<9} {'ctx':>5} {'bound':>7} {'fused':>7} {'%':>4} "

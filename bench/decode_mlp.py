@@ -97,6 +97,17 @@ def copy_gbps(torch):
     return 2 * n / (ms * 1e-3) / 1e9
 
 
+def write_rows(out, stem, copy, rows):
+    """OUT/STEM.json (the copy rate and the rows) and OUT/STEM.csv."""
+    with open(os.path.join(out, f"{stem}.json"), "w") as fh:
+        json.dump(dict(copy_gbps=copy, rows=rows), fh, indent=1)
+    with open(os.path.join(out, f"{stem}.csv"), "w") as fh:
+        keys = list(rows[0])
+        fh.write(",".join(keys) + "\n")
+        for r in rows:
+            fh.write(",".join(str(r[k]) for k in keys) + "\n")
+
+
 def torch_ways(torch, h, f, reps, warmup):
     import torch.nn.functional as F
     g = torch.Generator(device="cuda").manual_seed(0)
@@ -113,6 +124,12 @@ def torch_ways(torch, h, f, reps, warmup):
               wn.float()).to(torch.bfloat16)
         a = F.silu(F.linear(hn, wg)) * F.linear(hn, wu)
         return F.linear(a, wd) + x
+    return eager_and_graphed(torch, step, reps, warmup)
+
+
+def eager_and_graphed(torch, step, reps, warmup):
+    """Median ms a call of `step` as it is and captured in a CUDA graph
+    (after three warm-up calls on the capture's side stream) and replayed."""
     eager = time_step(torch, step, reps, warmup)
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
@@ -123,8 +140,7 @@ def torch_ways(torch, h, f, reps, warmup):
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         step()
-    graphed = time_step(torch, graph.replay, reps, warmup)
-    return eager, graphed
+    return eager, time_step(torch, graph.replay, reps, warmup)
 
 
 def main():
@@ -158,13 +174,7 @@ def main():
                          eager_us=eager * 1e3, graph_us=graphed * 1e3,
                          sm_clock_mhz=power.get("sm_clock_mhz"),
                          power_w=power.get("power_w")))
-    with open(os.path.join(opts.out, "decode_mlp.json"), "w") as fh:
-        json.dump(dict(copy_gbps=copy, rows=rows), fh, indent=1)
-    with open(os.path.join(opts.out, "decode_mlp.csv"), "w") as fh:
-        keys = list(rows[0])
-        fh.write(",".join(keys) + "\n")
-        for r in rows:
-            fh.write(",".join(str(r[k]) for k in keys) + "\n")
+    write_rows(opts.out, "decode_mlp", copy, rows)
     print(f"device copy (read + write): {copy:.0f} GB/s; a step's share of "
           f"{CALLS} back to back, medians, no L2 flush")
     print(f"{'shape':<10} {'H x F':>11} {'HBM bound':>9} {'ism fused':>9} "
