@@ -200,16 +200,20 @@ def layer_names(layer: int) -> Tuple[str, ...]:
             p + "mlp.up_proj.weight", p + "mlp.down_proj.weight")
 
 
+def layer_shapes(config: LlamaConfig) -> Tuple[Tuple[int, ...], ...]:
+    """The shapes of a layer's weights, in layer_names' order."""
+    h, f = config.hidden_size, config.intermediate_size
+    kv = config.num_key_value_heads * config.head_dim
+    return ((h,), (h, h), (kv, h), (kv, h), (h, h), (h,), (f, h), (f, h),
+            (h, f))
+
+
 def layer_arguments(tensors: Dict[str, np.ndarray], config: LlamaConfig,
                     layer: int) -> Tuple[np.ndarray, ...]:
     """Layer `layer`'s weights from a checkpoint's tensors, checked against
     `config`, in the decode layer module's argument order."""
-    h, f = config.hidden_size, config.intermediate_size
-    kv = config.num_key_value_heads * config.head_dim
-    shapes = ((h,), (h, h), (kv, h), (kv, h), (h, h), (h,), (f, h), (f, h),
-              (h, f))
     out = []
-    for name, shape in zip(layer_names(layer), shapes):
+    for name, shape in zip(layer_names(layer), layer_shapes(config)):
         if name not in tensors:
             raise KeyError(f"the checkpoint has no {name}")
         t = tensors[name]
@@ -230,13 +234,10 @@ def random_checkpoint(config: LlamaConfig, path: str, seed: int = 0) -> None:
         x = (offset + scale * rng.standard_normal(shape)).astype(np.float32)
         bits = x.view(np.uint32)
         return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
-    h, f, v = config.hidden_size, config.intermediate_size, config.vocab_size
-    kv = config.num_key_value_heads * config.head_dim
+    h, v = config.hidden_size, config.vocab_size
     tensors = {"model.embed_tokens.weight": bf16((v, h), 1.0)}
     for layer in range(config.num_hidden_layers):
-        shapes = ((h,), (h, h), (kv, h), (kv, h), (h, h), (h,), (f, h),
-                  (f, h), (h, f))
-        for name, shape in zip(layer_names(layer), shapes):
+        for name, shape in zip(layer_names(layer), layer_shapes(config)):
             tensors[name] = (bf16(shape, 0.1, 1.0) if len(shape) == 1 else
                              bf16(shape, shape[1] ** -0.5))
     tensors["model.norm.weight"] = bf16((h,), 0.1, 1.0)
