@@ -15,13 +15,9 @@ import pytest
 
 import ism
 from conftest import ROOT
+from test_run import vector_add
 
 np = pytest.importorskip("numpy")
-
-
-def vector_add():
-    return ism.Module.parse_file(os.path.join(ROOT, "examples",
-                                              "vector_add.mlir"))
 
 
 @pytest.mark.parametrize("calls", [0, -1, True, 2.0])

@@ -3,32 +3,18 @@ captured launches computed (test_ordered_gpu.py captures a compiled
 program's calls on torch tensors with torch.cuda.graph). Skipped without a
 GPU."""
 
-import os
-
 import pytest
 
 import ism
-from conftest import ROOT
+from test_run import gpu_error, vector_add
 
 np = pytest.importorskip("numpy")
-
-
-def gpu_error():
-    x = np.zeros(4, np.float32)
-    try:
-        ism.run(ism.Module.parse_file(os.path.join(
-            ROOT, "examples", "vector_add.mlir")), "main", x, x.copy(),
-            x.copy())
-    except ism.RuntimeUnavailable as e:
-        return str(e)
-    return None
 
 
 def test_run_graph_result_is_the_replays():
     if gpu_error() is not None:
         pytest.skip(f"no GPU: {gpu_error()}")
-    m = ism.Module.parse_file(os.path.join(ROOT, "examples",
-                                           "vector_add.mlir"))
+    m = vector_add()
     rng = np.random.default_rng(5)
     a = rng.standard_normal(100000).astype(np.float32)
     b = rng.standard_normal(100000).astype(np.float32)

@@ -18,6 +18,7 @@ import ism
 from conftest import ROOT
 from ism.models import llama
 from test_decode_rope_append import as_float
+from test_grouped_gemm import bf16
 from test_decode_layer import reference
 
 sys.path.insert(0, os.path.join(ROOT, "bench"))
@@ -120,11 +121,6 @@ def test_checkpoint_layer_through_the_decode_layer(tmp_path):
     ctx, pos, scale = 40, 21, 0.125
     cos, sin = llama.rope_tables(cfg, ctx)
     rng = np.random.default_rng(4)
-
-    def bf16(a):
-        bits = a.astype(np.float32).view(np.uint32)
-        b = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
-        return b, as_float(b)
     x, x64 = bf16(rng.standard_normal((1, 256)))
     kc, kc64 = bf16(rng.standard_normal((2, ctx, 64)))
     vc, vc64 = bf16(rng.standard_normal((2, ctx, 64)))
