@@ -15,8 +15,8 @@
 // F = 8192): the tiles cover a whole row of the weights, and loads past the
 // end of a smaller one read zeros. Three CTAs an SM (ctas_per_sm). On the
 // H200 this layout (4 gate/up rows and 2 down rows a program, the norm in
-// @gate_up) was the fastest tried, 4.7 us a step faster than a separate
-// RMSNorm launch and one down row a program (docs/results.md).
+// @gate_up) was the fastest tried, ahead of a separate RMSNorm launch and
+// one down row a program (docs/results.md).
 
 // a[n0 .. n0 + 4) = silu(W_gate[n0 ..] h) * (W_up[n0 ..] h),
 // h = x * w_norm / rms(x)
