@@ -406,8 +406,52 @@ int64_t getHeaderBytes(unsigned numLaunches) {
   return kSeenFlags + (int64_t(numLaunches) + 15) / 16 * 16;
 }
 
-/// Lowers the ism.task_wait ops of partition `self`'s program (in `block`)
-/// of an ordered kernel. When the CTA has seen every launch it names
+/// Which of the launches a program shared by several launches of the same
+/// kernel runs for: `conds[j - 1]` holds for member j's tickets (members
+/// from 1; member 0 where none does). With one member there is nothing to
+/// pick.
+struct MemberPick {
+  SmallVector<Value> conds;
+
+  /// The value of the member whose condition holds.
+  Value pick(OpBuilder &b, Location loc, ArrayRef<Value> values) const {
+    Value v = values.front();
+    for (unsigned j = 1; j < values.size(); ++j)
+      if (values[j] != v)
+        v = arith::SelectOp::create(b, loc, conds[j - 1], values[j], v);
+    return v;
+  }
+  /// The same for constants (index, or i32/i64 when `bits` says so).
+  Value pick(OpBuilder &b, Location loc, ArrayRef<int64_t> values,
+             unsigned bits = 0) const {
+    auto constant = [&](int64_t v) -> Value {
+      return bits ? Value(arith::ConstantIntOp::create(b, loc, v, bits))
+                  : indexConstant(b, loc, v);
+    };
+    Value v = constant(values.front());
+    for (unsigned j = 1; j < values.size(); ++j)
+      if (values[j] != values.front())
+        v = arith::SelectOp::create(b, loc, conds[j - 1], constant(values[j]),
+                                    v);
+    return v;
+  }
+};
+
+/// The address of 32-bit counter `index` (an index value) of `counters`.
+Value getCounterAt(OpBuilder &b, Location loc, Value counters, Value index) {
+  Value offset = arith::MulIOp::create(
+      b, loc, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), index),
+      arith::ConstantIntOp::create(b, loc, 4, 64));
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1),
+      Value(arith::AddIOp::create(b, loc, counters, offset)));
+}
+
+/// Lowers the ism.task_wait ops of a program (in `block`) of an ordered
+/// kernel, run for the launches `launches` (one, or several launches of
+/// the same kernel: `members` picks among them). `deps[j][k]` are the
+/// launches the k-th wait (in walk order) of member j's program names.
+/// When the CTA has seen every launch it names
 /// finish (their flags in the header), nothing is done. Otherwise its first
 /// thread reads each awaited launch's done counter (relaxed, GPU scope)
 /// until it holds the launch's program count, then fences (acquire), the
@@ -419,21 +463,42 @@ int64_t getHeaderBytes(unsigned numLaunches) {
 /// waiting, so a broken kernel ends instead of hanging. With no counters
 /// (a null address: one CTA runs every task in order) there is nothing to
 /// wait for.
-void lowerTaskWaits(Block *block, unsigned self, Value program,
-                    ArrayRef<Value> totals, Value counters, Value hasCounters,
-                    unsigned numLaunches, int64_t timeoutNs,
+void lowerTaskWaits(Block *block, ArrayRef<unsigned> launches,
+                    const MemberPick &members,
+                    ArrayRef<SmallVector<SmallVector<int32_t>>> deps,
+                    Value program, ArrayRef<Value> totals, Value counters,
+                    Value hasCounters, unsigned numLaunches, int64_t timeoutNs,
                     const LoweringContext &context) {
   SmallVector<TaskWaitOp> waits;
   block->walk([&](TaskWaitOp wait) { waits.push_back(wait); });
-  for (TaskWaitOp wait : waits) {
+  for (auto [k, wait] : llvm::enumerate(waits)) {
     OpBuilder ob(wait);
     Location loc = wait.getLoc();
+    // The d-th launch awaited: a constant when every member awaits the
+    // same one, else picked by the member.
+    unsigned numDeps = wait.getLaunches().size();
+    auto awaited = [&](unsigned d) {
+      SmallVector<int64_t> of;
+      for (unsigned j = 0; j < launches.size(); ++j)
+        of.push_back(deps[j][k][d]);
+      return of;
+    };
+    auto same = [](ArrayRef<int64_t> of) {
+      return llvm::all_equal(of);
+    };
     Value header = getHeader(ob, loc, getHeaderBytes(numLaunches));
+    auto seenIndex = [&](OpBuilder &xb, unsigned d) {
+      SmallVector<int64_t> of = awaited(d);
+      if (same(of))
+        return indexConstant(xb, loc, kSeenFlags + of.front());
+      for (int64_t &launch : of)
+        launch += kSeenFlags;
+      return members.pick(xb, loc, of);
+    };
     Value zeroByte = arith::ConstantIntOp::create(ob, loc, 0, 8);
     Value unseen = arith::ConstantIntOp::create(ob, loc, 0, 1);
-    for (int32_t launch : wait.getLaunches()) {
-      Value flag = memref::LoadOp::create(
-          ob, loc, header, indexConstant(ob, loc, kSeenFlags + launch));
+    for (unsigned d = 0; d < numDeps; ++d) {
+      Value flag = memref::LoadOp::create(ob, loc, header, seenIndex(ob, d));
       unseen = arith::OrIOp::create(
           ob, loc, unseen,
           cmp(ob, loc, arith::CmpIPredicate::eq, flag, zeroByte));
@@ -451,11 +516,27 @@ void lowerTaskWaits(Block *block, unsigned self, Value program,
       Value start = NVVM::GlobalTimerOp::create(tb, tl, i64);
       Value limit = arith::ConstantIntOp::create(tb, tl, timeoutNs, 64);
       Value noError = arith::ConstantIntOp::create(tb, tl, 0, 32);
-      for (int32_t launch : wait.getLaunches()) {
-        Value done = getCounter(tb, tl, counters,
-                                kOrderedDoneCounters + unsigned(launch));
-        Value need =
-            arith::IndexCastUIOp::create(tb, tl, i32, totals[launch]);
+      for (unsigned d = 0; d < numDeps; ++d) {
+        SmallVector<int64_t> of = awaited(d);
+        Value done, need, launchWord;
+        if (same(of)) {
+          unsigned launch = unsigned(of.front());
+          done = getCounter(tb, tl, counters, kOrderedDoneCounters + launch);
+          need = totals[launch];
+          launchWord = arith::ConstantIntOp::create(tb, tl, launch, 32);
+        } else {
+          Value launch = members.pick(tb, tl, of);
+          done = getCounterAt(
+              tb, tl, counters,
+              arith::AddIOp::create(
+                  tb, tl, launch, indexConstant(tb, tl, kOrderedDoneCounters)));
+          SmallVector<Value> needs;
+          for (int64_t l : of)
+            needs.push_back(totals[l]);
+          need = members.pick(tb, tl, needs);
+          launchWord = arith::IndexCastUIOp::create(tb, tl, i32, launch);
+        }
+        need = arith::IndexCastUIOp::create(tb, tl, i32, need);
         // while (count < need && no error && not timed out) read again
         auto loop = scf::WhileOp::create(
             tb, tl, TypeRange{i32, tb.getI1Type()}, ValueRange{},
@@ -495,19 +576,22 @@ void lowerTaskWaits(Block *block, unsigned self, Value program,
             });
         Value seen = loop.getResult(0), timedOut = loop.getResult(1);
         scf::IfOp::create(tb, tl, timedOut, [&](OpBuilder &eb, Location el) {
-          Value mine = arith::ConstantIntOp::create(eb, el, self + 1, 32);
+          SmallVector<int64_t> selves;
+          for (unsigned launch : launches)
+            selves.push_back(launch + 1);
+          Value mine = members.pick(eb, el, selves, 32);
           auto exchange = LLVM::AtomicCmpXchgOp::create(
               eb, el, error, noError, mine, LLVM::AtomicOrdering::monotonic,
               LLVM::AtomicOrdering::monotonic, "device");
           Value won = LLVM::ExtractValueOp::create(eb, el, exchange, 1);
           scf::IfOp::create(eb, el, won, [&](OpBuilder &wb, Location wl) {
             Value values[3] = {
-                arith::IndexCastUIOp::create(wb, wl, i32, program),
-                arith::ConstantIntOp::create(wb, wl, launch, 32), seen};
-            for (unsigned k = 0; k < 3; ++k)
+                arith::IndexCastUIOp::create(wb, wl, i32, program), launchWord,
+                seen};
+            for (unsigned w = 0; w < 3; ++w)
               LLVM::StoreOp::create(
-                  wb, wl, values[k],
-                  getCounter(wb, wl, counters, errorWord + 1 + k));
+                  wb, wl, values[w],
+                  getCounter(wb, wl, counters, errorWord + 1 + w));
             scf::YieldOp::create(wb, wl);
           });
           scf::YieldOp::create(eb, el);
@@ -521,13 +605,136 @@ void lowerTaskWaits(Block *block, unsigned self, Value program,
     // again only after the CTA's barrier at the end of this task)
     scf::IfOp::create(b, loc, isFirstThread, [&](OpBuilder &fb, Location fl) {
       Value one = arith::ConstantIntOp::create(fb, fl, 1, 8);
-      for (int32_t launch : wait.getLaunches())
-        memref::StoreOp::create(fb, fl, one, header,
-                                indexConstant(fb, fl, kSeenFlags + launch));
+      for (unsigned d = 0; d < numDeps; ++d)
+        memref::StoreOp::create(fb, fl, one, header, seenIndex(fb, d));
       scf::YieldOp::create(fb, fl);
     });
     wait.erase();
   }
+}
+
+/// Launches of an ordered kernel that share one program: regions equal up
+/// to the values they use from outside them and the launches their waits
+/// name, with the same resources (a model's layers launch the same kernels
+/// on their own weights). `values[j]` are member j's outer values, in the
+/// order the first member's program uses them; `deps[j][k]` the launches
+/// its k-th wait names.
+struct SharedProgram {
+  SmallVector<unsigned> members;
+  SmallVector<SmallVector<Value>> values;
+  SmallVector<SmallVector<SmallVector<int32_t>>> deps;
+};
+
+/// The values `r` uses from outside it, in the order it first uses them.
+SmallVector<Value> getOuterValues(Region &r) {
+  llvm::SetVector<Value> outer;
+  r.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    for (Value v : op->getOperands())
+      if (!r.isAncestor(v.getParentRegion()))
+        outer.insert(v);
+  });
+  return outer.takeVector();
+}
+
+/// Whether `b`'s program is `a`'s up to the values they use from outside
+/// (`outer`: which of `b`'s each of `a`'s stands for) and the launches
+/// their waits name.
+bool isSameProgram(Region &a, Region &b, llvm::DenseMap<Value, Value> &outer) {
+  Block &blockA = a.front(), &blockB = b.front();
+  if (blockA.getOperations().size() != blockB.getOperations().size())
+    return false;
+  llvm::DenseMap<Value, Value> inner;
+  auto check = [&](Value va, Value vb) -> LogicalResult {
+    if (auto it = inner.find(va); it != inner.end())
+      return success(it->second == vb);
+    if (a.isAncestor(va.getParentRegion()) ||
+        b.isAncestor(vb.getParentRegion()) || va.getType() != vb.getType())
+      return failure();
+    auto [it, inserted] = outer.insert({va, vb});
+    return success(inserted || it->second == vb);
+  };
+  auto mark = [&](Value va, Value vb) { inner[va] = vb; };
+  for (auto [opA, opB] : llvm::zip(blockA, blockB)) {
+    auto waitA = dyn_cast<TaskWaitOp>(opA);
+    auto waitB = dyn_cast<TaskWaitOp>(opB);
+    if (waitA || waitB) {
+      if (!waitA || !waitB ||
+          waitA.getLaunches().size() != waitB.getLaunches().size())
+        return false;
+      continue;
+    }
+    if (!OperationEquivalence::isEquivalentTo(
+            &opA, &opB, check, mark, OperationEquivalence::IgnoreLocations))
+      return false;
+  }
+  // (isEquivalentTo does not ask about operands that are the same value:
+  // each of `a`'s outer values must stand for one of `b`'s everywhere)
+  SmallVector<Operation *> opsA, opsB;
+  a.walk<WalkOrder::PreOrder>([&](Operation *op) { opsA.push_back(op); });
+  b.walk<WalkOrder::PreOrder>([&](Operation *op) { opsB.push_back(op); });
+  if (opsA.size() != opsB.size())
+    return false;
+  for (auto [opA, opB] : llvm::zip(opsA, opsB))
+    for (auto [va, vb] : llvm::zip(opA->getOperands(), opB->getOperands())) {
+      if (a.isAncestor(va.getParentRegion()))
+        continue;
+      auto [it, inserted] = outer.insert({va, vb});
+      if (!inserted && it->second != vb)
+        return false;
+    }
+  return true;
+}
+
+/// Groups the partitions of ordered `ws` into shared programs (each
+/// partition alone when `share` is false).
+SmallVector<SharedProgram> groupPrograms(WarpSpecializeOp ws, bool share) {
+  SmallVector<SharedProgram> groups;
+  auto waitsOf = [&](unsigned i) {
+    SmallVector<SmallVector<int32_t>> deps;
+    ws.getBodies()[i].walk([&](TaskWaitOp wait) {
+      deps.emplace_back(wait.getLaunches().begin(), wait.getLaunches().end());
+    });
+    return deps;
+  };
+  for (unsigned i = 0, n = ws.getBodies().size(); i < n; ++i) {
+    PartitionAttr p = ws.getPartition(i);
+    bool placed = false;
+    for (SharedProgram &g : share ? MutableArrayRef<SharedProgram>(groups)
+                                  : MutableArrayRef<SharedProgram>()) {
+      unsigned r = g.members.front();
+      PartitionAttr q = ws.getPartition(r);
+      if (p.getNumWarps() != q.getNumWarps() ||
+          p.getWarpBase() != q.getWarpBase() ||
+          p.getBarriers() != q.getBarriers() ||
+          p.getRegisters() != q.getRegisters() ||
+          p.getStages() != q.getStages() ||
+          p.getSharedMemory() != q.getSharedMemory() ||
+          p.getGroupSize() != q.getGroupSize())
+        continue;
+      llvm::DenseMap<Value, Value> outer;
+      if (!isSameProgram(ws.getBodies()[r], ws.getBodies()[i], outer) ||
+          outer.size() != g.values.front().size())
+        continue;
+      SmallVector<Value> values;
+      for (Value v : g.values.front())
+        values.push_back(outer.lookup(v));
+      if (llvm::is_contained(values, Value()))
+        continue;
+      g.members.push_back(i);
+      g.values.push_back(std::move(values));
+      g.deps.push_back(waitsOf(i));
+      placed = true;
+      break;
+    }
+    if (placed)
+      continue;
+    SharedProgram g;
+    g.members.push_back(i);
+    g.values.push_back(getOuterValues(ws.getBodies()[i]));
+    g.deps.push_back(waitsOf(i));
+    groups.push_back(std::move(g));
+  }
+  return groups;
 }
 
 /// Lowers an ordered ism.warp_specialize: a persistent grid whose CTAs take
@@ -756,27 +963,62 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
   Value depthValue = indexConstant(lb, loc, std::max(1u, depth));
   Value currentSlot = arith::RemUIOp::create(lb, loc, k, depthValue);
 
-  SmallVector<std::unique_ptr<LoweringContext>> contexts(n);
-  SmallVector<scf::IfOp> programs(n);
+  // Launches of the same kernel share one program (not with the ring,
+  // whose copies are per launch): its outer values, program, grid, done
+  // counter and waits are picked by the launch the ticket is in.
+  SmallVector<SharedProgram> shared = groupPrograms(ws, depth == 0);
+  unsigned numPrograms = shared.size();
+  SmallVector<std::unique_ptr<LoweringContext>> contexts(numPrograms);
+  SmallVector<scf::IfOp> programs(numPrograms);
+  SmallVector<MemberPick> picks(numPrograms);
   SmallVector<SmallVector<Operation *>> copyBranches(n);
   int64_t total = scratchBase;
-  for (unsigned i = 0; i < n; ++i) {
-    PartitionAttr p = ws.getPartition(i);
-    Value end = arith::AddIOp::create(lb, loc, starts[i], totals[i]);
-    Value inRange = arith::AndIOp::create(
-        lb, loc, cmp(lb, loc, arith::CmpIPredicate::uge, t, starts[i]),
-        cmp(lb, loc, arith::CmpIPredicate::ult, t, end));
+  for (auto [g, group] : llvm::enumerate(shared)) {
+    unsigned rep = group.members.front();
+    PartitionAttr p = ws.getPartition(rep);
+    MemberPick &pick = picks[g];
+    Value inRange = arith::ConstantIntOp::create(lb, loc, 0, 1);
+    for (auto [j, i] : llvm::enumerate(group.members)) {
+      Value end = arith::AddIOp::create(lb, loc, starts[i], totals[i]);
+      Value in = arith::AndIOp::create(
+          lb, loc, cmp(lb, loc, arith::CmpIPredicate::uge, t, starts[i]),
+          cmp(lb, loc, arith::CmpIPredicate::ult, t, end));
+      inRange = j == 0 ? in : arith::OrIOp::create(lb, loc, inRange, in);
+      if (j > 0)
+        pick.conds.push_back(in);
+    }
+    auto of = [&](ArrayRef<Value> perPartition) {
+      SmallVector<Value> values;
+      for (unsigned i : group.members)
+        values.push_back(perPartition[i]);
+      return values;
+    };
     auto task = scf::IfOp::create(lb, loc, inRange, /*withElse=*/false);
     OpBuilder tb(task.thenBlock()->getTerminator());
-    Value program = arith::SubIOp::create(tb, loc, t, starts[i]);
+    Value start_ = pick.pick(tb, loc, of(starts));
+    Value total_ = pick.pick(tb, loc, of(totals));
+    Value program = arith::SubIOp::create(tb, loc, t, start_);
+    // The member's own values for those the program uses from outside.
+    SmallVector<Value> outer;
+    for (unsigned v = 0; v < group.values.front().size(); ++v) {
+      SmallVector<Value> values;
+      for (auto &memberValues : group.values)
+        values.push_back(memberValues[v]);
+      outer.push_back(pick.pick(tb, loc, values));
+    }
     Value mine = cmp(tb, loc, arith::CmpIPredicate::ult, tid,
                      indexConstant(tb, loc, 32 * p.getNumWarps()));
     auto run = scf::IfOp::create(tb, loc, mine, /*withElse=*/false);
     Block *then = run.thenBlock();
     then->getOperations().splice(Block::iterator(then->getTerminator()),
-                                 ws.getBodies()[i].front().getOperations());
-    programs[i] = run;
-    contexts[i] = std::make_unique<LoweringContext>(
+                                 ws.getBodies()[rep].front().getOperations());
+    for (auto [from, to] : llvm::zip(group.values.front(), outer))
+      if (from != to)
+        from.replaceUsesWithIf(to, [&](OpOperand &use) {
+          return run->isProperAncestor(use.getOwner());
+        });
+    programs[g] = run;
+    contexts[g] = std::make_unique<LoweringContext>(
         PartitionInfo{0, p.getBarriers().front(), unsigned(scratchBase)},
         p.getNumWarps());
 
@@ -799,10 +1041,10 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
           Value count = arith::AddIOp::create(
               rb, rl, memref::LoadOp::create(rb, rl, pending, zeroIndex),
               i32Const(rb, rl, 1));
-          Value end = arith::AddIOp::create(rb, rl, starts[i], totals[i]);
+          Value end = arith::AddIOp::create(rb, rl, start_, total_);
           Value sameLaunch = arith::AndIOp::create(
               rb, rl,
-              cmp(rb, rl, arith::CmpIPredicate::uge, following, starts[i]),
+              cmp(rb, rl, arith::CmpIPredicate::uge, following, start_),
               cmp(rb, rl, arith::CmpIPredicate::ult, following, end));
           auto keep = scf::IfOp::create(
               rb, rl, TypeRange{rb.getI32Type()}, sameLaunch,
@@ -815,10 +1057,19 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
             OpBuilder fb(keep.elseBlock(), keep.elseBlock()->begin());
             LLVM::FenceOp::create(fb, rl, LLVM::AtomicOrdering::release,
                                   "device");
-            LLVM::AtomicRMWOp::create(
-                fb, rl, LLVM::AtomicBinOp::add,
-                getCounter(fb, rl, counters, p.getWorkCounter()), count,
-                LLVM::AtomicOrdering::monotonic, "device");
+            Value counter;
+            if (group.members.size() == 1) {
+              counter = getCounter(fb, rl, counters, p.getWorkCounter());
+            } else {
+              SmallVector<int64_t> indices;
+              for (unsigned i : group.members)
+                indices.push_back(ws.getPartition(i).getWorkCounter());
+              counter = getCounterAt(fb, rl, counters,
+                                     pick.pick(fb, rl, indices));
+            }
+            LLVM::AtomicRMWOp::create(fb, rl, LLVM::AtomicBinOp::add, counter,
+                                      count, LLVM::AtomicOrdering::monotonic,
+                                      "device");
             scf::YieldOp::create(fb, rl, i32Const(fb, rl, 0));
           }
           memref::StoreOp::create(rb, rl, keep.getResult(0), pending,
@@ -827,8 +1078,11 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
         });
     if (traceBuffer) {
       Value stop = NVVM::GlobalTimerOp::create(tb, loc, tb.getI64Type());
+      SmallVector<int64_t> tags;
+      for (unsigned i : group.members)
+        tags.push_back(int64_t(i) << 16);
       emitTraceRecord(tb, loc, traceBuffer, t, isFirst, start, stop,
-                      int64_t(i) << 16, program);
+                      pick.pick(tb, loc, tags, 64), program);
     }
   }
 
@@ -900,16 +1154,25 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
         load.load.erase();
       }
   }
-  for (unsigned i = 0; i < n; ++i) {
-    Block *then = programs[i].thenBlock();
-    auto grid = ws.getGrid(i);
-    SmallVector<Value> gridValues(grid.begin(), grid.end());
+  for (auto [g, group] : llvm::enumerate(shared)) {
+    Block *then = programs[g].thenBlock();
     OpBuilder qb(then, then->begin());
-    Value program = arith::SubIOp::create(qb, loc, t, starts[i]);
+    SmallVector<Value> gridValues;
+    for (unsigned d = 0; d < 3; ++d) {
+      SmallVector<Value> sizes;
+      for (unsigned i : group.members)
+        sizes.push_back(ws.getGrid(i)[d]);
+      gridValues.push_back(picks[g].pick(qb, loc, sizes));
+    }
+    SmallVector<Value> memberStarts;
+    for (unsigned i : group.members)
+      memberStarts.push_back(starts[i]);
+    Value program = arith::SubIOp::create(
+        qb, loc, t, picks[g].pick(qb, loc, memberStarts));
     replaceGridQueries(then, programCoords(qb, loc, program, gridValues),
                        gridValues);
-    lowerTaskWaits(then, i, program, totals, counters, hasCounters, n,
-                   timeoutNs, *contexts[i]);
+    lowerTaskWaits(then, group.members, picks[g], group.deps, program, totals,
+                   counters, hasCounters, n, timeoutNs, *contexts[g]);
   }
   SmallVector<Value> yields;
   for (unsigned j = 1; j < ahead; ++j)
@@ -958,13 +1221,14 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
   }
 
   for (unsigned i = 0; i < n; ++i)
+    // (with a ring no launches share a program: program i is partition i)
     for (Operation *branch : copyBranches[i])
       if (failed(convert(branch, *contexts[i])))
         return failure();
-  for (unsigned i = 0; i < n; ++i) {
-    if (failed(convert(programs[i], *contexts[i])))
+  for (unsigned g = 0; g < numPrograms; ++g) {
+    if (failed(convert(programs[g], *contexts[g])))
       return failure();
-    total = std::max<int64_t>(total, contexts[i]->getSharedMemoryBytes());
+    total = std::max<int64_t>(total, contexts[g]->getSharedMemoryBytes());
   }
   int64_t limit = getSharedMemoryPerCTA(ctasPerSM);
   if (total > limit)

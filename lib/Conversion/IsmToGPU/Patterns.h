@@ -165,6 +165,10 @@ void cloneForProgram(OpBuilder &b, ArrayRef<Operation *> ops,
 void emitTraceRecord(OpBuilder &b, Location loc, Value buffer, Value index,
                      Value isFirst, Value start, Value end, int64_t tag,
                      Value t);
+/// The same with the tag an i64 value.
+void emitTraceRecord(OpBuilder &b, Location loc, Value buffer, Value index,
+                     Value isFirst, Value start, Value end, Value tag,
+                     Value t);
 
 /// Fails the match with a message when `type` is a tile the lowering cannot
 /// distribute.

@@ -246,6 +246,13 @@ LogicalResult mlir::ism::checkDistributable(ConversionPatternRewriter &rewriter,
 void mlir::ism::emitTraceRecord(OpBuilder &b, Location loc, Value buffer,
                                 Value index, Value isFirst, Value start,
                                 Value end, int64_t tag, Value t) {
+  emitTraceRecord(b, loc, buffer, index, isFirst, start, end,
+                  arith::ConstantIntOp::create(b, loc, tag, 64), t);
+}
+
+void mlir::ism::emitTraceRecord(OpBuilder &b, Location loc, Value buffer,
+                                Value index, Value isFirst, Value start,
+                                Value end, Value tag, Value t) {
   Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
   Value record = arith::AndIOp::create(
       b, loc, isFirst,
@@ -262,7 +269,7 @@ void mlir::ism::emitTraceRecord(OpBuilder &b, Location loc, Value buffer,
         tb, tl,
         arith::ShLIOp::create(tb, tl, smid,
                               arith::ConstantIntOp::create(tb, tl, 32, 64)),
-        arith::ConstantIntOp::create(tb, tl, tag, 64));
+        tag);
     Value words[4] = {start, end, where,
                       arith::IndexCastOp::create(tb, tl, i64, t)};
     auto ptrType = LLVM::LLVMPointerType::get(tb.getContext(), 1);

@@ -15,7 +15,7 @@
 // up; the launch passes null TMA descriptors and a null counter pointer
 // (the partitions then copy tiles themselves and stride statically).
 
-// CHECK: gpu.launch_func @ism_kernels::@matmul__rownorm blocks in (%{{.*}}) threads in (%c640, %{{.*}}) dynamic_shared_memory_size %c197776_i32 args(%arg0 : memref<?x?xbf16>, %arg1 : memref<?x?xbf16>, %arg2 : memref<?x?xbf16>, %arg3 : memref<?x?xf32>, %arg4 : memref<?x?xf32>, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %[[NULL:.*]] : i64, %[[NULL]] : i64, %[[NULL]] : i64)
+// CHECK: gpu.launch_func @ism_kernels::@matmul__rownorm blocks in (%{{.*}}) threads in (%c640, %{{.*}}) dynamic_shared_memory_size %c197776_i32 args(%arg0 : memref<?x?xbf16>, %arg1 : memref<?x?xbf16>, %arg2 : memref<?x?xbf16>, %arg3 : memref<?x?xf32>, %arg4 : memref<?x?xf32>, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %{{.*}} : index, %[[NULL:.*]] : i64, %[[NULL]] : i64, %[[NULL]] : i64)
 // CHECK-LABEL: gpu.func @matmul__rownorm(
 // CHECK-SAME: %[[COUNTERS:[a-z0-9]+]]: i64) kernel
 // CHECK-SAME: ism.num_threads = 640

@@ -15,10 +15,10 @@
 // CHECK-NOT: ism.kernel @matmul(
 // CHECK-NOT: ism.kernel @rownorm(
 // CHECK-LABEL: ism.kernel @matmul__rownorm(
-// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?xbf16>, %{{.*}}: memref<?x?xbf16>, %{{.*}}: memref<?x?xbf16>, %[[X:[a-z0-9]+]]: memref<?x?xf32>, %{{.*}}: memref<?x?xf32>, %[[G0X:[a-z0-9]+]]: index, %[[G0Y:[a-z0-9]+]]: index, %[[G0Z:[a-z0-9]+]]: index, %[[G1X:[a-z0-9]+]]: index, %[[G1Y:[a-z0-9]+]]: index, %[[G1Z:[a-z0-9]+]]: index)
+// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?xbf16>, %{{.*}}: memref<?x?xbf16>, %{{.*}}: memref<?x?xbf16>, %[[X:[a-z0-9]+]]: memref<?x?xf32>, %{{.*}}: memref<?x?xf32>, %[[G0X:[a-z0-9]+]]: index, %[[G0Y:[a-z0-9]+]]: index, %[[G1:[a-z0-9]+]]: index, %[[G1X:[a-z0-9]+]]: index)
 // CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "warp_specialized", prefetch = true, ring_stages = 4 : i32, work_counters = 1 : i32}
 // CHECK-SAME: num_warps = 20
-// CHECK: ism.warp_specialize warp_specialized grids(%[[G0X]], %[[G0Y]], %[[G0Z]], %[[G1X]], %[[G1Y]], %[[G1Z]], %[[G1X]], %[[G1Y]], %[[G1Z]], %[[G1X]], %[[G1Y]], %[[G1Z]], %[[G1X]], %[[G1Y]], %[[G1Z]])
+// CHECK: ism.warp_specialize warp_specialized grids(%[[G0X]], %[[G0Y]], %[[G1]], %[[G1X]], %[[G1]], %[[G1]], %[[G1X]], %[[G1]], %[[G1]], %[[G1X]], %[[G1]], %[[G1]], %[[G1X]], %[[G1]], %[[G1]])
 // CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 12, registers = [144, 144, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 4, workCounter = -1, groupSize = 8}>
 // CHECK-SAME: #ism.partition<{warpBase = 12, numWarps = 4, registers = [72], barriers = [4], sharedMemory = 132160, stages = 0, workCounter = 0, groupSize = 0}>
 // CHECK-SAME: #ism.partition<{warpBase = 16, numWarps = 4, registers = [72], barriers = [5], sharedMemory = 164976, stages = 0, workCounter = 0, groupSize = 0}>

@@ -524,6 +524,19 @@ unsigned placeTaskWait(Block *block, ArrayRef<int32_t> deps,
   return order.size();
 }
 
+/// The fused kernel's name: its kernels' names joined by "__", in launch
+/// order; past 200 characters (a model's step: hundreds of launches), each
+/// kernel once, in the order of its first launch, and the launch count.
+std::string getFusedKernelName(ArrayRef<std::string> names) {
+  std::string name = llvm::join(names, "__");
+  if (name.size() <= 200)
+    return name;
+  llvm::SetVector<StringRef> distinct;
+  for (const std::string &n : names)
+    distinct.insert(n);
+  return llvm::join(distinct, "__") + "__x" + std::to_string(names.size());
+}
+
 struct IsmCoschedulePass
     : mlir::ism::impl::IsmCoscheduleBase<IsmCoschedulePass> {
   using Base::Base;
@@ -1217,19 +1230,41 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
                           "CTAs per SM ism-coschedule decides (ctas_per_sm "
                           "on the ism.coschedule overrides it)";
 
-  // The fused kernel: the launches' parameters, then their grids.
+  // The fused kernel's parameters: the distinct host values the launches
+  // pass, arguments and grid sizes (a buffer or size that several launches
+  // take is one parameter: a model's step passes the same activations to
+  // many launches, and a kernel's parameters have at most 32 KiB).
+  Location loc = op.getLoc();
+  OpBuilder hb(op);
+  Value one = arith::ConstantIndexOp::create(hb, loc, 1);
+  llvm::MapVector<Value, unsigned> params;
   SmallVector<Type> types;
+  auto paramOf = [&](Value value, Type type) {
+    auto [it, inserted] = params.insert({value, unsigned(types.size())});
+    if (inserted)
+      types.push_back(type);
+    return it->second;
+  };
+  IndexType indexType = IndexType::get(ctx);
+  SmallVector<SmallVector<unsigned>> argParam(parts.size()),
+      gridParam(parts.size());
   SmallVector<std::string> names;
-  for (const Partition &p : parts) {
-    llvm::append_range(types, p.kernel.getArgumentTypes());
+  for (auto [i, p] : llvm::enumerate(parts)) {
+    for (auto [value, type] :
+         llvm::zip(p.launch.getArgs(), p.kernel.getArgumentTypes()))
+      argParam[i].push_back(paramOf(value, type));
     names.push_back(p.kernel.getName().str());
   }
-  IndexType indexType = IndexType::get(ctx);
-  types.append(3 * parts.size(), indexType);
+  // (the grids after the arguments)
+  for (auto [i, p] : llvm::enumerate(parts)) {
+    SmallVector<Value> grid(p.launch.getGrid());
+    grid.resize(3, one);
+    for (Value size : grid)
+      gridParam[i].push_back(paramOf(size, indexType));
+  }
   OpBuilder b(ctx);
   b.setInsertionPointAfter(parts.back().kernel);
-  Location loc = op.getLoc();
-  std::string name = llvm::join(names, "__");
+  std::string name = getFusedKernelName(names);
   auto kernel =
       KernelOp::create(b, loc, StringRef(name), b.getFunctionType(types, {}),
                        ArrayAttr(), ArrayAttr(), uint32_t(numWarps),
@@ -1239,18 +1274,12 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
   for (Type type : types)
     entry->addArgument(type, loc);
   ArrayRef<BlockArgument> args = entry->getArguments();
-  ArrayRef<BlockArgument> grids = args.take_back(3 * parts.size());
 
   b.setInsertionPointToStart(entry);
   SmallVector<Value> regionGrids;
-  SmallVector<unsigned> firstArg;
-  unsigned next = 0;
-  for (const Partition &p : parts) {
-    firstArg.push_back(next);
-    next += p.kernel.getNumArguments();
-  }
   for (const Partition &p : *expanded)
-    llvm::append_range(regionGrids, grids.slice(3 * p.launchIndex, 3));
+    for (unsigned param : gridParam[p.launchIndex])
+      regionGrids.push_back(args[param]);
   auto ws = WarpSpecializeOp::create(
       b, loc, policy, regionGrids,
       b.getArrayAttr(SmallVector<Attribute>(attrs.begin(), attrs.end())),
@@ -1259,7 +1288,7 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
     IRMapping map;
     Block &body = p.kernel.getBody().front();
     for (auto [j, arg] : llvm::enumerate(body.getArguments()))
-      map.map(arg, args[firstArg[p.launchIndex] + j]);
+      map.map(arg, args[argParam[p.launchIndex][j]]);
     Region &region = ws.getBodies()[i];
     p.kernel.getBody().cloneInto(&region, map);
     Block &cloned = region.front();
@@ -1291,7 +1320,7 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
         for (unsigned e = 0; e < i && !written; ++e)
           written = uses[e].writes.contains(value);
         if (written)
-          unsafe.insert(args[firstArg[i] + j]);
+          unsafe.insert(args[argParam[i][j]]);
       }
       unsigned before = placeTaskWait(&ws.getBodies()[i].front(), deps[i],
                                       unsafe, prefetch);
@@ -1333,14 +1362,11 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
   // persistent grid of at most that many CTAs) or all the grids one after
   // the other (block_interleaved).
   b.setInsertionPoint(op);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  SmallVector<Value> operands, gridValues;
+  SmallVector<Value> operands;
   Value combined;
   for (const Partition &p : parts) {
-    llvm::append_range(operands, p.launch.getArgs());
     SmallVector<Value> grid(p.launch.getGrid());
     grid.resize(3, one);
-    llvm::append_range(gridValues, grid);
     Value programs = arith::MulIOp::create(
         b, loc, arith::MulIOp::create(b, loc, grid[0], grid[1]), grid[2]);
     if (!combined)
@@ -1350,7 +1376,8 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
     else
       combined = arith::AddIOp::create(b, loc, combined, programs);
   }
-  llvm::append_range(operands, gridValues);
+  for (auto &param : params)
+    operands.push_back(param.first);
   LaunchOp::create(b, loc, kernel.getName(), ValueRange{combined}, operands);
   op.erase();
   return success();
