@@ -226,9 +226,15 @@ static CompiledKernel getKernelInfo(gpu::GPUFuncOp func) {
     if (auto timeout = fused.getAs<IntegerAttr>("timeout_ms"))
       facts.timeoutMs = timeout.getInt();
     facts.trace = func->hasAttr("ism.trace");
-    StringRef name = func.getName();
-    for (StringRef part : llvm::split(name, "__"))
-      facts.partitions.push_back(part.str());
+    // The launches' kernels: listed when the name does not (a long
+    // region's), else the name's parts.
+    if (auto launches = fused.getAs<ArrayAttr>("launches")) {
+      for (Attribute launch : launches)
+        facts.partitions.push_back(cast<StringAttr>(launch).str());
+    } else {
+      for (StringRef part : llvm::split(func.getName(), "__"))
+        facts.partitions.push_back(part.str());
+    }
     info.fused = std::move(facts);
   }
   return info;

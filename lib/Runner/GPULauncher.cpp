@@ -301,25 +301,29 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
     return llvm::createStringError("kernel '" + name.str() +
                                    "' has no block size");
 
-  // The fused parameter list: every launch's arguments, then every launch's
-  // grid as three index values. TmaOperand::arg indexes this list.
-  llvm::SmallVector<Type> types;
-  size_t numRegionLaunches = 0;
+  // The fused parameter list (getFusedParameters, as ism-coschedule made
+  // the kernel's): the distinct host values of the launches' arguments,
+  // then of their grid sizes. TmaOperand::arg indexes this list.
+  SmallVector<LaunchOp> launches;
   std::vector<std::string> launchNames;
+  SmallVector<size_t> firstArg;
+  size_t numArgs = 0;
   for (Operation &inner : op.getBody().front()) {
     auto launch = dyn_cast<LaunchOp>(&inner);
     if (!launch)
       continue;
-    llvm::append_range(types, launch.getArgs().getTypes());
+    launches.push_back(launch);
     launchNames.push_back(launch.getKernel().str());
-    ++numRegionLaunches;
+    firstArg.push_back(numArgs);
+    numArgs += launch.getArgs().size();
   }
-  if (types.size() != args.size() || numRegionLaunches != grids.size())
+  size_t numRegionLaunches = launches.size();
+  if (numArgs != args.size() || numRegionLaunches != grids.size())
     return llvm::createStringError(
         llvm::formatv(
             "fused kernel '{0}': got {1} argument value(s) and {2} grid(s) for "
             "an ism.coschedule whose {3} launches take {4} argument(s)",
-            name, args.size(), grids.size(), numRegionLaunches, types.size())
+            name, args.size(), grids.size(), numRegionLaunches, numArgs)
             .str());
   if (facts.fused->partitions.size() != grids.size())
     return llvm::createStringError(
@@ -328,14 +332,21 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
                       "{2} launches",
                       name, facts.fused->partitions.size(), grids.size())
             .str());
-  llvm::SmallVector<HostValue> values(args.begin(), args.end());
+  FusedParameters params = getFusedParameters(launches);
+  llvm::SmallVector<Type> types;
+  llvm::SmallVector<HostValue> values;
   Type index = IndexType::get(op.getContext());
+  for (const FusedParameters::Use &use : params.params) {
+    if (use.index >= 0) {
+      types.push_back(use.value.getType());
+      values.push_back(args[firstArg[use.launch] + use.index]);
+    } else {
+      types.push_back(index);
+      values.push_back(HostValue::getInt(grids[use.launch][-1 - use.index]));
+    }
+  }
   uint64_t largest = 0, sum = 0;
   for (const std::array<unsigned, 3> &grid : grids) {
-    for (unsigned size : grid) {
-      types.push_back(index);
-      values.push_back(HostValue::getInt(size));
-    }
     uint64_t total = uint64_t(grid[0]) * grid[1] * grid[2];
     largest = std::max(largest, total);
     sum += total;

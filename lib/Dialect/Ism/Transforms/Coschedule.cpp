@@ -526,7 +526,8 @@ unsigned placeTaskWait(Block *block, ArrayRef<int32_t> deps,
 
 /// The fused kernel's name: its kernels' names joined by "__", in launch
 /// order; past 200 characters (a model's step: hundreds of launches), each
-/// kernel once, in the order of its first launch, and the launch count.
+/// kernel once, in the order of its first launch, and the launch count
+/// (its ism.coschedule attribute then lists the launches' kernels).
 std::string getFusedKernelName(ArrayRef<std::string> names) {
   std::string name = llvm::join(names, "__");
   if (name.size() <= 200)
@@ -1231,37 +1232,26 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
                           "on the ism.coschedule overrides it)";
 
   // The fused kernel's parameters: the distinct host values the launches
-  // pass, arguments and grid sizes (a buffer or size that several launches
-  // take is one parameter: a model's step passes the same activations to
-  // many launches, and a kernel's parameters have at most 32 KiB).
+  // pass, arguments then grid sizes (getFusedParameters: the runner passes
+  // them the same way). A buffer or size that several launches take is
+  // one parameter: a model's step passes the same activations to many
+  // launches, and a kernel's parameters have at most 32 KiB.
   Location loc = op.getLoc();
-  OpBuilder hb(op);
-  Value one = arith::ConstantIndexOp::create(hb, loc, 1);
-  llvm::MapVector<Value, unsigned> params;
-  SmallVector<Type> types;
-  auto paramOf = [&](Value value, Type type) {
-    auto [it, inserted] = params.insert({value, unsigned(types.size())});
-    if (inserted)
-      types.push_back(type);
-    return it->second;
-  };
-  IndexType indexType = IndexType::get(ctx);
-  SmallVector<SmallVector<unsigned>> argParam(parts.size()),
-      gridParam(parts.size());
+  SmallVector<LaunchOp> launchOps;
   SmallVector<std::string> names;
-  for (auto [i, p] : llvm::enumerate(parts)) {
-    for (auto [value, type] :
-         llvm::zip(p.launch.getArgs(), p.kernel.getArgumentTypes()))
-      argParam[i].push_back(paramOf(value, type));
+  for (const Partition &p : parts) {
+    launchOps.push_back(p.launch);
     names.push_back(p.kernel.getName().str());
   }
-  // (the grids after the arguments)
-  for (auto [i, p] : llvm::enumerate(parts)) {
-    SmallVector<Value> grid(p.launch.getGrid());
-    grid.resize(3, one);
-    for (Value size : grid)
-      gridParam[i].push_back(paramOf(size, indexType));
-  }
+  FusedParameters fusedParams = getFusedParameters(launchOps);
+  const auto &argParam = fusedParams.argParam;
+  const auto &gridParam = fusedParams.gridParam;
+  IndexType indexType = IndexType::get(ctx);
+  SmallVector<Type> types;
+  for (const FusedParameters::Use &use : fusedParams.params)
+    types.push_back(use.index >= 0 ? parts[use.launch]
+                                         .kernel.getArgumentTypes()[use.index]
+                                   : Type(indexType));
   OpBuilder b(ctx);
   b.setInsertionPointAfter(parts.back().kernel);
   std::string name = getFusedKernelName(names);
@@ -1353,6 +1343,11 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
         "timeout_ms", b.getI32IntegerAttr(timeout ? timeout->getSExtValue()
                                                   : kDefaultTimeoutMs)));
   }
+  // (a name that does not list the launches' kernels: the list)
+  if (name != llvm::join(names, "__"))
+    facts.push_back(b.getNamedAttr(
+        "launches", b.getStrArrayAttr(SmallVector<StringRef>(
+                        names.begin(), names.end()))));
   kernel->setAttr("ism.coschedule", b.getDictionaryAttr(facts));
 
   if (verbose)
@@ -1362,6 +1357,7 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
   // persistent grid of at most that many CTAs) or all the grids one after
   // the other (block_interleaved).
   b.setInsertionPoint(op);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
   SmallVector<Value> operands;
   Value combined;
   for (const Partition &p : parts) {
@@ -1376,8 +1372,8 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
     else
       combined = arith::AddIOp::create(b, loc, combined, programs);
   }
-  for (auto &param : params)
-    operands.push_back(param.first);
+  for (const FusedParameters::Use &use : fusedParams.params)
+    operands.push_back(use.value ? use.value : one);
   LaunchOp::create(b, loc, kernel.getName(), ValueRange{combined}, operands);
   op.erase();
   return success();

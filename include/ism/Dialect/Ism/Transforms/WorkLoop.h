@@ -33,6 +33,57 @@ struct PrefetchableLoad {
 /// tensor-core product (whose lowering places it in shared memory itself).
 SmallVector<PrefetchableLoad> getPrefetchableLoads(Block *body);
 
+/// The parameters of the kernel ism-coschedule fuses a region into, as the
+/// runner must pass them: the distinct host values the launches take,
+/// arguments first (each launch's in order), then grid sizes (x, y, z of
+/// each launch; a size a launch leaves out is 1). A value several launches
+/// (or a launch and a grid) take is one parameter. `params[k]` names the
+/// first use of parameter k: (launch, argument index), or (launch, -1 - d)
+/// for grid size d (`value` null for a size left out: 1).
+struct FusedParameters {
+  struct Use {
+    unsigned launch;
+    int index;
+    Value value;
+  };
+  SmallVector<Use> params;
+  /// Parameter of each launch's arguments and grid sizes.
+  SmallVector<SmallVector<unsigned>> argParam, gridParam;
+};
+inline FusedParameters getFusedParameters(ArrayRef<LaunchOp> launches) {
+  FusedParameters result;
+  llvm::DenseMap<Value, unsigned> index;
+  std::optional<unsigned> one;
+  auto paramOf = [&](Value value, unsigned launch, int at) {
+    if (!value) {
+      if (!one) {
+        one = result.params.size();
+        result.params.push_back({launch, at, value});
+      }
+      return *one;
+    }
+    auto [it, inserted] = index.insert({value, result.params.size()});
+    if (inserted)
+      result.params.push_back({launch, at, value});
+    return it->second;
+  };
+  result.argParam.resize(launches.size());
+  result.gridParam.resize(launches.size());
+  for (unsigned i = 0; i < launches.size(); ++i) {
+    LaunchOp launch = launches[i];
+    for (auto [j, value] : llvm::enumerate(launch.getArgs()))
+      result.argParam[i].push_back(paramOf(value, i, int(j)));
+  }
+  for (unsigned i = 0; i < launches.size(); ++i) {
+    LaunchOp launch = launches[i];
+    auto grid = launch.getGrid();
+    for (unsigned d = 0; d < 3; ++d)
+      result.gridParam[i].push_back(
+          paramOf(d < grid.size() ? Value(grid[d]) : Value(), i, -1 - int(d)));
+  }
+  return result;
+}
+
 /// Bytes at the start of a counter-driven partition's shared memory (of an
 /// ordered kernel's, before its partitions): two slots that hand the next
 /// work item from the thread that fetched it to the others.
