@@ -1,0 +1,87 @@
+"""bench/decode_step.py's module (a whole decode step: N decoder layers and
+the final norm + LM head as one ordered region) in the reference
+interpreter against float64 NumPy layers at a small configuration, and the
+shape of its fused kernel: launches of the same kernel share one program,
+and a step of 16 layers fits a kernel's parameter space."""
+
+import os
+import re
+import sys
+
+import numpy as np
+import pytest
+
+import ism
+from conftest import ROOT
+from test_grouped_gemm import bf16
+from test_decode_rope_append import as_float, tables
+from test_decode_layer import EPS, norm, reference, rounded
+
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import decode_step  # noqa: E402
+
+
+def test_two_layers_and_the_head_match_numpy():
+    rng = np.random.default_rng(5)
+    layers, hdim, hkv, ffn, ctx, vocab, pos = 2, 256, 2, 600, 100, 256, 41
+    m = ism.Module.parse(decode_step.step_module(layers))
+
+    def w(rows, cols):
+        return bf16(rng.standard_normal((rows, cols)) / np.sqrt(cols))
+
+    def wn():
+        return bf16(1 + 0.1 * rng.standard_normal(hdim))
+    x, x64 = bf16(rng.standard_normal((1, hdim)))
+    args, refs = [], []
+    for _ in range(layers):
+        ws = [wn(), w(hdim, hdim), w(hkv * 64, hdim), w(hkv * 64, hdim),
+              w(hdim, hdim), wn(), w(ffn, hdim), w(ffn, hdim), w(hdim, ffn),
+              bf16(rng.standard_normal((hkv, ctx, 64))),
+              bf16(rng.standard_normal((hkv, ctx, 64)))]
+        args += [a for a, _ in ws]
+        refs.append([r for _, r in ws])
+    cos, sin = tables(ctx)
+    wnf, wnf64 = wn()
+    wlm, wlm64 = w(vocab, hdim)
+    logits = np.full((vocab // 64, 64), 0x7FC0, np.uint16)
+    ism.interpret(m, "main", x, *args, cos, sin, np.array([pos], np.int32),
+                  wnf, wlm, logits, np.float32(EPS), np.float32(0.125))
+    r = x64
+    for l, (wn1, wq, wk, wv, wo, wn2, wg, wu, wd, kc, vc) in enumerate(refs):
+        y, kc, vc = reference(r, wn1, wq, wk, wv, wo, wn2, wg, wu, wd, cos,
+                              sin, pos, kc, vc, 0.125)
+        r = rounded(y)[None, :]
+        # each layer appended to its own cache (the layers after the first
+        # from a residual stream that took the kernels' bf16 roundings)
+        tol = 2e-2 if l == 0 else 6e-2
+        np.testing.assert_allclose(as_float(args[11 * l + 9]), kc, rtol=tol,
+                                   atol=tol)
+        np.testing.assert_allclose(as_float(args[11 * l + 10]), vc, rtol=tol,
+                                   atol=tol)
+        untouched = np.arange(ctx) != pos
+        np.testing.assert_array_equal(as_float(args[11 * l + 9])[:, untouched],
+                                      kc[:, untouched])
+    ref = wlm64 @ norm(r[0], wnf64)
+    np.testing.assert_allclose(as_float(logits).reshape(-1), ref, rtol=4e-2,
+                               atol=4e-2 * np.abs(ref).max())
+
+
+def test_a_step_shares_programs_and_fits_the_parameter_space():
+    text = decode_step.step_module(16)
+    assert text.count("ism.launch @") == 161
+    ptx = ism.to_ptx(ism.Module.parse(text), chip="sm_90a")
+    assert ptx.count(".entry ") == 1
+    assert ".entry proj__rope__copy_row__decode__o_proj__gate_up__down__x161(" \
+        in ptx
+    # (a kernel's parameters have at most 32764 bytes; one per launch
+    # argument, 161 launches' worth, would be about 46 KiB)
+    params = ptx[ptx.index(".entry "):ptx.index(")", ptx.index(".entry "))]
+    sizes = re.findall(r"\.param \.[busf](\d+)", params)
+    assert 0 < sum(int(bits) // 8 for bits in sizes) <= 32764
+
+
+def test_layers_must_be_positive(capsys):
+    with pytest.raises(SystemExit):
+        sys.argv = ["decode_step.py", "write", "/dev/null", "--layers", "0"]
+        decode_step.main()
+    assert "--layers must be at least 1, got 0" in capsys.readouterr().err
