@@ -15,8 +15,7 @@ programs whatever the number of layers.
     python3 bench/decode_step.py bench --ism-run ISM_RUN [--out DIR]
 
 `check` runs ism-run --check (fused and one launch at a time) on
-`--layers` small layers and the head, and on 2 layers at Llama-3.2-1B's
-shapes (with a 4096-row head). `bench` times the step as in serving (20 steps back
+`--layers` small layers (H 256) and the head. `bench` times the step as in serving (20 steps back
 to back, no L2 flush, medians): ism fused, ism per-op (programmatic
 dependent launch), ism per-op from a CUDA graph, PyTorch eager and in a
 CUDA graph, against the HBM bound (the weights and the KV rows read over a
@@ -221,11 +220,13 @@ def write_inputs(tmp, layers, pos):
 
 def check(opts):
     with tempfile.TemporaryDirectory() as tmp:
-        # (small shapes at --layers, then 2 layers at Llama-3.2-1B's with a
-        # smaller vocabulary: the reference runs on the CPU)
+        # (small shapes: the reference runs on the CPU, and ism-run's
+        # weights are N(0, 1), not scaled by 1 / sqrt(H): through many
+        # layers at H = 2048 the attention's softmax turns so peaked that
+        # bf16 roundings decide it; test/python/test_decode_step.py checks
+        # the module with scaled weights against NumPy)
         for (layers, h, hkv, f, ctx, vocab, pos) in [
-                (opts.layers, 256, 2, 600, 100, 1024, 37),
-                (2, 2048, 8, 8192, 1024, 4096, 1023)]:
+                (opts.layers, 256, 2, 600, 100, 1024, 37)]:
             module, pos_file = write_inputs(tmp, layers, pos)
             for mode in ("fused", "sequential"):
                 cmd = [opts.ism_run, module, "--check",

@@ -402,8 +402,24 @@ Value getHeader(OpBuilder &b, Location loc, int64_t bytes) {
 /// (a launch stays finished, so later waits for it are skipped).
 constexpr int64_t kPendingByte = 8;
 constexpr int64_t kSeenFlags = 16;
-int64_t getHeaderBytes(unsigned numLaunches) {
+/// After the flags, the launch table: the first ticket of each launch and
+/// the end of the last (i32). A task loads what it needs from it, so that
+/// a kernel of many launches keeps none of them live across its task loop.
+int64_t getLaunchTableOffset(unsigned numLaunches) {
   return kSeenFlags + (int64_t(numLaunches) + 15) / 16 * 16;
+}
+int64_t getHeaderBytes(unsigned numLaunches) {
+  return getLaunchTableOffset(numLaunches) +
+         (4 * (int64_t(numLaunches) + 1) + 15) / 16 * 16;
+}
+
+/// Entry `index` (an index value) of the launch table, as an index.
+Value loadLaunchTable(OpBuilder &b, Location loc, unsigned numLaunches,
+                      Value index) {
+  Value table = getSharedView(b, loc, getLaunchTableOffset(numLaunches),
+                              numLaunches + 1, b.getI32Type());
+  return arith::IndexCastUIOp::create(
+      b, loc, b.getIndexType(), memref::LoadOp::create(b, loc, table, index));
 }
 
 /// Which of the launches a program shared by several launches of the same
@@ -464,11 +480,19 @@ Value getCounterAt(OpBuilder &b, Location loc, Value counters, Value index) {
 /// (a null address: one CTA runs every task in order) there is nothing to
 /// wait for.
 void lowerTaskWaits(Block *block, ArrayRef<unsigned> launches,
-                    const MemberPick &members,
+                    const MemberPick &members, Value current,
                     ArrayRef<SmallVector<SmallVector<int32_t>>> deps,
-                    Value program, ArrayRef<Value> totals, Value counters,
-                    Value hasCounters, unsigned numLaunches, int64_t timeoutNs,
+                    Value program, Value counters, Value hasCounters,
+                    unsigned numLaunches, int64_t timeoutNs,
                     const LoweringContext &context) {
+  // A launch's programs, from the launch table.
+  auto totalOf = [&](OpBuilder &b, Location loc, Value launch) {
+    Value next =
+        arith::AddIOp::create(b, loc, launch, indexConstant(b, loc, 1));
+    return Value(arith::SubIOp::create(
+        b, loc, loadLaunchTable(b, loc, numLaunches, next),
+        loadLaunchTable(b, loc, numLaunches, launch)));
+  };
   SmallVector<TaskWaitOp> waits;
   block->walk([&](TaskWaitOp wait) { waits.push_back(wait); });
   for (auto [k, wait] : llvm::enumerate(waits)) {
@@ -486,14 +510,26 @@ void lowerTaskWaits(Block *block, ArrayRef<unsigned> launches,
     auto same = [](ArrayRef<int64_t> of) {
       return llvm::all_equal(of);
     };
+    // The d-th launch awaited as a value: the current launch plus an offset
+    // when that is the same for every member (a model's layers), else
+    // picked.
+    auto awaitedValue = [&](OpBuilder &xb, Location xl, unsigned d) {
+      SmallVector<int64_t> of = awaited(d);
+      SmallVector<int64_t> offsets;
+      for (unsigned j = 0; j < launches.size(); ++j)
+        offsets.push_back(of[j] - int64_t(launches[j]));
+      if (same(offsets))
+        return Value(arith::AddIOp::create(
+            xb, xl, current, indexConstant(xb, xl, offsets.front())));
+      return members.pick(xb, xl, of);
+    };
     Value header = getHeader(ob, loc, getHeaderBytes(numLaunches));
     auto seenIndex = [&](OpBuilder &xb, unsigned d) {
       SmallVector<int64_t> of = awaited(d);
       if (same(of))
         return indexConstant(xb, loc, kSeenFlags + of.front());
-      for (int64_t &launch : of)
-        launch += kSeenFlags;
-      return members.pick(xb, loc, of);
+      return Value(arith::AddIOp::create(xb, loc, awaitedValue(xb, loc, d),
+                                         indexConstant(xb, loc, kSeenFlags)));
     };
     Value zeroByte = arith::ConstantIntOp::create(ob, loc, 0, 8);
     Value unseen = arith::ConstantIntOp::create(ob, loc, 0, 1);
@@ -522,18 +558,15 @@ void lowerTaskWaits(Block *block, ArrayRef<unsigned> launches,
         if (same(of)) {
           unsigned launch = unsigned(of.front());
           done = getCounter(tb, tl, counters, kOrderedDoneCounters + launch);
-          need = totals[launch];
+          need = totalOf(tb, tl, indexConstant(tb, tl, launch));
           launchWord = arith::ConstantIntOp::create(tb, tl, launch, 32);
         } else {
-          Value launch = members.pick(tb, tl, of);
+          Value launch = awaitedValue(tb, tl, d);
           done = getCounterAt(
               tb, tl, counters,
               arith::AddIOp::create(
                   tb, tl, launch, indexConstant(tb, tl, kOrderedDoneCounters)));
-          SmallVector<Value> needs;
-          for (int64_t l : of)
-            needs.push_back(totals[l]);
-          need = members.pick(tb, tl, needs);
+          need = totalOf(tb, tl, launch);
           launchWord = arith::IndexCastUIOp::create(tb, tl, i32, launch);
         }
         need = arith::IndexCastUIOp::create(tb, tl, i32, need);
@@ -576,10 +609,14 @@ void lowerTaskWaits(Block *block, ArrayRef<unsigned> launches,
             });
         Value seen = loop.getResult(0), timedOut = loop.getResult(1);
         scf::IfOp::create(tb, tl, timedOut, [&](OpBuilder &eb, Location el) {
-          SmallVector<int64_t> selves;
-          for (unsigned launch : launches)
-            selves.push_back(launch + 1);
-          Value mine = members.pick(eb, el, selves, 32);
+          Value mine =
+              launches.size() == 1
+                  ? Value(arith::ConstantIntOp::create(eb, el,
+                                                       launches[0] + 1, 32))
+                  : Value(arith::IndexCastUIOp::create(
+                        eb, el, i32,
+                        arith::AddIOp::create(eb, el, current,
+                                              indexConstant(eb, el, 1))));
           auto exchange = LLVM::AtomicCmpXchgOp::create(
               eb, el, error, noError, mine, LLVM::AtomicOrdering::monotonic,
               LLVM::AtomicOrdering::monotonic, "device");
@@ -803,8 +840,9 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
                           arith::ConstantIntOp::create(b, loc, 0, 64));
   Value isFirst = cmp(b, loc, arith::CmpIPredicate::eq, tid, zero);
   Value slots = getWorkSlots(b, loc, 0);
-  // The rest of the header (pending count, seen flags) starts at zero; the
-  // first hand-over's barrier orders it before any use.
+  // The rest of the header (pending count, seen flags) starts at zero, and
+  // the launch table holds the launches' first tickets; the first
+  // hand-over's barrier orders them before any use.
   int64_t headerBytes = getHeaderBytes(n);
   Value header = getHeader(b, loc, headerBytes);
   for (int64_t first = 0; first < headerBytes; first += threads) {
@@ -813,13 +851,25 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
         b, loc, cmp(b, loc, arith::CmpIPredicate::uge, byte,
                     indexConstant(b, loc, kPendingByte)),
         cmp(b, loc, arith::CmpIPredicate::ult, byte,
-            indexConstant(b, loc, headerBytes)));
+            indexConstant(b, loc, getLaunchTableOffset(n))));
     scf::IfOp::create(b, loc, inHeader, [&](OpBuilder &zb, Location zl) {
       memref::StoreOp::create(zb, zl, arith::ConstantIntOp::create(zb, zl, 0, 8),
                               header, byte);
       scf::YieldOp::create(zb, zl);
     });
   }
+  // The launch table, by the first thread (the same hand-over orders it).
+  scf::IfOp::create(b, loc, isFirst, [&](OpBuilder &wb, Location wl) {
+    Value table = getSharedView(wb, wl, getLaunchTableOffset(n), n + 1,
+                                wb.getI32Type());
+    for (unsigned i = 0; i <= n; ++i)
+      memref::StoreOp::create(
+          wb, wl,
+          arith::IndexCastUIOp::create(wb, wl, wb.getI32Type(),
+                                       i < n ? starts[i] : all),
+          table, indexConstant(wb, wl, i));
+    scf::YieldOp::create(wb, wl);
+  });
   Value ticket = getCounter(b, loc, counters, 0);
   // The next ticket: fetched by the first thread, handed over through slot
   // `slot` (written again two hand-overs later, after every thread passed
@@ -968,6 +1018,23 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
   // counter and waits are picked by the launch the ticket is in.
   SmallVector<SharedProgram> shared = groupPrograms(ws, depth == 0);
   unsigned numPrograms = shared.size();
+  // The launch the ticket is in: the last whose first ticket is at most t
+  // (binary lifting over the launch table; launches without programs
+  // share their first ticket with the next).
+  Value current = zero;
+  if (n > 1) {
+    Value last = indexConstant(lb, loc, n - 1);
+    for (unsigned step = llvm::bit_floor(n - 1); step >= 1; step >>= 1) {
+      Value candidate =
+          arith::AddIOp::create(lb, loc, current, indexConstant(lb, loc, step));
+      Value clamped = arith::MinUIOp::create(lb, loc, candidate, last);
+      Value fits = arith::AndIOp::create(
+          lb, loc, cmp(lb, loc, arith::CmpIPredicate::ule, candidate, last),
+          cmp(lb, loc, arith::CmpIPredicate::ule,
+              loadLaunchTable(lb, loc, n, clamped), t));
+      current = arith::SelectOp::create(lb, loc, fits, candidate, current);
+    }
+  }
   SmallVector<std::unique_ptr<LoweringContext>> contexts(numPrograms);
   SmallVector<scf::IfOp> programs(numPrograms);
   SmallVector<MemberPick> picks(numPrograms);
@@ -979,24 +1046,17 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
     MemberPick &pick = picks[g];
     Value inRange = arith::ConstantIntOp::create(lb, loc, 0, 1);
     for (auto [j, i] : llvm::enumerate(group.members)) {
-      Value end = arith::AddIOp::create(lb, loc, starts[i], totals[i]);
-      Value in = arith::AndIOp::create(
-          lb, loc, cmp(lb, loc, arith::CmpIPredicate::uge, t, starts[i]),
-          cmp(lb, loc, arith::CmpIPredicate::ult, t, end));
+      Value in = cmp(lb, loc, arith::CmpIPredicate::eq, current,
+                     indexConstant(lb, loc, i));
       inRange = j == 0 ? in : arith::OrIOp::create(lb, loc, inRange, in);
       if (j > 0)
         pick.conds.push_back(in);
     }
-    auto of = [&](ArrayRef<Value> perPartition) {
-      SmallVector<Value> values;
-      for (unsigned i : group.members)
-        values.push_back(perPartition[i]);
-      return values;
-    };
     auto task = scf::IfOp::create(lb, loc, inRange, /*withElse=*/false);
     OpBuilder tb(task.thenBlock()->getTerminator());
-    Value start_ = pick.pick(tb, loc, of(starts));
-    Value total_ = pick.pick(tb, loc, of(totals));
+    Value start_ = loadLaunchTable(tb, loc, n, current);
+    Value end_ = loadLaunchTable(
+        tb, loc, n, arith::AddIOp::create(tb, loc, current, one));
     Value program = arith::SubIOp::create(tb, loc, t, start_);
     // The member's own values for those the program uses from outside.
     SmallVector<Value> outer;
@@ -1041,11 +1101,10 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
           Value count = arith::AddIOp::create(
               rb, rl, memref::LoadOp::create(rb, rl, pending, zeroIndex),
               i32Const(rb, rl, 1));
-          Value end = arith::AddIOp::create(rb, rl, start_, total_);
           Value sameLaunch = arith::AndIOp::create(
               rb, rl,
               cmp(rb, rl, arith::CmpIPredicate::uge, following, start_),
-              cmp(rb, rl, arith::CmpIPredicate::ult, following, end));
+              cmp(rb, rl, arith::CmpIPredicate::ult, following, end_));
           auto keep = scf::IfOp::create(
               rb, rl, TypeRange{rb.getI32Type()}, sameLaunch,
               /*withElseRegion=*/true);
@@ -1057,16 +1116,15 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
             OpBuilder fb(keep.elseBlock(), keep.elseBlock()->begin());
             LLVM::FenceOp::create(fb, rl, LLVM::AtomicOrdering::release,
                                   "device");
-            Value counter;
-            if (group.members.size() == 1) {
-              counter = getCounter(fb, rl, counters, p.getWorkCounter());
-            } else {
-              SmallVector<int64_t> indices;
-              for (unsigned i : group.members)
-                indices.push_back(ws.getPartition(i).getWorkCounter());
-              counter = getCounterAt(fb, rl, counters,
-                                     pick.pick(fb, rl, indices));
-            }
+            // (a launch's done counter: kOrderedDoneCounters + launch)
+            Value counter =
+                group.members.size() == 1
+                    ? getCounter(fb, rl, counters, p.getWorkCounter())
+                    : getCounterAt(fb, rl, counters,
+                                   arith::AddIOp::create(
+                                       fb, rl, current,
+                                       indexConstant(fb, rl,
+                                                     kOrderedDoneCounters)));
             LLVM::AtomicRMWOp::create(fb, rl, LLVM::AtomicBinOp::add, counter,
                                       count, LLVM::AtomicOrdering::monotonic,
                                       "device");
@@ -1078,11 +1136,12 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
         });
     if (traceBuffer) {
       Value stop = NVVM::GlobalTimerOp::create(tb, loc, tb.getI64Type());
-      SmallVector<int64_t> tags;
-      for (unsigned i : group.members)
-        tags.push_back(int64_t(i) << 16);
-      emitTraceRecord(tb, loc, traceBuffer, t, isFirst, start, stop,
-                      pick.pick(tb, loc, tags, 64), program);
+      Value tag = arith::ShLIOp::create(
+          tb, loc,
+          arith::IndexCastUIOp::create(tb, loc, tb.getI64Type(), current),
+          arith::ConstantIntOp::create(tb, loc, 16, 64));
+      emitTraceRecord(tb, loc, traceBuffer, t, isFirst, start, stop, tag,
+                      program);
     }
   }
 
@@ -1164,15 +1223,13 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
         sizes.push_back(ws.getGrid(i)[d]);
       gridValues.push_back(picks[g].pick(qb, loc, sizes));
     }
-    SmallVector<Value> memberStarts;
-    for (unsigned i : group.members)
-      memberStarts.push_back(starts[i]);
     Value program = arith::SubIOp::create(
-        qb, loc, t, picks[g].pick(qb, loc, memberStarts));
+        qb, loc, t, loadLaunchTable(qb, loc, n, current));
     replaceGridQueries(then, programCoords(qb, loc, program, gridValues),
                        gridValues);
-    lowerTaskWaits(then, group.members, picks[g], group.deps, program, totals,
-                   counters, hasCounters, n, timeoutNs, *contexts[g]);
+    lowerTaskWaits(then, group.members, picks[g], current, group.deps,
+                   program, counters, hasCounters, n, timeoutNs,
+                   *contexts[g]);
   }
   SmallVector<Value> yields;
   for (unsigned j = 1; j < ahead; ++j)

@@ -17,26 +17,37 @@
 //
 // The lowering: the first launch waits for nothing, so its program differs
 // (its load comes first); the second and third (each waiting for the one
-// before) share one program. Its task runs for a ticket in either
-// launch's range; which one picks its buffers (%arg1 -> %arg3 for the
-// second, %arg3 -> %arg4 for the third), first ticket, grid, the launch
-// its wait names (seen flag at byte 16 + launch, done counter, the error
-// record's launch + 1) and the done counter it adds to.
+// before) share one program. A task finds its launch L in the launch table
+// (shared memory from byte 32: each launch's first ticket, then the end)
+// and runs the shared program when L is 1 or 2; L picks its buffers
+// (%arg1 -> %arg3 for the second, %arg3 -> %arg4 for the third) and its
+// program (ticket - its first ticket). Each waits for launch L - 1 (its
+// seen flag at byte 16 + L - 1, its done counter 1 + L - 1, its programs
+// from the table), records L + 1 on a timeout, and adds to counter 1 + L.
 // Two programs, each on the threads of its 4 warps:
 // WARPS-COUNT-2: arith.cmpi ult, %thread_id_x, %c128 : index
 // WARPS-NOT: arith.cmpi ult, %thread_id_x, %c128 : index
 // CHECK-LABEL: gpu.func @scale__scale__scale(
-// CHECK: %[[EITHER:.*]] = arith.ori %{{.*}}, %[[IN2:.*]] : i1
+// CHECK: %[[TABLE:.*]] = memref.view %{{.*}}[%c32{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4xi32, #gpu.address_space<workgroup>>
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[TABLE]][%c{{[0-3]}}{{.*}}] : memref<4xi32
+// CHECK: scf.while
+// (binary lifting over 3 launches: steps of 2 and 1)
+// CHECK: arith.select %{{.*}}, %{{.*}}, %c0 : index
+// CHECK: %[[L:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : index
+// CHECK: %[[IN2:.*]] = arith.cmpi eq, %[[L]], %c2
+// CHECK: %[[EITHER:.*]] = arith.ori %{{.*}}, %[[IN2]] : i1
 // CHECK: scf.if %[[EITHER]] {
-// CHECK: %[[START:.*]] = arith.select %[[IN2]], %{{.*}}, %{{.*}} : index
-// CHECK: arith.subi %{{.*}}, %[[START]] : index
+// CHECK: %[[FIRSTV:.*]] = memref.load %{{.*}}[%[[L]]] : memref<4xi32
+// CHECK: %[[FIRST:.*]] = arith.index_castui %[[FIRSTV]] : i32 to index
+// CHECK: arith.subi %{{.*}}, %[[FIRST]] : index
 // CHECK: arith.select %[[IN2]], %arg3, %arg1 : memref<?xf32>
 // CHECK: arith.select %[[IN2]], %arg4, %arg3 : memref<?xf32>
-// CHECK: arith.select %[[IN2]], %c17, %c16 : index
-// CHECK: arith.select %[[IN2]], %c1{{.*}}, %c0{{.*}} : index
-// CHECK: arith.select %[[IN2]], %c3_i32, %c2_i32 : i32
+// CHECK: %[[AWAITED:.*]] = arith.addi %[[L]], %c-1 : index
+// CHECK: arith.addi %[[AWAITED]], %c16 : index
+// CHECK: llvm.cmpxchg
 // CHECK: llvm.fence syncscope("device") release
-// CHECK: arith.select %[[IN2]], %c3, %c2 : index
+// CHECK: arith.addi %[[L]], %c1{{.*}} : index
+// CHECK: llvm.atomicrmw add
 // CHECK: gpu.return
 
 ism.kernel @scale(%x: memref<?xf32>, %y: memref<?xf32>, %s: f32)
