@@ -957,8 +957,9 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
                    kScratchReserve;
     // ring_stages on the region: the depth wanted (as many as fit), or 0:
     // no ring, the loads before the wait go to registers. Off by default:
-    // on the H200 the decode MLP block (examples/decode_mlp.mlir, 3 CTAs
-    // an SM) took 42.0 us a step with a 2-slot ring and 39.0 without.
+    // on the H200 the decode MLP block (examples/decode_mlp.mlir) took
+    // 39.3 us a step with a 2-slot ring at 2 CTAs an SM and 37.8 without
+    // (at 3 CTAs an SM, its default, two 40 KiB slots do not fit: 34.0).
     int64_t wanted = 0;
     if (auto r = fused.getAs<IntegerAttr>("ring_stages"); r && r.getInt() >= 0)
       wanted = r.getInt();
