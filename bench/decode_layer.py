@@ -286,40 +286,52 @@ def check(opts):
         for (h, hkv, f, ctx, pos) in [(256, 2, 600, 100, 37),
                                       (2048, 8, 8192, 1024, 1023)]:
             module, pos_file = write_inputs(tmp, pos)
-            for mode in ("fused", "sequential"):
-                cmd = [opts.ism_run, module, "--check",
-                       f"--coschedule={mode}"]
-                cmd += [f"--arg={a}" for a in ism_args(h, hkv, f, ctx,
-                                                        pos_file)]
-                out = ism_run(cmd)
-                bad = [l for l in out.splitlines()
-                       if l.startswith("check:") and ": ok" not in l]
-                if bad or ": ok" not in out:
-                    raise RuntimeError(f"{' '.join(cmd)}\n{out}")
-                print(f"check H={h} Hkv={hkv} F={f} ctx={ctx} pos={pos} "
-                      f"{mode}: ok")
+            check_both(opts.ism_run, module,
+                       ism_args(h, hkv, f, ctx, pos_file),
+                       f"H={h} Hkv={hkv} F={f} ctx={ctx} pos={pos}")
     return 0
 
 
-def torch_layer(torch, h, hkv, f, ctx, pos, reps, warmup):
-    """The same layer in PyTorch (bf16, SDPA over the cache's first pos + 1
-    rows), eager and in a CUDA graph: ms a step."""
-    import torch.nn.functional as F
+def check_both(ism_run_path, module, args, label):
+    """ism-run --check of `module`, fused and one launch at a time."""
+    for mode in ("fused", "sequential"):
+        cmd = [ism_run_path, module, "--check", f"--coschedule={mode}"]
+        cmd += [f"--arg={a}" for a in args]
+        out = ism_run(cmd)
+        bad = [l for l in out.splitlines()
+               if l.startswith("check:") and ": ok" not in l]
+        if bad or ": ok" not in out:
+            raise RuntimeError(f"{' '.join(cmd)}\n{out}")
+        print(f"check {label} {mode}: ok")
+
+
+def ism_ways(opts, module, args):
+    """us a step (fused, per-op, per-op from a CUDA graph) and the fused
+    run's power record."""
+    times, power = {}, {}
+    for way, extra in (("fused", ["--coschedule=fused"]),
+                       ("per_op", ["--coschedule=sequential"]),
+                       ("per_op_graph", ["--coschedule=sequential",
+                                         "--graph"])):
+        out = ism_run([opts.ism_run, module, "--bench", "--json",
+                       f"--reps={opts.reps}", f"--warmup={opts.warmup}",
+                       "--flush-l2=false", f"--calls={CALLS}"] + extra +
+                      [f"--arg={a}" for a in args])
+        b = json.loads(out)["bench"]
+        times[way] = b["median_ms"] * 1e3
+        if way == "fused":
+            power = b.get("power") or {}
+    return times, power
+
+
+def torch_helpers(torch):
+    """randn (scaled by 1 / sqrt(last dim), bf16, seeded), RMSNorm and RoPE
+    as the kernels compute them."""
     g = torch.Generator(device="cuda").manual_seed(0)
-    hq = h // 64
 
     def randn(*shape):
         return (torch.randn(*shape, generator=g, device="cuda") *
                 shape[-1] ** -0.5).to(torch.bfloat16)
-    x, wn1, wn2 = randn(1, h), randn(h), randn(h)
-    wq, wk, wv, wo = randn(h, h), randn(hkv * 64, h), randn(hkv * 64, h), \
-        randn(h, h)
-    wg, wu, wd = randn(f, h), randn(f, h), randn(h, f)
-    cos = torch.rand(ctx, 32, device="cuda")
-    sin = torch.rand(ctx, 32, device="cuda")
-    kc = randn(hkv, ctx, 64)
-    vc = randn(hkv, ctx, 64)
-    p = torch.tensor([pos], device="cuda")
 
     def norm(t, w):
         v = t.float()
@@ -330,6 +342,24 @@ def torch_layer(torch, h, hkv, f, ctx, pos, reps, warmup):
         t1, t2 = t[..., :32].float(), t[..., 32:].float()
         return torch.cat([t1 * c - t2 * s, t2 * c + t1 * s], -1).to(
             torch.bfloat16)
+    return randn, norm, rope
+
+
+def torch_layer(torch, h, hkv, f, ctx, pos, reps, warmup):
+    """The same layer in PyTorch (bf16, SDPA over the cache's first pos + 1
+    rows), eager and in a CUDA graph: ms a step."""
+    import torch.nn.functional as F
+    randn, norm, rope = torch_helpers(torch)
+    hq = h // 64
+    x, wn1, wn2 = randn(1, h), randn(h), randn(h)
+    wq, wk, wv, wo = randn(h, h), randn(hkv * 64, h), randn(hkv * 64, h), \
+        randn(h, h)
+    wg, wu, wd = randn(f, h), randn(f, h), randn(h, f)
+    cos = torch.rand(ctx, 32, device="cuda")
+    sin = torch.rand(ctx, 32, device="cuda")
+    kc = randn(hkv, ctx, 64)
+    vc = randn(hkv, ctx, 64)
+    p = torch.tensor([pos], device="cuda")
 
     def step():
         hn = norm(x, wn1)
@@ -360,20 +390,8 @@ def bench(opts):
         for ctx in (1024, 8192):
             pos = ctx - 1
             module, pos_file = write_inputs(tmp, pos)
-            args = [f"--arg={a}" for a in ism_args(h, hkv, f, ctx, pos_file)]
-            times = {}
-            for way, extra in (("fused", ["--coschedule=fused"]),
-                               ("per_op", ["--coschedule=sequential"]),
-                               ("per_op_graph", ["--coschedule=sequential",
-                                                 "--graph"])):
-                out = ism_run([opts.ism_run, module, "--bench", "--json",
-                               f"--reps={opts.reps}",
-                               f"--warmup={opts.warmup}", "--flush-l2=false",
-                               f"--calls={CALLS}"] + extra + args)
-                b = json.loads(out)["bench"]
-                times[way] = b["median_ms"] * 1e3
-                if way == "fused":
-                    power = b.get("power") or {}
+            times, power = ism_ways(opts, module,
+                                    ism_args(h, hkv, f, ctx, pos_file))
             eager, graphed = torch_layer(torch, h, hkv, f, ctx, pos,
                                          opts.reps, opts.warmup)
             weights = 2 * (h * h * 2 + 2 * hkv * 64 * h + 3 * f * h + 2 * h)
@@ -404,18 +422,25 @@ def bench(opts):
     return 0
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def command_line(doc, what, out, reps, warmup):
+    """The write / check / bench command line of a decode benchmark: the
+    parser and its three subcommands' parsers."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    w = sub.add_parser("write", help="write the layer's module")
+    w = sub.add_parser("write", help=f"write the {what}'s module")
     w.add_argument("path")
     c = sub.add_parser("check", help="ism-run --check, fused and per-op")
     c.add_argument("--ism-run", required=True)
     b = sub.add_parser("bench", help="time it against PyTorch")
     b.add_argument("--ism-run", required=True)
-    b.add_argument("--out", default="decode-layer-out")
-    b.add_argument("--reps", type=int, default=30)
-    b.add_argument("--warmup", type=int, default=5)
+    b.add_argument("--out", default=out)
+    b.add_argument("--reps", type=int, default=reps)
+    b.add_argument("--warmup", type=int, default=warmup)
+    return parser, (w, c, b)
+
+
+def main():
+    parser, _ = command_line(__doc__, "layer", "decode-layer-out", 30, 5)
     opts = parser.parse_args()
     if opts.command == "write":
         with open(opts.path, "w") as fh:

@@ -23,15 +23,14 @@ device copy's rate in the same run), at contexts 1024 and 8192
 (pos = ctx - 1), Llama-3.2-1B's shapes (16 layers, vocabulary 128256).
 """
 
-import argparse
-import json
 import os
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from decode_layer import (EXAMPLES, F2, M2, M3, PROJ, ism_run,  # noqa: E402
-                          kernels)
+from decode_layer import (EXAMPLES, F2, M2, M3, PROJ,  # noqa: E402
+                          check_both, command_line, ism_ways, kernels,
+                          torch_helpers)
 from decode_mlp import (CALLS, EPS, copy_gbps, eager_and_graphed,  # noqa: E402
                         write_rows)
 
@@ -228,18 +227,10 @@ def check(opts):
         for (layers, h, hkv, f, ctx, vocab, pos) in [
                 (opts.layers, 256, 2, 600, 100, 1024, 37)]:
             module, pos_file = write_inputs(tmp, layers, pos)
-            for mode in ("fused", "sequential"):
-                cmd = [opts.ism_run, module, "--check",
-                       f"--coschedule={mode}"]
-                cmd += [f"--arg={a}" for a in ism_args(layers, h, hkv, f, ctx,
-                                                        vocab, pos_file)]
-                out = ism_run(cmd)
-                bad = [l for l in out.splitlines()
-                       if l.startswith("check:") and ": ok" not in l]
-                if bad or ": ok" not in out:
-                    raise RuntimeError(f"{' '.join(cmd)}\n{out}")
-                print(f"check layers={layers} H={h} Hkv={hkv} F={f} "
-                      f"ctx={ctx} vocab={vocab} pos={pos} {mode}: ok")
+            check_both(opts.ism_run, module,
+                       ism_args(layers, h, hkv, f, ctx, vocab, pos_file),
+                       f"layers={layers} H={h} Hkv={hkv} F={f} ctx={ctx} "
+                       f"vocab={vocab} pos={pos}")
     return 0
 
 
@@ -247,12 +238,8 @@ def torch_step(torch, layers, h, hkv, f, ctx, vocab, pos, reps, warmup):
     """The same step in PyTorch (bf16, SDPA over each cache's first pos + 1
     rows), eager and in a CUDA graph: ms a step."""
     import torch.nn.functional as F
-    g = torch.Generator(device="cuda").manual_seed(0)
+    randn, norm, rope = torch_helpers(torch)
     hq = h // 64
-
-    def randn(*shape):
-        return (torch.randn(*shape, generator=g, device="cuda") *
-                shape[-1] ** -0.5).to(torch.bfloat16)
     x = randn(1, h)
     ws = [dict(wn1=randn(h), wq=randn(h, h), wk=randn(hkv * 64, h),
                wv=randn(hkv * 64, h), wo=randn(h, h), wn2=randn(h),
@@ -263,16 +250,6 @@ def torch_step(torch, layers, h, hkv, f, ctx, vocab, pos, reps, warmup):
     cos = torch.rand(ctx, 32, device="cuda")
     sin = torch.rand(ctx, 32, device="cuda")
     p = torch.tensor([pos], device="cuda")
-
-    def norm(t, w):
-        v = t.float()
-        return (v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + EPS) *
-                w.float()).to(torch.bfloat16)
-
-    def rope(t, c, s):
-        t1, t2 = t[..., :32].float(), t[..., 32:].float()
-        return torch.cat([t1 * c - t2 * s, t2 * c + t1 * s], -1).to(
-            torch.bfloat16)
 
     def step():
         r = x
@@ -306,21 +283,9 @@ def bench(opts):
         for ctx in opts.ctx:
             pos = ctx - 1
             module, pos_file = write_inputs(tmp, layers, pos)
-            args = [f"--arg={a}" for a in ism_args(layers, h, hkv, f, ctx,
-                                                    vocab, pos_file)]
-            times, power = {}, {}
-            for way, extra in (("fused", ["--coschedule=fused"]),
-                               ("per_op", ["--coschedule=sequential"]),
-                               ("per_op_graph", ["--coschedule=sequential",
-                                                 "--graph"])):
-                out = ism_run([opts.ism_run, module, "--bench", "--json",
-                               f"--reps={opts.reps}",
-                               f"--warmup={opts.warmup}", "--flush-l2=false",
-                               f"--calls={CALLS}"] + extra + args)
-                b = json.loads(out)["bench"]
-                times[way] = b["median_ms"] * 1e3
-                if way == "fused":
-                    power = b.get("power") or {}
+            times, power = ism_ways(
+                opts, module, ism_args(layers, h, hkv, f, ctx, vocab,
+                                       pos_file))
             eager, graphed = torch_step(torch, layers, h, hkv, f, ctx, vocab,
                                         pos, opts.reps, opts.warmup)
             per_layer = 2 * (h * h * 2 + 2 * hkv * 64 * h + 3 * f * h + 2 * h)
@@ -354,17 +319,8 @@ def bench(opts):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    w = sub.add_parser("write", help="write the step's module")
-    w.add_argument("path")
-    c = sub.add_parser("check", help="ism-run --check, fused and per-op")
-    c.add_argument("--ism-run", required=True)
-    b = sub.add_parser("bench", help="time it against PyTorch")
-    b.add_argument("--ism-run", required=True)
-    b.add_argument("--out", default="decode-step-out")
-    b.add_argument("--reps", type=int, default=20)
-    b.add_argument("--warmup", type=int, default=3)
+    parser, (w, c, b) = command_line(__doc__, "step", "decode-step-out", 20,
+                                     3)
     b.add_argument("--ctx", type=int, nargs="+", default=[1024, 8192])
     for p in (w, c, b):
         p.add_argument("--layers", type=int, default=16)
