@@ -100,12 +100,23 @@ llvm::Expected<ArgSpec> mlir::ism::runner::parseArgSpec(llvm::StringRef text,
     spec.npyPath = init.str();
     return spec;
   }
-  std::optional<Init> parsed = parseInit(init);
+  // randn*S, uniform*S: scaled values
+  auto [name, scaleText] = init.split('*');
+  std::optional<Init> parsed = parseInit(name);
   if (!parsed)
-    return fail("unknown initialiser '" + init +
+    return fail("unknown initialiser '" + name +
                 "' (expected randn, uniform, zeros, ones, arange, poison or "
-                "a .npy path)");
+                "a .npy path; randn and uniform take a scale, randn*0.02)");
   spec.init = *parsed;
+  if (init.contains('*')) {
+    if (spec.init != Init::Randn && spec.init != Init::Uniform)
+      return fail("only randn and uniform take a scale, not '" + name + "'");
+    double scale;
+    if (scaleText.getAsDouble(scale) || !std::isfinite(scale))
+      return fail("cannot parse the scale '" + scaleText + "' of '" + init +
+                  "' (expected a finite number, as in randn*0.02)");
+    spec.initScale = scale;
+  }
   return spec;
 }
 
@@ -303,7 +314,7 @@ mlir::ism::runner::bindArguments(func::FuncOp entry,
     if (llvm::Error error = checkBufferShape(memref, arg.buffer.shape))
       return fail(llvm::toString(std::move(error)));
     if (spec.npyPath.empty())
-      fill(arg.buffer, spec.init, seed + index);
+      fill(arg.buffer, spec.init, seed + index, spec.initScale);
   }
   return std::move(args);
 }

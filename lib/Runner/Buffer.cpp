@@ -532,7 +532,8 @@ static double unitDouble(uint64_t bits) {
   return static_cast<double>(bits >> 11) * 0x1.0p-53;
 }
 
-void mlir::ism::runner::fill(HostBuffer &buffer, Init init, uint64_t seed) {
+void mlir::ism::runner::fill(HostBuffer &buffer, Init init, uint64_t seed,
+                              double scale) {
   if (init == Init::Poison) {
     buffer.poison();
     return;
@@ -549,11 +550,12 @@ void mlir::ism::runner::fill(HostBuffer &buffer, Init init, uint64_t seed) {
         // Box-Muller on two independent uniforms.
         double u1 = unitDouble(splitMix64(key ^ (2 * i)));
         double u2 = unitDouble(splitMix64(key ^ (2 * i + 1)));
-        value = std::sqrt(-2.0 * std::log1p(-u1)) * std::cos(2 * M_PI * u2);
+        value = scale * std::sqrt(-2.0 * std::log1p(-u1)) *
+                std::cos(2 * M_PI * u2);
         break;
       }
       case Init::Uniform:
-        value = 2.0 * unitDouble(splitMix64(key ^ i)) - 1.0;
+        value = scale * (2.0 * unitDouble(splitMix64(key ^ i)) - 1.0);
         break;
       case Init::Zeros:
         value = 0;

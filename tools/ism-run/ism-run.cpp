@@ -63,8 +63,9 @@ static cl::opt<int> deviceOrdinal("device", cl::desc("CUDA device ordinal"),
 static cl::list<std::string>
     argSpecs("arg",
              cl::desc("Entry argument, in order: DTYPE:SHAPE[:INIT] "
-                      "(INIT: randn, uniform, zeros, ones, arange, poison, "
-                      "PATH.npy), npy:PATH, DTYPE:scalar=V or V"),
+                      "(INIT: randn, uniform, either times a scale as in "
+                      "randn*0.02, zeros, ones, arange, poison, PATH.npy), "
+                      "npy:PATH, DTYPE:scalar=V or V"),
              cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the initialisers"),
                               cl::init(0), cl::cat(category));

@@ -25,6 +25,8 @@ struct ArgSpec {
   std::optional<DType> dtype;
   llvm::SmallVector<int64_t, 4> shape;
   Init init = Init::Zeros;
+  /// randn*S, uniform*S: the values times S.
+  double initScale = 1.0;
   std::string npyPath;
   /// The spec gave the buffer's contents (an INIT, an .npy file): a buffer
   /// the host function only writes then starts with them instead of poison

@@ -105,8 +105,10 @@ enum class Init { Randn, Uniform, Zeros, Ones, Arange, Poison };
 /// Parses an initialiser name.
 std::optional<Init> parseInit(llvm::StringRef name);
 /// Fills `buffer` deterministically from `seed`: randn is N(0, 1), uniform
-/// is U[-1, 1), arange counts 0, 1, 2, ... (wrapping in the dtype).
-void fill(HostBuffer &buffer, Init init, uint64_t seed);
+/// is U[-1, 1), arange counts 0, 1, 2, ... (wrapping in the dtype); randn
+/// and uniform values are multiplied by `scale` (weights of a layer of
+/// width n: randn*0.022 for 1 / sqrt(2048)).
+void fill(HostBuffer &buffer, Init init, uint64_t seed, double scale = 1.0);
 
 /// Reads a .npy file (little-endian, C order; f2/f4/f8/i1/i4/i8/u1).
 /// When `dtype` is given the values are converted (and rounded) to it.
