@@ -431,6 +431,8 @@ struct MemberPick {
 
   /// The value of the member whose condition holds.
   Value pick(OpBuilder &b, Location loc, ArrayRef<Value> values) const {
+    if (values.empty())
+      return Value();
     Value v = values.front();
     for (unsigned j = 1; j < values.size(); ++j)
       if (values[j] != v)
@@ -1062,9 +1064,9 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
     // The member's own values for those the program uses from outside.
     SmallVector<Value> outer;
     for (unsigned v = 0; v < group.values.front().size(); ++v) {
-      SmallVector<Value> values;
-      for (auto &memberValues : group.values)
-        values.push_back(memberValues[v]);
+      SmallVector<Value> values(group.values.size());
+      for (auto [j, memberValues] : llvm::enumerate(group.values))
+        values[j] = memberValues[v];
       outer.push_back(pick.pick(tb, loc, values));
     }
     Value mine = cmp(tb, loc, arith::CmpIPredicate::ult, tid,
@@ -1219,9 +1221,9 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
     OpBuilder qb(then, then->begin());
     SmallVector<Value> gridValues;
     for (unsigned d = 0; d < 3; ++d) {
-      SmallVector<Value> sizes;
-      for (unsigned i : group.members)
-        sizes.push_back(ws.getGrid(i)[d]);
+      SmallVector<Value> sizes(group.members.size());
+      for (auto [j, i] : llvm::enumerate(group.members))
+        sizes[j] = ws.getGrid(i)[d];
       gridValues.push_back(picks[g].pick(qb, loc, sizes));
     }
     Value program = arith::SubIOp::create(
