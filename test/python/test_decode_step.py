@@ -73,6 +73,11 @@ def test_a_step_shares_programs_and_fits_the_parameter_space():
     assert ptx.count(".entry ") == 1
     assert ".entry proj__rope__copy_row__decode__o_proj__gate_up__down__x161(" \
         in ptx
+    # Launches of the same kernel share one program: 16 layers' kernel is
+X
+    two = ism.to_ptx(ism.Module.parse(decode_step.step_module(2)),
+                     chip="sm_90a")
+    assert len(ptx) < 2 * len(two)
     # (a kernel's parameters have at most 32764 bytes; one per launch
     # argument, 161 launches' worth, would be about 46 KiB)
     params = ptx[ptx.index(".entry "):ptx.index(")", ptx.index(".entry "))]
