@@ -439,18 +439,13 @@ struct MemberPick {
         v = arith::SelectOp::create(b, loc, conds[j - 1], values[j], v);
     return v;
   }
-  /// The same for constants (index, or i32/i64 when `bits` says so).
-  Value pick(OpBuilder &b, Location loc, ArrayRef<int64_t> values,
-             unsigned bits = 0) const {
-    auto constant = [&](int64_t v) -> Value {
-      return bits ? Value(arith::ConstantIntOp::create(b, loc, v, bits))
-                  : indexConstant(b, loc, v);
-    };
-    Value v = constant(values.front());
+  /// The same for index constants.
+  Value pick(OpBuilder &b, Location loc, ArrayRef<int64_t> values) const {
+    Value v = indexConstant(b, loc, values.front());
     for (unsigned j = 1; j < values.size(); ++j)
       if (values[j] != values.front())
-        v = arith::SelectOp::create(b, loc, conds[j - 1], constant(values[j]),
-                                    v);
+        v = arith::SelectOp::create(b, loc, conds[j - 1],
+                                    indexConstant(b, loc, values[j]), v);
     return v;
   }
 };
@@ -1041,6 +1036,8 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
   SmallVector<std::unique_ptr<LoweringContext>> contexts(numPrograms);
   SmallVector<scf::IfOp> programs(numPrograms);
   SmallVector<MemberPick> picks(numPrograms);
+  // Each program's task: its program id in its launch's grid.
+  SmallVector<Value> programIds(numPrograms);
   SmallVector<SmallVector<Operation *>> copyBranches(n);
   int64_t total = scratchBase;
   for (auto [g, group] : llvm::enumerate(shared)) {
@@ -1061,6 +1058,7 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
     Value end_ = loadLaunchTable(
         tb, loc, n, arith::AddIOp::create(tb, loc, current, one));
     Value program = arith::SubIOp::create(tb, loc, t, start_);
+    programIds[g] = program;
     // The member's own values for those the program uses from outside.
     SmallVector<Value> outer;
     for (unsigned v = 0; v < group.values.front().size(); ++v) {
@@ -1226,8 +1224,7 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
         sizes[j] = ws.getGrid(i)[d];
       gridValues.push_back(picks[g].pick(qb, loc, sizes));
     }
-    Value program = arith::SubIOp::create(
-        qb, loc, t, loadLaunchTable(qb, loc, n, current));
+    Value program = programIds[g];
     replaceGridQueries(then, programCoords(qb, loc, program, gridValues),
                        gridValues);
     lowerTaskWaits(then, group.members, picks[g], current, group.deps,
