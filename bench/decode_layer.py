@@ -439,13 +439,22 @@ def command_line(doc, what, out, reps, warmup):
     return parser, (w, c, b)
 
 
+def write_module(parser, path, text):
+    """Writes a module for the write subcommand; a path that cannot be
+    written is a one-line usage error."""
+    try:
+        with open(path, "w") as fh:
+            fh.write(text)
+    except OSError as e:
+        parser.error(f"cannot write {path}: {e.strerror}")
+    return 0
+
+
 def main():
     parser, _ = command_line(__doc__, "layer", "decode-layer-out", 30, 5)
     opts = parser.parse_args()
     if opts.command == "write":
-        with open(opts.path, "w") as fh:
-            fh.write(layer_module())
-        return 0
+        return write_module(parser, opts.path, layer_module())
     return check(opts) if opts.command == "check" else bench(opts)
 
 

@@ -30,7 +30,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from decode_layer import (EXAMPLES, F2, M2, M3, PROJ,  # noqa: E402
                           check_both, command_line, ism_ways, kernels,
-                          torch_helpers)
+                          torch_helpers, write_module)
 from decode_mlp import (CALLS, EPS, copy_gbps, eager_and_graphed,  # noqa: E402
                         write_rows)
 
@@ -328,9 +328,7 @@ def main():
     if opts.layers < 1:
         parser.error(f"--layers must be at least 1, got {opts.layers}")
     if opts.command == "write":
-        with open(opts.path, "w") as fh:
-            fh.write(step_module(opts.layers))
-        return 0
+        return write_module(parser, opts.path, step_module(opts.layers))
     return check(opts) if opts.command == "check" else bench(opts)
 
 

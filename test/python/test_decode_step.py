@@ -91,3 +91,12 @@ def test_layers_must_be_positive(capsys):
         sys.argv = ["decode_step.py", "write", "/dev/null", "--layers", "0"]
         decode_step.main()
     assert "--layers must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_an_unwritable_path_is_named(capsys, tmp_path):
+    path = str(tmp_path / "missing" / "step.mlir")
+    with pytest.raises(SystemExit):
+        sys.argv = ["decode_step.py", "write", path, "--layers", "1"]
+        decode_step.main()
+    assert f"cannot write {path}: No such file or directory" in \
+        capsys.readouterr().err
