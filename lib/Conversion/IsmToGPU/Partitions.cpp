@@ -424,22 +424,14 @@ Value loadLaunchTable(OpBuilder &b, Location loc, unsigned numLaunches,
 
 /// Which of the launches a program shared by several launches of the same
 /// kernel runs for: `conds[j - 1]` holds for member j's tickets (members
-/// from 1; member 0 where none does). With one member there is nothing to
-/// pick.
+/// from 1; member 0 where none does), `current` is the task's launch and
+/// `launches[j]` member j's. With one member there is nothing to pick.
 struct MemberPick {
   SmallVector<Value> conds;
+  Value current;
+  SmallVector<int64_t> launches;
 
-  /// The value of the member whose condition holds.
-  Value pick(OpBuilder &b, Location loc, ArrayRef<Value> values) const {
-    if (values.empty())
-      return Value();
-    Value v = values.front();
-    for (unsigned j = 1; j < values.size(); ++j)
-      if (values[j] != v)
-        v = arith::SelectOp::create(b, loc, conds[j - 1], values[j], v);
-    return v;
-  }
-  /// The same for index constants.
+  /// The member's value of index constants (`values[j]`: member j's).
   Value pick(OpBuilder &b, Location loc, ArrayRef<int64_t> values) const {
     Value v = indexConstant(b, loc, values.front());
     for (unsigned j = 1; j < values.size(); ++j)
@@ -447,6 +439,46 @@ struct MemberPick {
         v = arith::SelectOp::create(b, loc, conds[j - 1],
                                     indexConstant(b, loc, values[j]), v);
     return v;
+  }
+  /// The member's value of each column (`columns[c][j]`: member j's), the
+  /// columns that differ between members picked by one switch on the
+  /// current launch: a task reads only its own member's values (kernel
+  /// parameters), where a chain of selects would read every member's
+  /// (ptxas loads each from the constant bank, and for a model's many
+  /// layers those loads, not the weights, bounded each task).
+  SmallVector<Value> pickAll(OpBuilder &b, Location loc,
+                             ArrayRef<SmallVector<Value>> columns) const {
+    SmallVector<Value> picked(columns.size());
+    SmallVector<unsigned> differing;
+    for (auto [c, column] : llvm::enumerate(columns)) {
+      if (llvm::all_equal(column))
+        picked[c] = column.front();
+      else
+        differing.push_back(c);
+    }
+    if (differing.empty())
+      return picked;
+    SmallVector<Type> types;
+    for (unsigned c : differing)
+      types.push_back(columns[c].front().getType());
+    auto sw = scf::IndexSwitchOp::create(b, loc, types, current,
+                                         ArrayRef(launches).drop_front(),
+                                         launches.size() - 1);
+    auto fill = [&](Region &region, unsigned j) {
+      Block *block = b.createBlock(&region);
+      OpBuilder yb = OpBuilder::atBlockEnd(block);
+      SmallVector<Value> values;
+      for (unsigned c : differing)
+        values.push_back(columns[c][j]);
+      scf::YieldOp::create(yb, loc, values);
+    };
+    OpBuilder::InsertionGuard guard(b);
+    fill(sw.getDefaultRegion(), 0);
+    for (unsigned j = 1; j < launches.size(); ++j)
+      fill(sw.getCaseRegions()[j - 1], j);
+    for (auto [k, c] : llvm::enumerate(differing))
+      picked[c] = sw.getResult(k);
+    return picked;
   }
 };
 
@@ -1036,6 +1068,8 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
   SmallVector<std::unique_ptr<LoweringContext>> contexts(numPrograms);
   SmallVector<scf::IfOp> programs(numPrograms);
   SmallVector<MemberPick> picks(numPrograms);
+  // Each program's grid, as its task's launch has it.
+  SmallVector<SmallVector<Value>> grids(numPrograms);
   // Each program's task: its program id in its launch's grid.
   SmallVector<Value> programIds(numPrograms);
   SmallVector<SmallVector<Operation *>> copyBranches(n);
@@ -1051,7 +1085,9 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
       inRange = j == 0 ? in : arith::OrIOp::create(lb, loc, inRange, in);
       if (j > 0)
         pick.conds.push_back(in);
+      pick.launches.push_back(i);
     }
+    pick.current = current;
     auto task = scf::IfOp::create(lb, loc, inRange, /*withElse=*/false);
     OpBuilder tb(task.thenBlock()->getTerminator());
     Value start_ = loadLaunchTable(tb, loc, n, current);
@@ -1059,14 +1095,19 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
         tb, loc, n, arith::AddIOp::create(tb, loc, current, one));
     Value program = arith::SubIOp::create(tb, loc, t, start_);
     programIds[g] = program;
-    // The member's own values for those the program uses from outside.
-    SmallVector<Value> outer;
-    for (unsigned v = 0; v < group.values.front().size(); ++v) {
-      SmallVector<Value> values(group.values.size());
-      for (auto [j, memberValues] : llvm::enumerate(group.values))
-        values[j] = memberValues[v];
-      outer.push_back(pick.pick(tb, loc, values));
+    // The member's own values for those the program uses from outside,
+    // and its grid.
+    unsigned numOuter = group.values.front().size();
+    SmallVector<SmallVector<Value>> columns(numOuter + 3);
+    for (auto [j, i] : llvm::enumerate(group.members)) {
+      for (unsigned v = 0; v < numOuter; ++v)
+        columns[v].push_back(group.values[j][v]);
+      for (unsigned d = 0; d < 3; ++d)
+        columns[numOuter + d].push_back(ws.getGrid(i)[d]);
     }
+    SmallVector<Value> outer = pick.pickAll(tb, loc, columns);
+    grids[g].assign(outer.begin() + numOuter, outer.end());
+    outer.resize(numOuter);
     Value mine = cmp(tb, loc, arith::CmpIPredicate::ult, tid,
                      indexConstant(tb, loc, 32 * p.getNumWarps()));
     auto run = scf::IfOp::create(tb, loc, mine, /*withElse=*/false);
@@ -1217,13 +1258,7 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
   for (auto [g, group] : llvm::enumerate(shared)) {
     Block *then = programs[g].thenBlock();
     OpBuilder qb(then, then->begin());
-    SmallVector<Value> gridValues;
-    for (unsigned d = 0; d < 3; ++d) {
-      SmallVector<Value> sizes(group.members.size());
-      for (auto [j, i] : llvm::enumerate(group.members))
-        sizes[j] = ws.getGrid(i)[d];
-      gridValues.push_back(picks[g].pick(qb, loc, sizes));
-    }
+    ArrayRef<Value> gridValues = grids[g];
     Value program = programIds[g];
     replaceGridQueries(then, programCoords(qb, loc, program, gridValues),
                        gridValues);

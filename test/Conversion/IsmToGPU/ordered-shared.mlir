@@ -19,9 +19,10 @@
 // (its load comes first); the second and third (each waiting for the one
 // before) share one program. A task finds its launch L in the launch table
 // (shared memory from byte 32: each launch's first ticket, then the end)
-// and runs the shared program when L is 1 or 2; L picks its buffers
-// (%arg1 -> %arg3 for the second, %arg3 -> %arg4 for the third) and its
-// program (ticket - its first ticket). Each waits for launch L - 1 (its
+// and runs the shared program when L is 1 or 2; a switch on L picks its
+// buffers (%arg1 -> %arg3 for the second, %arg3 -> %arg4 for the third:
+// only the task's own member's values are read) and its program (ticket -
+// its first ticket). Each waits for launch L - 1 (its
 // seen flag at byte 16 + L - 1, its done counter 1 + L - 1, its programs
 // from the table), records L + 1 on a timeout, and adds to counter 1 + L.
 // Two programs, each on the threads of its 4 warps:
@@ -40,8 +41,11 @@
 // CHECK: %[[FIRSTV:.*]] = memref.load %{{.*}}[%[[L]]] : memref<4xi32
 // CHECK: %[[FIRST:.*]] = arith.index_castui %[[FIRSTV]] : i32 to index
 // CHECK: arith.subi %{{.*}}, %[[FIRST]] : index
-// CHECK: arith.select %[[IN2]], %arg3, %arg1 : memref<?xf32>
-// CHECK: arith.select %[[IN2]], %arg4, %arg3 : memref<?xf32>
+// CHECK: scf.index_switch %[[L]] -> memref<?xf32>, memref<?xf32>
+// CHECK-NEXT: case 2 {
+// CHECK-NEXT: scf.yield %arg3, %arg4 : memref<?xf32>, memref<?xf32>
+// CHECK: default {
+// CHECK-NEXT: scf.yield %arg1, %arg3 : memref<?xf32>, memref<?xf32>
 // CHECK: %[[AWAITED:.*]] = arith.addi %[[L]], %c-1 : index
 // CHECK: arith.addi %[[AWAITED]], %c16 : index
 // CHECK: llvm.cmpxchg
