@@ -118,3 +118,41 @@ def test_timeout_ms_must_be_a_positive_int(bad):
     with m.host("main", []) as h:
         with pytest.raises(ValueError, match="timeout_ms"):
             h.coschedule("ordered", timeout_ms=bad)
+
+
+def test_builder_l2_prefetch():
+    """l2_prefetch reaches the region and the fused kernel's attribute; 0
+    leaves no prefetch in the lowered kernel, the default (1) prefetches
+    the weights (here each launch's input, which no earlier launch writes
+    only for the first)."""
+    def lowered(**kw):
+        m = ism.Module()
+        with m.kernel("double", [f32_buf(), f32_buf()]) as k:
+            i = k.program_id() * 128
+            t = k.load(k.args[0], [i], (128,))
+            k.store(t + t, k.args[1], [i])
+        with m.host("main", [f32_buf()] * 3) as h:
+            a, b, c = h.args
+            n = h.ceildiv(h.dim(a, 0), 128)
+            with h.coschedule("ordered", **kw):
+                h.launch("double", [n], [a, b])
+                h.launch("double", [n], [b, c])
+        return str(m), str(ism.apply_pipeline(
+            m, "builtin.module(ism-assign-layouts, ism-coschedule, "
+               "convert-ism-to-gpu)"))
+    text, gpu = lowered(l2_prefetch=0)
+    assert "l2_prefetch = 0 : i32" in text
+    assert "nvvm.prefetch" not in gpu
+    text, gpu = lowered()
+    assert "l2_prefetch" not in text
+    assert "l2_prefetch = 1 : i32" in gpu
+    assert "nvvm.prefetch level =  L2" in gpu
+
+
+@pytest.mark.parametrize("bad", [-1, 9, 1.5, True])
+def test_l2_prefetch_must_be_0_to_8(bad):
+    m = ism.Module()
+    with m.host("main", []) as h:
+        with pytest.raises(ValueError, match="l2_prefetch must be an int "
+                                             "from 0 to 8"):
+            h.coschedule("ordered", l2_prefetch=bad)
