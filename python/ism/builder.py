@@ -850,8 +850,7 @@ class HostBuilder(_Builder):
                    prefetch: Optional[bool] = None,
                    fallback: Optional[bool] = None,
                    join: Optional[bool] = None,
-                   timeout_ms: Optional[int] = None,
-                   l2_prefetch: Optional[int] = None) -> "_Coschedule":
+                   timeout_ms: Optional[int] = None) -> "_Coschedule":
         """``ism.coschedule``: the launches made inside the ``with`` block
         run concurrently on the same SMs (policy warp_specialized or
         block_interleaved), fused into one kernel by ism-coschedule; with
@@ -865,10 +864,8 @@ class HostBuilder(_Builder):
         of a counter-driven partition), ``ctas_per_sm``, ``work_counters``
         (False: static striding), ``prefetch`` (False: no loads issued one
         work item ahead), ``fallback`` (False: keep warp_specialized for
-        pairs without a wgmma kernel), ``join`` (False: a GEMM's consumer
-        warps do not take the other launch's items after their tiles) and,
-        for ordered regions, ``l2_prefetch`` (rounds of tasks ahead whose
-        weights a task prefetches into L2, 0 to 8, default 1; 0: none)."""
+        pairs without a wgmma kernel) and ``join`` (False: a GEMM's consumer
+        warps do not take the other launch's items after their tiles)."""
         if policy not in _POLICIES:
             raise ValueError(f"unknown coschedule policy {policy!r}; one of "
                              f"{', '.join(_POLICIES)}")
@@ -880,12 +877,6 @@ class HostBuilder(_Builder):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
             attrs[name] = f"{value} : i32"
-        if l2_prefetch is not None:
-            if (not isinstance(l2_prefetch, int) or isinstance(l2_prefetch, bool)
-                    or not 0 <= l2_prefetch <= 8):
-                raise ValueError(f"l2_prefetch must be an int from 0 to 8, got "
-                                 f"{l2_prefetch!r}")
-            attrs["l2_prefetch"] = f"{l2_prefetch} : i32"
         for name, values in (("registers", registers), ("replicas", replicas)):
             if values is None:
                 continue

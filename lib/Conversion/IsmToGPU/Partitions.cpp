@@ -1199,39 +1199,28 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
                   indexConstant(pb, pl, i)));
         }
         scf::IfOp::create(pb, pl, in, [&](OpBuilder &gb, Location gl) {
-          // The addresses' slices, and the outer values they and the loads
-          // use (the member's own, picked as the task does).
-          llvm::SetVector<Operation *> ops;
-          llvm::DenseSet<Value> used;
-          for (PrefetchableLoad &p : loads) {
-            ops.insert(p.slice.begin(), p.slice.end());
-            used.insert(p.load->getOperands().begin(),
-                        p.load->getOperands().end());
+          unsigned numOuter = group.values.front().size();
+          SmallVector<SmallVector<Value>> columns(numOuter + 3);
+          for (auto [j, i] : llvm::enumerate(group.members)) {
+            for (unsigned v = 0; v < numOuter; ++v)
+              columns[v].push_back(group.values[j][v]);
+            for (unsigned d = 0; d < 3; ++d)
+              columns[numOuter + d].push_back(ws.getGrid(i)[d]);
           }
-          for (Operation *op : ops)
-            used.insert(op->getOperands().begin(), op->getOperands().end());
+          SmallVector<Value> picked = members.pickAll(gb, gl, columns);
+          IRMapping map;
+          for (unsigned v = 0; v < numOuter; ++v)
+            map.map(group.values.front()[v], picked[v]);
+          SmallVector<Value> grid(picked.begin() + numOuter, picked.end());
+          Value program = arith::SubIOp::create(
+              gb, gl, target, loadLaunchTable(gb, gl, n, launch));
+          llvm::SetVector<Operation *> ops;
+          for (const PrefetchableLoad &p : loads)
+            ops.insert(p.slice.begin(), p.slice.end());
           SmallVector<Operation *> ordered(ops.begin(), ops.end());
           llvm::sort(ordered, [](Operation *x, Operation *y) {
             return x->isBeforeInBlock(y);
           });
-          SmallVector<unsigned> outer;
-          for (auto [v, value] : llvm::enumerate(group.values.front()))
-            if (used.contains(value))
-              outer.push_back(v);
-          SmallVector<SmallVector<Value>> columns(outer.size() + 3);
-          for (auto [j, i] : llvm::enumerate(group.members)) {
-            for (auto [c, v] : llvm::enumerate(outer))
-              columns[c].push_back(group.values[j][v]);
-            for (unsigned d = 0; d < 3; ++d)
-              columns[outer.size() + d].push_back(ws.getGrid(i)[d]);
-          }
-          SmallVector<Value> picked = members.pickAll(gb, gl, columns);
-          IRMapping map;
-          for (auto [c, v] : llvm::enumerate(outer))
-            map.map(group.values.front()[v], picked[c]);
-          SmallVector<Value> grid(picked.begin() + outer.size(), picked.end());
-          Value program = arith::SubIOp::create(
-              gb, gl, target, loadLaunchTable(gb, gl, n, launch));
           cloneForProgram(gb, ordered, programCoords(gb, gl, program, grid),
                           grid, map);
           for (PrefetchableLoad &p : loads) {
