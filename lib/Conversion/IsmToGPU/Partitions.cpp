@@ -115,89 +115,6 @@ void copyLoadAhead(OpBuilder &b, Location loc, const PrefetchableLoad &load,
                       /*slots=*/nullptr);
 }
 
-/// Brings into L2 the lines of the tile an ism.load of type `tile` at
-/// `offsets` of `base` reads, lane `lane` of a warp taking every 32nd
-/// line (a row's lines: its first line and the 128-byte lines after it;
-/// rows and columns past the memref's end are skipped). Only for memrefs
-/// with the identity layout (contiguous rows) and tiles of at most 4096
-/// lines; others are left alone.
-void prefetchTileToL2(OpBuilder &b, Location loc, Value base,
-                      ValueRange offsets, RankedTensorType tile, Value lane) {
-  auto type = cast<MemRefType>(base.getType());
-  unsigned bits = type.getElementTypeBitWidth();
-  if (!type.getLayout().isIdentity() || bits < 8 || tile.getRank() == 0 ||
-      type.getRank() != tile.getRank())
-    return;
-  int64_t elementBytes = bits / 8;
-  ArrayRef<int64_t> shape = tile.getShape();
-  int64_t rows = 1;
-  for (int64_t d : shape.drop_back())
-    rows *= d;
-  int64_t linesPerRow = (shape.back() * elementBytes + 127) / 128 + 1;
-  if (rows * linesPerRow > 4096)
-    return;
-  unsigned last = tile.getRank() - 1;
-  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, base);
-  Value aligned = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, base);
-  auto idx = [&](OpBuilder &xb, int64_t v) { return indexConstant(xb, loc, v); };
-  scf::ForOp::create(
-      b, loc, lane, idx(b, rows * linesPerRow), idx(b, 32), ValueRange{},
-      [&](OpBuilder &fb, Location fl, Value i, ValueRange) {
-        Value rest = arith::DivUIOp::create(fb, fl, i, idx(fb, linesPerRow));
-        Value lineInRow =
-            arith::RemUIOp::create(fb, fl, i, idx(fb, linesPerRow));
-        Value zero = idx(fb, 0);
-        Value valid = arith::ConstantIntOp::create(fb, fl, 1, 1);
-        Value element = meta.getOffset();
-        auto within = [&](Value coord, Value size) {
-          valid = arith::AndIOp::create(
-              fb, fl, valid,
-              arith::AndIOp::create(
-                  fb, fl,
-                  cmp(fb, fl, arith::CmpIPredicate::sge, coord, zero),
-                  cmp(fb, fl, arith::CmpIPredicate::slt, coord, size)));
-        };
-        for (int d = int(last) - 1; d >= 0; --d) {
-          Value at = arith::RemUIOp::create(fb, fl, rest, idx(fb, shape[d]));
-          rest = arith::DivUIOp::create(fb, fl, rest, idx(fb, shape[d]));
-          Value coord = arith::AddIOp::create(fb, fl, offsets[d], at);
-          within(coord, meta.getSizes()[d]);
-          element = arith::AddIOp::create(
-              fb, fl, element,
-              arith::MulIOp::create(fb, fl, coord, meta.getStrides()[d]));
-        }
-        Value column = offsets[last];
-        within(column, meta.getSizes()[last]);
-        element = arith::AddIOp::create(fb, fl, element, column);
-        Value columns = arith::MinSIOp::create(
-            fb, fl, idx(fb, shape.back()),
-            arith::SubIOp::create(fb, fl, meta.getSizes()[last], column));
-        Value start = arith::AddIOp::create(
-            fb, fl, aligned,
-            arith::MulIOp::create(fb, fl, element, idx(fb, elementBytes)));
-        Value end = arith::AddIOp::create(
-            fb, fl, start,
-            arith::MulIOp::create(fb, fl, columns, idx(fb, elementBytes)));
-        Value line = arith::AddIOp::create(
-            fb, fl, arith::AndIOp::create(fb, fl, start, idx(fb, -128)),
-            arith::MulIOp::create(fb, fl, lineInRow, idx(fb, 128)));
-        valid = arith::AndIOp::create(
-            fb, fl, valid, cmp(fb, fl, arith::CmpIPredicate::slt, line, end));
-        scf::IfOp::create(fb, fl, valid, [&](OpBuilder &pb, Location pl) {
-          Value ptr = LLVM::IntToPtrOp::create(
-              pb, pl, LLVM::LLVMPointerType::get(pb.getContext(), 1),
-              Value(arith::IndexCastOp::create(pb, pl, pb.getI64Type(), line)));
-          NVVM::PrefetchOp::create(
-              pb, pl,
-              NVVM::PrefetchCacheLevelAttr::get(pb.getContext(),
-                                                NVVM::PrefetchCacheLevel::L2),
-              /*evictPriority=*/nullptr, ptr, /*predicate=*/Value());
-          scf::YieldOp::create(pb, pl);
-        });
-        scf::YieldOp::create(fb, fl);
-      });
-}
-
 /// Keeps the loop-invariant code of a persistent loop's programs inside it
 /// (llvm.licm.disable on its latch): hoisted, every program's invariants
 /// (memref sizes, bounds predicates, row addresses) would stay live across
@@ -1131,110 +1048,22 @@ lowerOrderedPartitions(gpu::GPUFuncOp func, WarpSpecializeOp ws, bool trace,
   // counter and waits are picked by the launch the ticket is in.
   SmallVector<SharedProgram> shared = groupPrograms(ws, depth == 0);
   unsigned numPrograms = shared.size();
-  // The launch a ticket is in: the last whose first ticket is at most it
+  // The launch the ticket is in: the last whose first ticket is at most t
   // (binary lifting over the launch table; launches without programs
   // share their first ticket with the next).
-  auto launchOf = [&](OpBuilder &xb, Value ticket) {
-    Value launch = zero;
-    if (n == 1)
-      return launch;
-    Value last = indexConstant(xb, loc, n - 1);
+  Value current = zero;
+  if (n > 1) {
+    Value last = indexConstant(lb, loc, n - 1);
     for (unsigned step = llvm::bit_floor(n - 1); step >= 1; step >>= 1) {
       Value candidate =
-          arith::AddIOp::create(xb, loc, launch, indexConstant(xb, loc, step));
-      Value clamped = arith::MinUIOp::create(xb, loc, candidate, last);
+          arith::AddIOp::create(lb, loc, current, indexConstant(lb, loc, step));
+      Value clamped = arith::MinUIOp::create(lb, loc, candidate, last);
       Value fits = arith::AndIOp::create(
-          xb, loc, cmp(xb, loc, arith::CmpIPredicate::ule, candidate, last),
-          cmp(xb, loc, arith::CmpIPredicate::ule,
-              loadLaunchTable(xb, loc, n, clamped), ticket));
-      launch = arith::SelectOp::create(xb, loc, fits, candidate, launch);
+          lb, loc, cmp(lb, loc, arith::CmpIPredicate::ule, candidate, last),
+          cmp(lb, loc, arith::CmpIPredicate::ule,
+              loadLaunchTable(lb, loc, n, clamped), t));
+      current = arith::SelectOp::create(lb, loc, fits, candidate, current);
     }
-    return launch;
-  };
-  Value current = launchOf(lb, t);
-
-  // L2 prefetch ahead (`l2_prefetch` = R rounds; 0: none): the first warp
-  // of a CTA starting task t brings into L2 the tiles task t + R x (the
-  // grid's CTAs) loads before its wait (weights: buffers no earlier launch
-  // writes), a 128-byte line a lane. That task runs about R rounds of
-  // tasks later, on whichever CTA takes it, and its loads then hit L2: a
-  // CTA holds one task's tiles in registers, but HBM streams ahead of the
-  // tasks (and across the launches' waits).
-  int64_t l2Rounds = 1;
-  if (auto r = fused.getAs<IntegerAttr>("l2_prefetch"))
-    l2Rounds = r.getInt();
-  if (prefetch && !ownCopies && l2Rounds > 0) {
-    Value ctas = gpu::GridDimOp::create(lb, loc, gpu::Dimension::x);
-    Value target = arith::AddIOp::create(
-        lb, loc, t,
-        arith::MulIOp::create(lb, loc, ctas, indexConstant(lb, loc, l2Rounds)));
-    Value go = arith::AndIOp::create(
-        lb, loc,
-        cmp(lb, loc, arith::CmpIPredicate::ult, tid, indexConstant(lb, loc, 32)),
-        cmp(lb, loc, arith::CmpIPredicate::ult, target, all));
-    scf::IfOp::create(lb, loc, go, [&](OpBuilder &pb, Location pl) {
-      Value launch = launchOf(pb, target);
-      for (SharedProgram &group : shared) {
-        Block *block = &ws.getBodies()[group.members.front()].front();
-        Operation *wait = nullptr;
-        for (Operation &op : *block)
-          if (isa<TaskWaitOp>(op)) {
-            wait = &op;
-            break;
-          }
-        SmallVector<PrefetchableLoad> loads;
-        for (PrefetchableLoad &load : getPrefetchableLoads(block))
-          if (!wait || load.load->isBeforeInBlock(wait))
-            loads.push_back(load);
-        if (loads.empty())
-          continue;
-        MemberPick members;
-        members.current = launch;
-        Value in = arith::ConstantIntOp::create(pb, pl, 0, 1);
-        for (unsigned i : group.members) {
-          members.launches.push_back(i);
-          in = arith::OrIOp::create(
-              pb, pl, in,
-              cmp(pb, pl, arith::CmpIPredicate::eq, launch,
-                  indexConstant(pb, pl, i)));
-        }
-        scf::IfOp::create(pb, pl, in, [&](OpBuilder &gb, Location gl) {
-          unsigned numOuter = group.values.front().size();
-          SmallVector<SmallVector<Value>> columns(numOuter + 3);
-          for (auto [j, i] : llvm::enumerate(group.members)) {
-            for (unsigned v = 0; v < numOuter; ++v)
-              columns[v].push_back(group.values[j][v]);
-            for (unsigned d = 0; d < 3; ++d)
-              columns[numOuter + d].push_back(ws.getGrid(i)[d]);
-          }
-          SmallVector<Value> picked = members.pickAll(gb, gl, columns);
-          IRMapping map;
-          for (unsigned v = 0; v < numOuter; ++v)
-            map.map(group.values.front()[v], picked[v]);
-          SmallVector<Value> grid(picked.begin() + numOuter, picked.end());
-          Value program = arith::SubIOp::create(
-              gb, gl, target, loadLaunchTable(gb, gl, n, launch));
-          llvm::SetVector<Operation *> ops;
-          for (const PrefetchableLoad &p : loads)
-            ops.insert(p.slice.begin(), p.slice.end());
-          SmallVector<Operation *> ordered(ops.begin(), ops.end());
-          llvm::sort(ordered, [](Operation *x, Operation *y) {
-            return x->isBeforeInBlock(y);
-          });
-          cloneForProgram(gb, ordered, programCoords(gb, gl, program, grid),
-                          grid, map);
-          for (PrefetchableLoad &p : loads) {
-            SmallVector<Value> offsets;
-            for (Value v : p.load.getOffsets())
-              offsets.push_back(map.lookupOrDefault(v));
-            prefetchTileToL2(gb, gl, map.lookupOrDefault(p.load.getBase()),
-                             offsets, p.load.getType(), tid);
-          }
-          scf::YieldOp::create(gb, gl);
-        });
-      }
-      scf::YieldOp::create(pb, pl);
-    });
   }
   SmallVector<std::unique_ptr<LoweringContext>> contexts(numPrograms);
   SmallVector<scf::IfOp> programs(numPrograms);

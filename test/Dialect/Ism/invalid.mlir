@@ -857,7 +857,7 @@ ism.kernel @k() {
   ism.return
 }
 func.func @coschedule_misspelt_override(%n: index) {
-  // expected-error @+1 {{has no attribute 'joins'; its overrides are stages, registers, replicas, ctas_per_sm, ring_stages, work_counters, prefetch, l2_prefetch, fallback, join and timeout_ms (other attributes need a dialect prefix)}}
+  // expected-error @+1 {{has no attribute 'joins'; its overrides are stages, registers, replicas, ctas_per_sm, ring_stages, work_counters, prefetch, fallback, join and timeout_ms (other attributes need a dialect prefix)}}
   ism.coschedule warp_specialized attributes {joins = false} {
     ism.launch @k grid(%n) ()
     ism.launch @k grid(%n) ()
@@ -899,7 +899,7 @@ ism.kernel @k() {
   ism.return
 }
 func.func @ordered_override(%n: index) {
-  // expected-error @+1 {{join does not apply to the ordered policy (its overrides are ctas_per_sm, prefetch, l2_prefetch, ring_stages and timeout_ms)}}
+  // expected-error @+1 {{join does not apply to the ordered policy (its overrides are ctas_per_sm, prefetch, ring_stages and timeout_ms)}}
   ism.coschedule ordered attributes {join = false} {
     ism.launch @k grid(%n) ()
     ism.launch @k grid(%n) ()
@@ -929,34 +929,6 @@ ism.kernel @k() {
 func.func @timeout_range(%n: index) {
   // expected-error @+1 {{timeout_ms must be from 1 to 600000, got 0}}
   ism.coschedule ordered attributes {timeout_ms = 0 : i32} {
-    ism.launch @k grid(%n) ()
-    ism.launch @k grid(%n) ()
-  }
-  return
-}
-
-// -----
-
-ism.kernel @k() {
-  ism.return
-}
-func.func @l2_prefetch_not_ordered(%n: index) {
-  // expected-error @+1 {{l2_prefetch applies to the ordered policy only, not block_interleaved}}
-  ism.coschedule block_interleaved attributes {l2_prefetch = 1 : i32} {
-    ism.launch @k grid(%n) ()
-    ism.launch @k grid(%n) ()
-  }
-  return
-}
-
-// -----
-
-ism.kernel @k() {
-  ism.return
-}
-func.func @l2_prefetch_range(%n: index) {
-  // expected-error @+1 {{l2_prefetch must be from 0 to 8 (rounds of tasks ahead), got 9}}
-  ism.coschedule ordered attributes {l2_prefetch = 9 : i32} {
     ism.launch @k grid(%n) ()
     ism.launch @k grid(%n) ()
   }

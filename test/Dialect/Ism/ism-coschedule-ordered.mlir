@@ -8,7 +8,7 @@
 // their address) before it waits for @norm; the tile of %h only after.
 
 // CHECK-LABEL: ism.kernel @norm__proj__last(
-// CHECK-SAME: ism.coschedule = {ctas_per_sm = {{[0-9]+}} : i32, index = 0 : i32, l2_prefetch = 1 : i32, policy = "ordered", prefetch = true, ring_stages = -1 : i32, timeout_ms = 1000 : i32, work_counters = 9 : i32}
+// CHECK-SAME: ism.coschedule = {ctas_per_sm = {{[0-9]+}} : i32, index = 0 : i32, policy = "ordered", prefetch = true, ring_stages = -1 : i32, timeout_ms = 1000 : i32, work_counters = 9 : i32}
 // CHECK: ism.warp_specialize ordered grids(
 // CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 16, stages = 0, workCounter = 1, groupSize = 0}>
 // CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 8, registers = [], barriers = [1], sharedMemory = 16, stages = 0, workCounter = 2, groupSize = 0}>

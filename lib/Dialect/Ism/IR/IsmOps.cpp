@@ -977,26 +977,15 @@ LogicalResult CoscheduleOp::verify() {
       return emitOpError("has no attribute '")
              << attr.getName().getValue()
              << "'; its overrides are stages, registers, replicas, "
-                "ctas_per_sm, ring_stages, work_counters, prefetch, l2_prefetch, "
-                "fallback, join and timeout_ms (other attributes need a dialect "
-                "prefix)";
+                "ctas_per_sm, ring_stages, work_counters, prefetch, fallback, "
+                "join and timeout_ms (other attributes need a dialect prefix)";
   if (getPolicy() == CoschedulePolicy::Ordered)
     for (StringRef name : {"stages", "registers", "replicas",
                            "work_counters", "fallback", "join"})
       if ((*this)->hasAttr(name))
         return emitOpError(name)
                << " does not apply to the ordered policy (its overrides are "
-                  "ctas_per_sm, prefetch, l2_prefetch, ring_stages and "
-                  "timeout_ms)";
-  if (std::optional<APInt> l2 = getL2Prefetch()) {
-    if (getPolicy() != CoschedulePolicy::Ordered)
-      return emitOpError("l2_prefetch applies to the ordered policy only, not ")
-             << stringifyCoschedulePolicy(getPolicy());
-    if (l2->getSExtValue() < 0 || l2->getSExtValue() > 8)
-      return emitOpError("l2_prefetch must be from 0 to 8 (rounds of tasks "
-                         "ahead), got ")
-             << l2->getSExtValue();
-  }
+                  "ctas_per_sm, prefetch, ring_stages and timeout_ms)";
   if (std::optional<APInt> timeout = getTimeoutMs()) {
     if (getPolicy() != CoschedulePolicy::Ordered)
       return emitOpError("timeout_ms applies to the ordered policy only, not ")

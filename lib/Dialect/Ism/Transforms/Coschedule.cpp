@@ -49,9 +49,6 @@ int64_t getRegistersAtLaunch(int64_t threads, int64_t ctasPerSM) {
 }
 /// The longest an ordered kernel's task waits by default.
 constexpr int64_t kDefaultTimeoutMs = 1000;
-/// Ordered regions: rounds of tasks ahead whose weights a task's first warp
-/// prefetches into L2 (docs/coschedule.md).
-constexpr int64_t kDefaultL2Prefetch = 1;
 /// Module attribute: the ism.coschedule ops (walk order) left unfused.
 constexpr llvm::StringLiteral kUnfusedAttrName = "ism.unfused_coschedules";
 
@@ -1345,10 +1342,6 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
     facts.push_back(b.getNamedAttr(
         "timeout_ms", b.getI32IntegerAttr(timeout ? timeout->getSExtValue()
                                                   : kDefaultTimeoutMs)));
-    std::optional<APInt> l2 = op.getL2Prefetch();
-    facts.push_back(b.getNamedAttr(
-        "l2_prefetch",
-        b.getI32IntegerAttr(l2 ? l2->getSExtValue() : kDefaultL2Prefetch)));
   }
   // (a name that does not list the launches' kernels: the list)
   if (name != llvm::join(names, "__"))

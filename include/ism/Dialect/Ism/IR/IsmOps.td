@@ -794,10 +794,7 @@ def Ism_CoscheduleOp : Ism_Op<"coschedule", [SingleBlock, NoTerminator,
     copy, 0 or 2-8; `ordered`: the depth of the task ring, none by
     default), `work_counters` (false: static striding), `prefetch`
     (false: nothing loaded one work item ahead; with `ordered`, nothing
-    issued before a task's wait), `l2_prefetch` (`ordered`: a task's first
-    warp brings into L2 the weights of the task this many rounds of the
-    grid's CTAs ahead, 0 to 8, default 1; 0: none), `fallback` (false: fuse
-    a pair without
+    issued before a task's wait), `fallback` (false: fuse a pair without
     tensor-core work too), `join` (false: the GEMM's consumer warps do not
     take the other launch's items after their tiles) and `timeout_ms`
     (`ordered`: the longest wait, 1 to 600000).
@@ -812,7 +809,6 @@ def Ism_CoscheduleOp : Ism_Op<"coschedule", [SingleBlock, NoTerminator,
                        OptionalAttr<APIntAttr>:$ring_stages,
                        OptionalAttr<BoolAttr>:$work_counters,
                        OptionalAttr<BoolAttr>:$prefetch,
-                       OptionalAttr<APIntAttr>:$l2_prefetch,
                        OptionalAttr<BoolAttr>:$fallback,
                        OptionalAttr<BoolAttr>:$join,
                        OptionalAttr<APIntAttr>:$timeout_ms);
