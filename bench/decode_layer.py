@@ -60,29 +60,33 @@ def kernels(path, names):
     return [found[n] for n in names]
 
 
-PROJ = """
-// out[n / 64, n % 64] for the 4 rows n0 .. n0 + 3 of W: (W (x w_norm)) / rms(x)
-ism.kernel @proj(%w: memref<?x?xbf16>, %x: memref<?x?xbf16>,
-                 %wn: memref<?xbf16>, %out: memref<?x?xbf16>, %eps: f32)
-    attributes {num_warps = 8 : i32} {
+def proj_kernel(name, rows):
+    """@name: out[n / 64, n % 64] for `rows` rows of W a program (64 a
+    multiple of rows), the RMSNorm of x inside: the Q, K and V projections
+    (4 rows) and the LM head (8)."""
+    text = """
+// out[n / 64, n % 64] for the {R} rows n0 .. n0 + {R1} of W: (W (x w_norm)) / rms(x)
+ism.kernel @{name}(%w: memref<?x?xbf16>, %x: memref<?x?xbf16>,
+{pad}%wn: memref<?xbf16>, %out: memref<?x?xbf16>, %eps: f32)
+    attributes {{num_warps = 8 : i32}} {{
   %pid = ism.program_id x : index
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
+  %cR = arith.constant {R} : index
   %c64 = arith.constant 64 : index
-  %n0 = arith.muli %pid, %c4 : index
-  %w16 = ism.load %w[%n0, %c0] : memref<?x?xbf16> -> tensor<4x2048xbf16>
+  %n0 = arith.muli %pid, %cR : index
+  %w16 = ism.load %w[%n0, %c0] : memref<?x?xbf16> -> tensor<{R}x2048xbf16>
   %x16 = ism.load %x[%c0, %c0] : memref<?x?xbf16> -> tensor<1x2048xbf16>
   %wn16 = ism.load %wn[%c0] : memref<?xbf16> -> tensor<2048xbf16>
   %wn2 = ism.reshape %wn16 : tensor<2048xbf16> -> tensor<1x2048xbf16>
   %xv = arith.extf %x16 : tensor<1x2048xbf16> to tensor<1x2048xf32>
   %wnf = arith.extf %wn2 : tensor<1x2048xbf16> to tensor<1x2048xf32>
   %sq = arith.mulf %xv, %xv : tensor<1x2048xf32>
-  %ssq = ism.reduce %sq axis = 1 : tensor<1x2048xf32> -> tensor<1xf32> {
+  %ssq = ism.reduce %sq axis = 1 : tensor<1x2048xf32> -> tensor<1xf32> {{
   ^bb0(%p: f32, %q: f32):
     %s = arith.addf %p, %q : f32
     ism.yield %s : f32
-  }
+  }}
   %n = memref.dim %x, %c1 : memref<?x?xbf16>
   %n32 = arith.index_cast %n : index to i32
   %nf = arith.uitofp %n32 : i32 to f32
@@ -92,26 +96,31 @@ ism.kernel @proj(%w: memref<?x?xbf16>, %x: memref<?x?xbf16>,
   %mseps = arith.addf %ms, %epss : tensor<1xf32>
   %rrms1 = math.rsqrt %mseps : tensor<1xf32>
   %rrms2 = ism.reshape %rrms1 : tensor<1xf32> -> tensor<1x1xf32>
-  %rrms4 = ism.broadcast %rrms2 : tensor<1x1xf32> -> tensor<4x1xf32>
-  %rrms = ism.reshape %rrms4 : tensor<4x1xf32> -> tensor<4xf32>
+  %rrmsR = ism.broadcast %rrms2 : tensor<1x1xf32> -> tensor<{R}x1xf32>
+  %rrms = ism.reshape %rrmsR : tensor<{R}x1xf32> -> tensor<{R}xf32>
   %xw = arith.mulf %xv, %wnf : tensor<1x2048xf32>
-  %xb = ism.broadcast %xw : tensor<1x2048xf32> -> tensor<4x2048xf32>
-  %wf = arith.extf %w16 : tensor<4x2048xbf16> to tensor<4x2048xf32>
-  %pr = arith.mulf %wf, %xb : tensor<4x2048xf32>
-  %d = ism.reduce %pr axis = 1 : tensor<4x2048xf32> -> tensor<4xf32> {
+  %xb = ism.broadcast %xw : tensor<1x2048xf32> -> tensor<{R}x2048xf32>
+  %wf = arith.extf %w16 : tensor<{R}x2048xbf16> to tensor<{R}x2048xf32>
+  %pr = arith.mulf %wf, %xb : tensor<{R}x2048xf32>
+  %d = ism.reduce %pr axis = 1 : tensor<{R}x2048xf32> -> tensor<{R}xf32> {{
   ^bb0(%p: f32, %q: f32):
     %s = arith.addf %p, %q : f32
     ism.yield %s : f32
-  }
-  %r = arith.mulf %d, %rrms : tensor<4xf32>
-  %r16 = arith.truncf %r : tensor<4xf32> to tensor<4xbf16>
-  %row = ism.reshape %r16 : tensor<4xbf16> -> tensor<1x4xbf16>
+  }}
+  %r = arith.mulf %d, %rrms : tensor<{R}xf32>
+  %r16 = arith.truncf %r : tensor<{R}xf32> to tensor<{R}xbf16>
+  %row = ism.reshape %r16 : tensor<{R}xbf16> -> tensor<1x{R}xbf16>
   %head = arith.divui %n0, %c64 : index
   %col = arith.remui %n0, %c64 : index
-  ism.store %row, %out[%head, %col] : tensor<1x4xbf16> -> memref<?x?xbf16>
+  ism.store %row, %out[%head, %col] : tensor<1x{R}xbf16> -> memref<?x?xbf16>
   ism.return
-}
+}}
+"""
+    return text.format(R=rows, R1=rows - 1, name=name,
+                       pad=" " * (len(name) + 13))
 
+
+PROJ = proj_kernel("proj", 4) + """
 // y[r0 .. r0 + 2) = W_o[r0 ..] o + x[r0 ..], o: the heads' outputs, heads x 64
 ism.kernel @o_proj(%w: memref<?x?xbf16>, %o: memref<?x?xbf16>,
                    %x: memref<?x?xbf16>, %y: memref<?x?xbf16>)

@@ -71,7 +71,7 @@ def test_a_step_shares_programs_and_fits_the_parameter_space():
     assert text.count("ism.launch @") == 161
     ptx = ism.to_ptx(ism.Module.parse(text), chip="sm_90a")
     assert ptx.count(".entry ") == 1
-    assert ".entry proj__rope__copy_row__decode__o_proj__gate_up__down__x161(" \
+    assert ".entry proj__rope__copy_row__decode__o_proj__gate_up__down__head__x161(" \
         in ptx
     # Launches of the same kernel share one program: 16 layers' kernel is
     # not much larger than 2 layers' (1.4x: the picks among more launches;
