@@ -13,13 +13,18 @@
 // head); chunks past pos are empty, and the program with the head's last
 // ticket merges the chunks. pos must be in [0, max_ctx): past the cache
 // the keys stop at max_ctx, and a negative pos leaves no keys (O is NaN).
+// Eight warps: the same as four launched one by one on the H200 (994 and
+// 1001 us a Llama-3.2-1B step from a CUDA graph, bench/decode_step.py),
+// and 4% faster inside the fused step, whose CTAs have eight warps anyway
+// (1561 against 1627 us: each chunk's reductions take half the steps a
+// thread, and ptxas spills less).
 
 ism.kernel @decode(%Q: memref<?x?x?xbf16>, %K: memref<?x?x?xbf16>,
                    %V: memref<?x?x?xbf16>, %pos: memref<?xi32>,
                    %O: memref<?x?xbf16>,
                    %Mp: memref<?x?xf32>, %Lp: memref<?x?xf32>,
                    %Op: memref<?x?x?xf32>, %Count: memref<?xi32>,
-                   %scale: f32) attributes {num_warps = 4 : i32} {
+                   %scale: f32) attributes {num_warps = 8 : i32} {
   %sp = ism.program_id x : index
   %bh = ism.program_id y : index
   %splits = ism.num_programs x : index
