@@ -850,7 +850,8 @@ class HostBuilder(_Builder):
                    prefetch: Optional[bool] = None,
                    fallback: Optional[bool] = None,
                    join: Optional[bool] = None,
-                   timeout_ms: Optional[int] = None) -> "_Coschedule":
+                   timeout_ms: Optional[int] = None,
+                   ring_stages: Optional[int] = None) -> "_Coschedule":
         """``ism.coschedule``: the launches made inside the ``with`` block
         run concurrently on the same SMs (policy warp_specialized or
         block_interleaved), fused into one kernel by ism-coschedule; with
@@ -864,8 +865,11 @@ class HostBuilder(_Builder):
         of a counter-driven partition), ``ctas_per_sm``, ``work_counters``
         (False: static striding), ``prefetch`` (False: no loads issued one
         work item ahead), ``fallback`` (False: keep warp_specialized for
-        pairs without a wgmma kernel) and ``join`` (False: a GEMM's consumer
-        warps do not take the other launch's items after their tiles)."""
+        pairs without a wgmma kernel), ``join`` (False: a GEMM's consumer
+        warps do not take the other launch's items after their tiles) and
+        ``ring_stages`` (0: the next work item's tiles in registers; 2 to 8:
+        a shared-memory ring of that many items; with ordered, the depth of
+        the task ring, none by default)."""
         if policy not in _POLICIES:
             raise ValueError(f"unknown coschedule policy {policy!r}; one of "
                              f"{', '.join(_POLICIES)}")
@@ -877,6 +881,12 @@ class HostBuilder(_Builder):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
             attrs[name] = f"{value} : i32"
+        if ring_stages is not None:
+            if (not isinstance(ring_stages, int) or isinstance(ring_stages, bool)
+                    or not (ring_stages == 0 or 2 <= ring_stages <= 8)):
+                raise ValueError(f"ring_stages must be 0 or an int from 2 to 8, "
+                                 f"got {ring_stages!r}")
+            attrs["ring_stages"] = f"{ring_stages} : i32"
         for name, values in (("registers", registers), ("replicas", replicas)):
             if values is None:
                 continue

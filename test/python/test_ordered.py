@@ -118,3 +118,38 @@ def test_timeout_ms_must_be_a_positive_int(bad):
     with m.host("main", []) as h:
         with pytest.raises(ValueError, match="timeout_ms"):
             h.coschedule("ordered", timeout_ms=bad)
+
+
+def test_builder_ring_stages():
+    """ring_stages reaches the region: with ordered, the task ring's depth
+    (the lowered kernel copies the tasks' weights with cp.async)."""
+    def lowered(**kw):
+        m = ism.Module()
+        with m.kernel("double", [f32_buf(), f32_buf()]) as k:
+            i = k.program_id() * 128
+            t = k.load(k.args[0], [i], (128,))
+            k.store(t + t, k.args[1], [i])
+        with m.host("main", [f32_buf()] * 3) as h:
+            a, b, c = h.args
+            n = h.ceildiv(h.dim(a, 0), 128)
+            with h.coschedule("ordered", **kw):
+                h.launch("double", [n], [a, b])
+                h.launch("double", [n], [b, c])
+        return str(m), str(ism.apply_pipeline(
+            m, "builtin.module(ism-assign-layouts, ism-coschedule, "
+               "convert-ism-to-gpu)"))
+    text, gpu = lowered(ring_stages=2)
+    assert "ring_stages = 2 : i32" in text
+    assert "ring_stages = 2 : i32" in gpu
+    assert "nvvm.cp.async.shared.global" in gpu
+    _, gpu = lowered()
+    assert "nvvm.cp.async.shared.global" not in gpu
+
+
+@pytest.mark.parametrize("bad", [1, 9, -1, 2.0, True])
+def test_ring_stages_must_be_0_or_2_to_8(bad):
+    m = ism.Module()
+    with m.host("main", []) as h:
+        with pytest.raises(ValueError, match="ring_stages must be 0 or an int "
+                                             "from 2 to 8"):
+            h.coschedule("ordered", ring_stages=bad)
