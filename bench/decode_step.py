@@ -11,7 +11,7 @@ one `ism.coschedule ordered` region. Launches of the same kernel share one
 program in the fused kernel (docs/coschedule.md), so the kernel holds nine
 programs whatever the number of layers.
 
-    python3 bench/decode_step.py write OUT.mlir [--layers N] [--vocab V]
+    python3 bench/decode_step.py write OUT.mlir [--layers N] [--sample]
     python3 bench/decode_step.py check --ism-run ISM_RUN
     python3 bench/decode_step.py bench --ism-run ISM_RUN [--out DIR]
 
@@ -105,8 +105,28 @@ def layer_launches(l, layers, x, y):
 """
 
 
-def host(layers):
-    params = ["%x: " + M2]
+EMBED = """
+// x[0, :] = E[token[0], :]: the step's input, the embedding of the token
+// the step before sampled (on the GPU: a token past the table reads zeros)
+ism.kernel @embed(%e: memref<?x?xbf16>, %token: memref<?xi32>,
+                  %x: memref<?x?xbf16>) attributes {num_warps = 8 : i32} {
+  %c0 = arith.constant 0 : index
+  %t32 = memref.load %token[%c0] : memref<?xi32>
+  %t = arith.index_cast %t32 : i32 to index
+  %row = ism.load %e[%t, %c0] : memref<?x?xbf16> -> tensor<1x2048xbf16>
+  ism.store %row, %x[%c0, %c0] : tensor<1x2048xbf16> -> memref<?x?xbf16>
+  ism.return
+}
+"""
+
+
+def host(layers, sample=False):
+    """@main: with `sample`, the step takes the embedding table and the
+    token (1 x i32) instead of x, starts with the token's embedding and
+    ends by writing the next token (greedy: examples/decode_argmax.mlir)
+    into the same buffer."""
+    params = (["%embed: " + M2, "%token: memref<?xi32>"] if sample else
+              ["%x: " + M2])
     for l in range(layers):
         params += [f"%{n}_{l}: {TYPES[n]}" for n in LAYER_ARGS]
     params += [f"%cos: {F2}", f"%sin: {F2}", "%pos: memref<?xi32>",
@@ -119,7 +139,7 @@ def host(layers):
   %c4 = arith.constant 4 : index
   %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
-  %H = memref.dim %x, %c1 : {M2}
+  %H = memref.dim %{"embed" if sample else "x"}, %c1 : {M2}
   %Hq = arith.divui %H, %c64 : index
   %Hkv = memref.dim %kc_0, %c0 : {M3}
   %ctx = memref.dim %kc_0, %c1 : {M3}
@@ -164,6 +184,18 @@ def host(layers):
   %count = memref.alloc(%Hq) {{ism.zeroed}} : memref<?xi32>
   %x1 = memref.alloc(%c1, %H) : {M2}
   %a = memref.alloc(%c1, %F) : {M2}""")
+    if sample:
+        body.append(f"""  %x = memref.alloc(%c1, %H) : {M2}
+  %ER = memref.dim %embed, %c0 : {M2}
+  %NT = memref.dim %token, %c0 : memref<?xi32>
+  %blocks = arith.ceildivui %LR, %c64 : index
+  %few = arith.cmpi sle, %blocks, %c64 : index
+  %one = arith.cmpi eq, %NT, %c1 : index
+  %sample_ok = arith.andi %few, %one : i1
+  ism.assert %sample_ok, "the vocabulary has {{0}} rows (embedding table: {{1}}) and token {{2}} elements: greedy sampling takes at most 262144 logits and a 1-element token"
+      (%V, %ER, %NT) : index, index, index
+  %pm = memref.alloc(%blocks) : memref<?xf32>
+  %pi = memref.alloc(%blocks) : memref<?xi32>""")
     for l in range(layers):
         body.append(f"  %h_{l + 1} = memref.alloc(%c1, %H) : {M2}")
     body.append("""  %gq = arith.ceildivui %H, %c4 : index
@@ -175,27 +207,40 @@ def host(layers):
   %no = arith.constant 0 : i32
   %yes = arith.constant 1 : i32
   ism.coschedule ordered attributes {ctas_per_sm = 3 : i32} {""")
+    if sample:
+        body.append(f"""    ism.launch @embed grid(%c1) (%embed, %token, %x)
+        : ({M2}, memref<?xi32>, {M2})""")
     for l in range(layers):
         x = "%x" if l == 0 else f"%h_{l}"
         body.append(layer_launches(l, layers, x, f"%h_{l + 1}").rstrip("\n"))
     body.append(f"""    ism.launch @head grid(%glm) (%w_lm, %h_{layers}, %wn_final, %logits, %eps)
-        : ({M2}, {M2}, {VEC}, {M2}, f32)
-  }}
+        : ({M2}, {M2}, {VEC}, {M2}, f32)""")
+    if sample:
+        body.append(f"""    ism.launch @argmax_blocks grid(%blocks) (%logits, %pm, %pi)
+        : ({M2}, memref<?xf32>, memref<?xi32>)
+    ism.launch @argmax_final grid(%c1) (%pm, %pi, %token)
+        : (memref<?xf32>, memref<?xi32>, memref<?xi32>)""")
+    body.append("""  }
   return
-}}""")
+}""")
     return "\n".join(body) + "\n"
 
 
-def step_module(layers):
-    """The step's module text."""
+def step_module(layers, sample=False):
+    """The step's module text (with `sample`: from a token to the next,
+    host())."""
     parts = kernels(os.path.join(EXAMPLES, "decode_rope_append.mlir"),
                     ["rope", "copy_row"])
     parts += kernels(os.path.join(EXAMPLES, "decode_gqa_attention.mlir"),
                      ["decode"])
     parts += kernels(os.path.join(EXAMPLES, "decode_mlp.mlir"),
                      ["gate_up", "down"])
+    if sample:
+        parts += kernels(os.path.join(EXAMPLES, "decode_argmax.mlir"),
+                         ["argmax_blocks", "argmax_final"])
+        parts.append(EMBED.strip("\n"))
     return ("\n\n".join(parts) + "\n" + PROJ + "\n" + proj_kernel("head", 8) +
-            "\n" + host(layers))
+            "\n" + host(layers, sample))
 
 
 def ism_args(layers, h, hkv, f, ctx, vocab, pos_file):
@@ -329,11 +374,16 @@ def main():
     b.add_argument("--ctx", type=int, nargs="+", default=[1024, 8192])
     for p in (w, c, b):
         p.add_argument("--layers", type=int, default=16)
+    w.add_argument("--sample", action="store_true",
+                   help="from a token to the next: @main takes the "
+                   "embedding table and a 1-element token buffer instead of "
+                   "x, and writes the greedy next token into it")
     opts = parser.parse_args()
     if opts.layers < 1:
         parser.error(f"--layers must be at least 1, got {opts.layers}")
     if opts.command == "write":
-        return write_module(parser, opts.path, step_module(opts.layers))
+        return write_module(parser, opts.path,
+                            step_module(opts.layers, opts.sample))
     return check(opts) if opts.command == "check" else bench(opts)
 
 
