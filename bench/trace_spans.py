@@ -1,22 +1,58 @@
 #!/usr/bin/env python3
 """Per-partition spans of an `ism-run --trace` file: for each kernel of the
 fused launch, its first start and last end over all SMs, its work items and
-their mean duration.
+their mean duration. With --by-launch, the same for each launch (in launch
+order: the launches of an ordered region that share a kernel, a model's
+layers, apart), with the items' median.
 
-    python3 bench/trace_spans.py TRACE.json
+    python3 bench/trace_spans.py TRACE.json [--by-launch]
 """
+import argparse
 import json
+import statistics
 import sys
 
-ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"]
-      if e.get("ph") == "X"]
-by = {}
-for e in ev:
-    s = by.setdefault(e["name"], [1e18, 0, 0, 0])
-    s[0] = min(s[0], e["ts"])
-    s[1] = max(s[1], e["ts"] + e["dur"])
-    s[2] += 1
-    s[3] += e["dur"]
-for k, (a, b, n, busy) in by.items():
-    print(f"trace span {k}: {a:.1f}..{b:.1f} us ({b - a:.1f} us), {n} items, "
-          f"mean item {busy / n:.2f} us")
+
+def spans(events, key):
+    """{key(event): [first start, last end, items, busy us, durations]}."""
+    by = {}
+    for e in events:
+        s = by.setdefault(key(e), [1e18, 0, 0, 0, []])
+        s[0] = min(s[0], e["ts"])
+        s[1] = max(s[1], e["ts"] + e["dur"])
+        s[2] += 1
+        s[3] += e["dur"]
+        s[4].append(e["dur"])
+    return by
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("trace")
+    parser.add_argument("--by-launch", action="store_true")
+    opts = parser.parse_args()
+    try:
+        with open(opts.trace) as fh:
+            data = json.load(fh)
+    except (OSError, ValueError) as e:
+        parser.error(f"cannot read {opts.trace}: {e}")
+    events = [e for e in data.get("traceEvents", []) if e.get("ph") == "X"]
+    if not events:
+        parser.error(f"{opts.trace} has no work items")
+    if not opts.by_launch:
+        for k, (a, b, n, busy, _) in spans(events, lambda e: e["name"]).items():
+            print(f"trace span {k}: {a:.1f}..{b:.1f} us ({b - a:.1f} us), "
+                  f"{n} items, mean item {busy / n:.2f} us")
+        return 0
+    # (tid = region * 10000 + launch * 100 + copy: docs/runner.md)
+    by = spans(events, lambda e: (e["tid"] // 100, e["name"]))
+    for (launch, name), (a, b, n, busy, durations) in sorted(by.items()):
+        print(f"launch {launch} ({name}): {a:.1f}..{b:.1f} us "
+              f"({b - a:.1f} us), {n} items, median item "
+              f"{statistics.median(durations):.2f} us, busy {busy:.1f} us")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
