@@ -21,17 +21,16 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 import decode_step  # noqa: E402
 
 
-def test_two_layers_and_the_head_match_numpy():
-    rng = np.random.default_rng(5)
-    layers, hdim, hkv, ffn, ctx, vocab, pos = 2, 256, 2, 600, 100, 256, 41
-    m = ism.Module.parse(decode_step.step_module(layers))
-
+def random_weights(rng, layers, hdim, hkv, ffn, ctx, vocab):
+    """Each layer's weights and caches (bf16 bits for the module, float64
+    for NumPy: `args` flat in the module's order, `refs` a list a layer),
+    weight matrices scaled by 1 / sqrt(their row length), then the final
+    norm's and the LM head's weights as (bits, float64)."""
     def w(rows, cols):
         return bf16(rng.standard_normal((rows, cols)) / np.sqrt(cols))
 
     def wn():
         return bf16(1 + 0.1 * rng.standard_normal(hdim))
-    x, x64 = bf16(rng.standard_normal((1, hdim)))
     args, refs = [], []
     for _ in range(layers):
         ws = [wn(), w(hdim, hdim), w(hkv * 64, hdim), w(hkv * 64, hdim),
@@ -40,9 +39,17 @@ def test_two_layers_and_the_head_match_numpy():
               bf16(rng.standard_normal((hkv, ctx, 64)))]
         args += [a for a, _ in ws]
         refs.append([r for _, r in ws])
+    return args, refs, wn(), w(vocab, hdim)
+
+
+def test_two_layers_and_the_head_match_numpy():
+    rng = np.random.default_rng(5)
+    layers, hdim, hkv, ffn, ctx, vocab, pos = 2, 256, 2, 600, 100, 256, 41
+    m = ism.Module.parse(decode_step.step_module(layers))
+    x, x64 = bf16(rng.standard_normal((1, hdim)))
+    args, refs, (wnf, wnf64), (wlm, wlm64) = random_weights(
+        rng, layers, hdim, hkv, ffn, ctx, vocab)
     cos, sin = tables(ctx)
-    wnf, wnf64 = wn()
-    wlm, wlm64 = w(vocab, hdim)
     logits = np.full((vocab // 64, 64), 0x7FC0, np.uint16)
     ism.interpret(m, "main", x, *args, cos, sin, np.array([pos], np.int32),
                   wnf, wlm, logits, np.float32(EPS), np.float32(0.125))
@@ -77,24 +84,10 @@ def test_sampled_steps_follow_their_own_logits():
     rng = np.random.default_rng(11)
     layers, hdim, hkv, ffn, ctx, vocab = 2, 256, 2, 600, 100, 4160
     m = ism.Module.parse(decode_step.step_module(layers, sample=True))
-
-    def w(rows, cols):
-        return bf16(rng.standard_normal((rows, cols)) / np.sqrt(cols))
-
-    def wn():
-        return bf16(1 + 0.1 * rng.standard_normal(hdim))
     embed, embed64 = bf16(rng.standard_normal((vocab, hdim)))
-    args, refs = [], []
-    for _ in range(layers):
-        ws = [wn(), w(hdim, hdim), w(hkv * 64, hdim), w(hkv * 64, hdim),
-              w(hdim, hdim), wn(), w(ffn, hdim), w(ffn, hdim), w(hdim, ffn),
-              bf16(rng.standard_normal((hkv, ctx, 64))),
-              bf16(rng.standard_normal((hkv, ctx, 64)))]
-        args += [a for a, _ in ws]
-        refs.append([r for _, r in ws[:9]])
+    args, refs, (wnf, wnf64), (wlm, wlm64) = random_weights(
+        rng, layers, hdim, hkv, ffn, ctx, vocab)
     cos, sin = tables(ctx)
-    wnf, wnf64 = wn()
-    wlm, wlm64 = w(vocab, hdim)
     token = np.array([1234], np.int32)
     seen = []
     for pos in (30, 31, 32):
@@ -106,7 +99,7 @@ def test_sampled_steps_follow_their_own_logits():
                       np.array([pos], np.int32), wnf, wlm, logits,
                       np.float32(EPS), np.float32(0.125))
         for ws, (kc, vc) in zip(refs, caches):
-            y, _, _ = reference(r, *ws, cos, sin, pos, kc, vc, 0.125)
+            y, _, _ = reference(r, *ws[:9], cos, sin, pos, kc, vc, 0.125)
             r = rounded(y)[None, :]
         ref = wlm64 @ norm(r[0], wnf64)
         got = as_float(logits).reshape(-1)
