@@ -42,119 +42,12 @@ from decode_mlp import (CALLS, EPS, copy_gbps, eager_and_graphed,  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples")
+# The step's text (kernels(), @proj, @o_proj), from the package's source
+# without the extension.
+sys.path.insert(0, os.path.join(ROOT, "python", "ism", "models"))
+from decode_modules import (F2, M2, M3, PROJ, kernels,  # noqa: E402,F401
+                            proj_kernel)
 
-
-def kernels(path, names):
-    """The text of the `ism.kernel`s `names` of an example (each runs from
-    its `ism.kernel @name(` line to the next line that is `}`)."""
-    lines = open(path).read().splitlines()
-    found = {}
-    for i, line in enumerate(lines):
-        for name in names:
-            if line.startswith(f"ism.kernel @{name}("):
-                end = lines.index("}", i)
-                found[name] = "\n".join(lines[i:end + 1])
-    missing = [n for n in names if n not in found]
-    if missing:
-        raise ValueError(f"{path} has no kernel {', '.join(missing)}")
-    return [found[n] for n in names]
-
-
-def proj_kernel(name, rows):
-    """@name: out[n / 64, n % 64] for `rows` rows of W a program (64 a
-    multiple of rows), the RMSNorm of x inside: the Q, K and V projections
-    (4 rows) and the LM head (8)."""
-    text = """
-// out[n / 64, n % 64] for the {R} rows n0 .. n0 + {R1} of W: (W (x w_norm)) / rms(x)
-ism.kernel @{name}(%w: memref<?x?xbf16>, %x: memref<?x?xbf16>,
-{pad}%wn: memref<?xbf16>, %out: memref<?x?xbf16>, %eps: f32)
-    attributes {{num_warps = 8 : i32}} {{
-  %pid = ism.program_id x : index
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %cR = arith.constant {R} : index
-  %c64 = arith.constant 64 : index
-  %n0 = arith.muli %pid, %cR : index
-  %w16 = ism.load %w[%n0, %c0] : memref<?x?xbf16> -> tensor<{R}x2048xbf16>
-  %x16 = ism.load %x[%c0, %c0] : memref<?x?xbf16> -> tensor<1x2048xbf16>
-  %wn16 = ism.load %wn[%c0] : memref<?xbf16> -> tensor<2048xbf16>
-  %wn2 = ism.reshape %wn16 : tensor<2048xbf16> -> tensor<1x2048xbf16>
-  %xv = arith.extf %x16 : tensor<1x2048xbf16> to tensor<1x2048xf32>
-  %wnf = arith.extf %wn2 : tensor<1x2048xbf16> to tensor<1x2048xf32>
-  %sq = arith.mulf %xv, %xv : tensor<1x2048xf32>
-  %ssq = ism.reduce %sq axis = 1 : tensor<1x2048xf32> -> tensor<1xf32> {{
-  ^bb0(%p: f32, %q: f32):
-    %s = arith.addf %p, %q : f32
-    ism.yield %s : f32
-  }}
-  %n = memref.dim %x, %c1 : memref<?x?xbf16>
-  %n32 = arith.index_cast %n : index to i32
-  %nf = arith.uitofp %n32 : i32 to f32
-  %nfs = ism.splat %nf : f32 -> tensor<1xf32>
-  %epss = ism.splat %eps : f32 -> tensor<1xf32>
-  %ms = arith.divf %ssq, %nfs : tensor<1xf32>
-  %mseps = arith.addf %ms, %epss : tensor<1xf32>
-  %rrms1 = math.rsqrt %mseps : tensor<1xf32>
-  %rrms2 = ism.reshape %rrms1 : tensor<1xf32> -> tensor<1x1xf32>
-  %rrmsR = ism.broadcast %rrms2 : tensor<1x1xf32> -> tensor<{R}x1xf32>
-  %rrms = ism.reshape %rrmsR : tensor<{R}x1xf32> -> tensor<{R}xf32>
-  %xw = arith.mulf %xv, %wnf : tensor<1x2048xf32>
-  %xb = ism.broadcast %xw : tensor<1x2048xf32> -> tensor<{R}x2048xf32>
-  %wf = arith.extf %w16 : tensor<{R}x2048xbf16> to tensor<{R}x2048xf32>
-  %pr = arith.mulf %wf, %xb : tensor<{R}x2048xf32>
-  %d = ism.reduce %pr axis = 1 : tensor<{R}x2048xf32> -> tensor<{R}xf32> {{
-  ^bb0(%p: f32, %q: f32):
-    %s = arith.addf %p, %q : f32
-    ism.yield %s : f32
-  }}
-  %r = arith.mulf %d, %rrms : tensor<{R}xf32>
-  %r16 = arith.truncf %r : tensor<{R}xf32> to tensor<{R}xbf16>
-  %row = ism.reshape %r16 : tensor<{R}xbf16> -> tensor<1x{R}xbf16>
-  %head = arith.divui %n0, %c64 : index
-  %col = arith.remui %n0, %c64 : index
-  ism.store %row, %out[%head, %col] : tensor<1x{R}xbf16> -> memref<?x?xbf16>
-  ism.return
-}}
-"""
-    return text.format(R=rows, R1=rows - 1, name=name,
-                       pad=" " * (len(name) + 13))
-
-
-PROJ = proj_kernel("proj", 4) + """
-// y[r0 .. r0 + 2) = W_o[r0 ..] o + x[r0 ..], o: the heads' outputs, heads x 64
-ism.kernel @o_proj(%w: memref<?x?xbf16>, %o: memref<?x?xbf16>,
-                   %x: memref<?x?xbf16>, %y: memref<?x?xbf16>)
-    attributes {num_warps = 8 : i32} {
-  %pid = ism.program_id x : index
-  %c0 = arith.constant 0 : index
-  %c2 = arith.constant 2 : index
-  %r0 = arith.muli %pid, %c2 : index
-  %w16 = ism.load %w[%r0, %c0] : memref<?x?xbf16> -> tensor<2x2048xbf16>
-  %o16 = ism.load %o[%c0, %c0] : memref<?x?xbf16> -> tensor<32x64xbf16>
-  %o1 = ism.reshape %o16 : tensor<32x64xbf16> -> tensor<1x2048xbf16>
-  %of1 = arith.extf %o1 : tensor<1x2048xbf16> to tensor<1x2048xf32>
-  %of = ism.broadcast %of1 : tensor<1x2048xf32> -> tensor<2x2048xf32>
-  %wf = arith.extf %w16 : tensor<2x2048xbf16> to tensor<2x2048xf32>
-  %pr = arith.mulf %wf, %of : tensor<2x2048xf32>
-  %d = ism.reduce %pr axis = 1 : tensor<2x2048xf32> -> tensor<2xf32> {
-  ^bb0(%l: f32, %r: f32):
-    %s = arith.addf %l, %r : f32
-    ism.yield %s : f32
-  }
-  %x16 = ism.load %x[%c0, %r0] : memref<?x?xbf16> -> tensor<1x2xbf16>
-  %xf = arith.extf %x16 : tensor<1x2xbf16> to tensor<1x2xf32>
-  %xr = ism.reshape %xf : tensor<1x2xf32> -> tensor<2xf32>
-  %sum = arith.addf %d, %xr : tensor<2xf32>
-  %s16 = arith.truncf %sum : tensor<2xf32> to tensor<2xbf16>
-  %out = ism.reshape %s16 : tensor<2xbf16> -> tensor<1x2xbf16>
-  ism.store %out, %y[%c0, %r0] : tensor<1x2xbf16> -> memref<?x?xbf16>
-  ism.return
-}
-"""
-
-M2 = "memref<?x?xbf16>"
-M3 = "memref<?x?x?xbf16>"
-F2 = "memref<?x?xf32>"
 
 HOST = f"""
 // One decoder layer's step at batch 1: x (1 x H) -> y (1 x H), the token

@@ -2,20 +2,26 @@
 their weights in a Hugging Face safetensors checkpoint, and RoPE tables.
 
 Weights are NumPy arrays; bf16 tensors are their bit patterns as uint16, the
-form ``ism.run``/``ism.interpret`` take for bf16 buffers. The layer's
-decode step itself (one ordered region of ten launches) is built by
-``bench/decode_layer.py`` from the examples' kernels; ``layer_arguments``
-gives a checkpoint layer's weights in that module's argument order.
+form ``ism.run``/``ism.interpret`` take for bf16 buffers. A whole decode
+step's module text comes from ``ism.models.decode_modules``;
+``layer_arguments`` gives a checkpoint layer's weights in its argument
+order, and ``DecodeModel`` runs it on torch CUDA tensors (greedy decoding,
+one launch a step or a CUDA graph).
 
     cfg = llama.LLAMA_3_2_1B
     tensors = llama.read_safetensors("model.safetensors")
     wn_attn, wq, wk, wv, wo, wn_mlp, wg, wu, wd = llama.layer_arguments(
         tensors, cfg, layer=0)
     cos, sin = llama.rope_tables(cfg, max_ctx=4096)
+
+    config, tensors = llama.read_checkpoint("path/to/Llama-3.2-1B")
+    model = llama.DecodeModel(config, tensors, max_ctx=2048)
+    tokens = model.generate([128000, 791], 32, graph=True)
 """
 
 import json
 import math
+import os
 import struct
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
@@ -231,7 +237,9 @@ def random_checkpoint(config: LlamaConfig, path: str, seed: int = 0) -> None:
     rng = np.random.default_rng(seed)
 
     def bf16(shape, scale, offset=0.0):
-        x = (offset + scale * rng.standard_normal(shape)).astype(np.float32)
+        x = rng.standard_normal(shape, dtype=np.float32)
+        x *= np.float32(scale)
+        x += np.float32(offset)
         bits = x.view(np.uint32)
         return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
     h, v = config.hidden_size, config.vocab_size
@@ -243,3 +251,258 @@ def random_checkpoint(config: LlamaConfig, path: str, seed: int = 0) -> None:
     tensors["model.norm.weight"] = bf16((h,), 0.1, 1.0)
     tensors["lm_head.weight"] = bf16((v, h), h ** -0.5)
     write_safetensors(path, tensors)
+
+
+def read_checkpoint(path: str) -> Tuple[LlamaConfig, Dict[str, np.ndarray]]:
+    """A Hugging Face checkpoint directory: its config.json and its weights
+    (model.safetensors, or the shards model.safetensors.index.json names)."""
+    config_path = os.path.join(path, "config.json")
+    if not os.path.isfile(config_path):
+        raise FileNotFoundError(f"{path}: no config.json (a Hugging Face "
+                                f"checkpoint directory has config.json and "
+                                f"model.safetensors)")
+    with open(config_path) as f:
+        config = LlamaConfig.from_hf(json.load(f))
+    single = os.path.join(path, "model.safetensors")
+    index = os.path.join(path, "model.safetensors.index.json")
+    if os.path.isfile(single):
+        return config, read_safetensors(single)
+    if not os.path.isfile(index):
+        raise FileNotFoundError(f"{path}: neither model.safetensors nor "
+                                f"model.safetensors.index.json")
+    with open(index) as f:
+        shards = sorted(set(json.load(f)["weight_map"].values()))
+    tensors: Dict[str, np.ndarray] = {}
+    for shard in shards:
+        tensors.update(read_safetensors(os.path.join(path, shard)))
+    return config, tensors
+
+
+def write_checkpoint(path: str, config: LlamaConfig, seed: int = 0) -> None:
+    """A random checkpoint directory for `config` (config.json and
+    model.safetensors, random_checkpoint's weights): for tests and
+    benchmarks."""
+    os.makedirs(path, exist_ok=True)
+    hf = {"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+          "hidden_size": config.hidden_size,
+          "num_attention_heads": config.num_attention_heads,
+          "num_key_value_heads": config.num_key_value_heads,
+          "intermediate_size": config.intermediate_size,
+          "num_hidden_layers": config.num_hidden_layers,
+          "vocab_size": config.vocab_size,
+          "rms_norm_eps": config.rms_norm_eps,
+          "rope_theta": config.rope_theta, "torch_dtype": "bfloat16",
+          "tie_word_embeddings": False,
+          "rope_scaling": ({**config.rope_scaling, "rope_type": "llama3"}
+                           if config.rope_scaling else None)}
+    with open(os.path.join(path, "config.json"), "w") as f:
+        json.dump(hf, f, indent=2)
+    random_checkpoint(config, os.path.join(path, "model.safetensors"), seed)
+
+
+# What the step's kernels cover (bench/decode_step.py, examples/decode_*).
+_MAX_HIDDEN, _MAX_FFN, _MAX_VOCAB = 2048, 8192, 64 * 64 * 64
+
+
+def check_decode_config(config: LlamaConfig, max_ctx: int) -> None:
+    """Raises ValueError naming what the decode step's kernels cannot do
+    for `config`: head_dim 64, hidden_size <= 2048, intermediate_size <=
+    8192, a vocabulary of a multiple of 64 up to 262144."""
+    problems = []
+    if config.head_dim != 64:
+        problems.append(f"head_dim {config.head_dim} (the attention kernel "
+                        f"takes 64)")
+    if config.hidden_size > _MAX_HIDDEN:
+        problems.append(f"hidden_size {config.hidden_size} (at most "
+                        f"{_MAX_HIDDEN})")
+    if config.intermediate_size > _MAX_FFN:
+        problems.append(f"intermediate_size {config.intermediate_size} (at "
+                        f"most {_MAX_FFN})")
+    if config.vocab_size % 64 or config.vocab_size > _MAX_VOCAB:
+        problems.append(f"vocab_size {config.vocab_size} (a multiple of 64, "
+                        f"at most {_MAX_VOCAB})")
+    if max_ctx < 1:
+        problems.append(f"max_ctx {max_ctx} (at least 1)")
+    if problems:
+        raise ValueError("the ism decode step cannot run this model: " +
+                         "; ".join(problems))
+
+
+class DecodeModel:
+    """Greedy decoding of a Llama model at batch 1 on a GPU: one compiled
+    step (``decode_modules.step_module(layers, sample=True)``: the token's
+    embedding, every layer, the final norm, the LM head and the argmax, in
+    one ordered ``ism.coschedule``) run on torch CUDA tensors.
+
+    The token and the position live on the GPU: a step reads the token,
+    appends its K and V to the caches at the position, and writes the next
+    token into the same buffer; the position is advanced by a torch op. A
+    step therefore needs no host round trip, and one captured in a CUDA
+    graph serves every position (``generate(..., graph=True)``).
+
+    ``coschedule``: "fused" runs the step as one persistent kernel,
+    "sequential" one launch per operation (programmatic dependent launch).
+
+        config, tensors = llama.read_checkpoint("Llama-3.2-1B")
+        model = llama.DecodeModel(config, tensors, max_ctx=2048)
+        tokens = model.generate([128000, 791], 32)
+    """
+
+    def __init__(self, config: LlamaConfig, tensors: Dict[str, np.ndarray],
+                 *, max_ctx: int = 2048, coschedule: str = "fused",
+                 device: Optional[int] = None):
+        check_decode_config(config, max_ctx)
+        try:
+            import torch
+        except ImportError:
+            raise ImportError("ism.models.llama.DecodeModel runs on torch "
+                              "CUDA tensors: install PyTorch") from None
+        from .. import compile as ism_compile
+        from . import decode_modules
+        self.config, self.max_ctx = config, max_ctx
+        self._torch = torch
+        if device is None:
+            device = torch.cuda.current_device()
+        self.device = torch.device("cuda", device)
+
+        def put(a: np.ndarray):
+            a = np.ascontiguousarray(a)
+            if a.dtype != np.uint16:
+                raise ValueError(f"weights must be bf16 (uint16 bits), got "
+                                 f"{a.dtype}")
+            return torch.from_numpy(a.view(np.int16)).to(
+                self.device).view(torch.bfloat16)
+
+        def get(name: str):
+            if name not in tensors:
+                raise KeyError(f"the checkpoint has no {name}")
+            return tensors[name]
+        h, v = config.hidden_size, config.vocab_size
+        embed = get("model.embed_tokens.weight")
+        # Tied embeddings (Llama-3.2-1B): no lm_head.weight.
+        lm_head = tensors.get("lm_head.weight", embed)
+        for name, t in (("model.embed_tokens.weight", embed),
+                        ("lm_head.weight", lm_head),
+                        ("model.norm.weight", get("model.norm.weight"))):
+            want = (h,) if name == "model.norm.weight" else (v, h)
+            if tuple(t.shape) != want:
+                raise ValueError(f"{name} is {list(t.shape)}; this "
+                                 f"configuration needs {list(want)}")
+        self.embed, self.lm_head = put(embed), put(lm_head)
+        self.norm = put(get("model.norm.weight"))
+        kv = config.num_key_value_heads
+        self.layers = []
+        for layer in range(config.num_hidden_layers):
+            ws = [put(t) for t in layer_arguments(tensors, config, layer)]
+            caches = [torch.zeros(kv, max_ctx, 64, dtype=torch.bfloat16,
+                                  device=self.device) for _ in range(2)]
+            self.layers.append(ws + caches)
+        cos, sin = rope_tables(config, max_ctx)
+        self.cos = torch.from_numpy(cos).to(self.device)
+        self.sin = torch.from_numpy(sin).to(self.device)
+        self.pos = torch.zeros(1, dtype=torch.int32, device=self.device)
+        self.token = torch.zeros(1, dtype=torch.int32, device=self.device)
+        self.logits = torch.empty(v // 64, 64, dtype=torch.bfloat16,
+                                  device=self.device)
+        self.program = ism_compile(
+            decode_modules.step_module(config.num_hidden_layers,
+                                       sample=True),
+            coschedule=coschedule, device=self.device.index)
+        self._args = ([self.embed, self.token] +
+                      [t for ws in self.layers for t in ws] +
+                      [self.cos, self.sin, self.pos, self.norm,
+                       self.lm_head, self.logits, config.rms_norm_eps,
+                       config.head_dim ** -0.5])
+        self._position = 0
+        self._graph = None
+
+    @property
+    def position(self) -> int:
+        """The position the next step's token takes (tokens so far)."""
+        return self._position
+
+    def reset(self) -> None:
+        """Starts a new sequence at position 0 (the caches' rows past the
+        position are never read)."""
+        self.pos.zero_()
+        self._position = 0
+
+    def _run(self) -> None:
+        if self._position >= self.max_ctx:
+            raise ValueError(f"the sequence is full: max_ctx {self.max_ctx} "
+                             f"tokens")
+        if self._graph is not None:
+            self._graph.replay()
+        else:
+            self.program(*self._args)
+            self.pos.add_(1)
+        self._position += 1
+
+    def step(self, token: Optional[int] = None):
+        """Runs one step on `token` (None: the token the previous step
+        sampled) and returns its logits (a new float32 tensor of
+        vocab_size); the next token is then in ``self.token``."""
+        if token is not None:
+            self.token.fill_(int(token))
+        self._run()
+        return self.logits.view(-1).float()
+
+    def capture(self) -> None:
+        """Captures one step (and the position's advance) in a CUDA graph:
+        later steps replay it."""
+        torch = self._torch
+        if self._graph is not None:
+            return
+        # Load the kernels outside the capture, on a side stream (as
+        # torch.cuda.graph wants). The warm-up step writes only the token
+        # (put back) and the caches' row at the position, which the step
+        # at that position writes again before reading it.
+        token = self.token.clone()
+        side = torch.cuda.Stream(self.device)
+        side.wait_stream(torch.cuda.current_stream(self.device))
+        with torch.cuda.stream(side):
+            self.program(*self._args)
+        torch.cuda.current_stream(self.device).wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        # Captured on the stream of the warm-up, which holds the step's
+        # temporaries and the fused kernel's counters (made on a stream's
+        # first call, which a capture cannot do).
+        with torch.cuda.graph(graph, stream=side):
+            self.program(*self._args)
+            self.pos.add_(1)
+        self.token.copy_(token)
+        self._graph = graph
+
+    def generate(self, prompt, n: int, *, graph: bool = False,
+                 logits: Optional[list] = None):
+        """Greedy decoding: runs the prompt's tokens from the current
+        position, then `n` - 1 steps more on the tokens sampled; returns
+        the `n` tokens sampled (the first from the prompt's last step).
+        With `graph`, the steps replay a CUDA graph; `logits`, a list,
+        receives each step's logits (float32, vocab_size) in order."""
+        torch = self._torch
+        prompt = [int(t) for t in prompt]
+        if not prompt:
+            raise ValueError("generate needs a prompt of at least one token")
+        if n < 1:
+            raise ValueError(f"n must be at least 1, got {n}")
+        bad = [t for t in prompt if not 0 <= t < self.config.vocab_size]
+        if bad:
+            raise ValueError(f"token {bad[0]} is outside the vocabulary "
+                             f"(0 .. {self.config.vocab_size - 1})")
+        steps = len(prompt) + n - 1
+        if self._position + steps > self.max_ctx:
+            raise ValueError(f"{steps} steps from position {self._position} "
+                             f"pass max_ctx {self.max_ctx}")
+        if graph:
+            self.capture()
+        out = torch.empty(n, dtype=torch.int32, device=self.device)
+        for i in range(steps):
+            if i < len(prompt):
+                self.token.fill_(prompt[i])
+            self._run()
+            if logits is not None:
+                logits.append(self.logits.view(-1).float())
+            if i >= len(prompt) - 1:
+                out[i - len(prompt) + 1].copy_(self.token[0])
+        return out.tolist()
