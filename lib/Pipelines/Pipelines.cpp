@@ -226,6 +226,11 @@ static CompiledKernel getKernelInfo(gpu::GPUFuncOp func) {
     if (auto timeout = fused.getAs<IntegerAttr>("timeout_ms"))
       facts.timeoutMs = timeout.getInt();
     facts.trace = func->hasAttr("ism.trace");
+    if (auto params = fused.getAs<DenseI32ArrayAttr>("params")) {
+      ArrayRef<int32_t> flat = params.asArrayRef();
+      for (size_t k = 0; k + 1 < flat.size(); k += 2)
+        facts.params.emplace_back(unsigned(flat[k]), int(flat[k + 1]));
+    }
     // The launches' kernels: listed when the name does not (a long
     // region's), else the name's parts.
     if (auto launches = fused.getAs<ArrayAttr>("launches")) {

@@ -2,7 +2,7 @@
 //
 // Entries are JSON files `<dir>/<key[0:2]>/<key>.json`:
 //
-//   {"compiler": getCompilerVersion(), "format": 3, "key": KEY,
+//   {"compiler": getCompilerVersion(), "format": 5, "key": KEY,
 //    "module": {"ptx": ..., "kernels": [...], "coschedules": [...],
 //               "unfused": [...], "warnings": [...]}}
 //
@@ -311,12 +311,17 @@ static json::Object toJSON(llvm::StringRef name, const CompiledKernel &kernel) {
         {"box_cols", operand.boxCols},
         {"im2col", json::Array(operand.im2col)}});
   json::Value fused = nullptr;
+  json::Array params;
+  if (kernel.fused)
+    for (const auto &[launch, index] : kernel.fused->params)
+      params.push_back(json::Array{launch, index});
   if (kernel.fused)
     fused = json::Object{{"policy", kernel.fused->policy},
                          {"ctas_per_sm", kernel.fused->ctasPerSM},
                          {"work_counters", kernel.fused->workCounters},
                          {"timeout_ms", kernel.fused->timeoutMs},
                          {"partitions", json::Array(kernel.fused->partitions)},
+                         {"params", std::move(params)},
                          {"trace", kernel.fused->trace}};
   return json::Object{{"name", name},
                       {"num_threads", kernel.numThreads},
@@ -477,7 +482,32 @@ struct EntryReader {
            readUnsigned(*object, "work_counters", path, fused.workCounters) &&
            readUnsigned(*object, "timeout_ms", path, fused.timeoutMs) &&
            readStrings(*object, "partitions", path, fused.partitions) &&
+           readParams(*object, path, fused.params) &&
            readBool(*object, "trace", path, fused.trace);
+  }
+
+  static bool readParams(const json::Object &object, json::Path path,
+                         std::vector<std::pair<unsigned, int>> &out) {
+    const json::Array *array = getArray(object, "params", path);
+    if (!array)
+      return false;
+    out.clear();
+    json::Path arrayPath = path.field("params");
+    for (auto [i, value] : llvm::enumerate(*array)) {
+      json::Path pairPath = arrayPath.index(i);
+      const json::Array *pair = value.getAsArray();
+      if (!pair || pair->size() != 2) {
+        pairPath.report("expected a [launch, index] pair");
+        return false;
+      }
+      int64_t index = 0;
+      unsigned launch = 0;
+      if (!readUnsigned((*pair)[0], pairPath.index(0), launch) ||
+          !readInt64((*pair)[1], pairPath.index(1), index))
+        return false;
+      out.emplace_back(launch, int(index));
+    }
+    return true;
   }
 
   static bool readKernel(const json::Value &value, json::Path path,

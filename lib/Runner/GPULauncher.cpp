@@ -332,17 +332,36 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
                       "{2} launches",
                       name, facts.fused->partitions.size(), grids.size())
             .str());
-  FusedParameters params = getFusedParameters(launches);
+  // The parameters as the pass listed them (CompiledKernel::Fused::params):
+  // deduplicating the host values here could part from the pass's list,
+  // whose IR was canonicalized (two equal sizes one value there, two here).
+  if (facts.fused->params.empty())
+    return llvm::createStringError(
+        llvm::formatv("fused kernel '{0}' carries no parameter list "
+                      "(compiled by an older ism-coschedule?)",
+                      name)
+            .str());
   llvm::SmallVector<Type> types;
   llvm::SmallVector<HostValue> values;
   Type index = IndexType::get(op.getContext());
-  for (const FusedParameters::Use &use : params.params) {
-    if (use.index >= 0) {
-      types.push_back(use.value.getType());
-      values.push_back(args[firstArg[use.launch] + use.index]);
+  for (auto [k, use] : llvm::enumerate(facts.fused->params)) {
+    auto [launch, at] = use;
+    bool valid = launch < numRegionLaunches &&
+                 (at >= 0 ? size_t(at) < launches[launch].getArgs().size()
+                          : at >= -3);
+    if (!valid)
+      return llvm::createStringError(
+          llvm::formatv("fused kernel '{0}': parameter {1} names launch {2}'s "
+                        "{3} {4}, which its ism.coschedule does not have",
+                        name, k, launch, at >= 0 ? "argument" : "grid size",
+                        at >= 0 ? at : -1 - at)
+              .str());
+    if (at >= 0) {
+      types.push_back(launches[launch].getArgs()[at].getType());
+      values.push_back(args[firstArg[launch] + at]);
     } else {
       types.push_back(index);
-      values.push_back(HostValue::getInt(grids[use.launch][-1 - use.index]));
+      values.push_back(HostValue::getInt(grids[launch][-1 - at]));
     }
   }
   uint64_t largest = 0, sum = 0;

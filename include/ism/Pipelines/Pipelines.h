@@ -128,6 +128,12 @@ struct CompiledKernel {
     unsigned timeoutMs = 0;
     /// The kernels fused, one per partition, in the region's order.
     std::vector<std::string> partitions;
+    /// The fused parameter list as ism-coschedule made it (before the
+    /// hidden ones): parameter k is launch params[k].first's argument
+    /// params[k].second, or its grid size -1 - params[k].second when that
+    /// is negative. (Host values several launches pass are one parameter:
+    /// the first launch that passes it names it.)
+    std::vector<std::pair<unsigned, int>> params;
     /// Compiled with IsmToPTXOptions::trace: one more hidden i64 parameter
     /// after the work counters (or after the TMA descriptors without
     /// counters), the device address of the trace buffer (0: no

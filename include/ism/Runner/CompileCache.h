@@ -63,7 +63,7 @@ llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef text);
 class CompileCache {
 public:
   /// The format of the entries; entries of another format are misses.
-  static constexpr int64_t kFormatVersion = 4;
+  static constexpr int64_t kFormatVersion = 5;
 
   explicit CompileCache(std::string directory);
 

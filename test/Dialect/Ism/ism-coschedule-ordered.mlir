@@ -6,9 +6,12 @@
 // done counter each (1, 2, 3) after the ticket (0), then the four words of
 // the error record and the count of finished CTAs: 9 counters. @proj loads its weight rows (and computes
 // their address) before it waits for @norm; the tile of %h only after.
+// `params` lists the fused kernel's parameters as (launch, argument) pairs,
+// (launch, -1 - d) for grid size d: %x, %h of @norm, %w, %o of @proj, then
+// the grids of @norm and @proj (the runner binds them from this list).
 
 // CHECK-LABEL: ism.kernel @norm__proj__last(
-// CHECK-SAME: ism.coschedule = {ctas_per_sm = {{[0-9]+}} : i32, index = 0 : i32, policy = "ordered", prefetch = true, ring_stages = -1 : i32, timeout_ms = 1000 : i32, work_counters = 9 : i32}
+// CHECK-SAME: ism.coschedule = {ctas_per_sm = {{[0-9]+}} : i32, index = 0 : i32, params = array<i32: 0, 0, 0, 1, 1, 0, 1, 2, 2, 1, 0, -1, 0, -2, 1, -1>, policy = "ordered", prefetch = true, ring_stages = -1 : i32, timeout_ms = 1000 : i32, work_counters = 9 : i32}
 // CHECK: ism.warp_specialize ordered grids(
 // CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 4, registers = [], barriers = [1], sharedMemory = 16, stages = 0, workCounter = 1, groupSize = 0}>
 // CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 8, registers = [], barriers = [1], sharedMemory = 16, stages = 0, workCounter = 2, groupSize = 0}>

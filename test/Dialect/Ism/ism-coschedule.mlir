@@ -16,7 +16,7 @@
 // CHECK-NOT: ism.kernel @rownorm(
 // CHECK-LABEL: ism.kernel @matmul__rownorm(
 // CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x?xbf16>, %{{.*}}: memref<?x?xbf16>, %{{.*}}: memref<?x?xbf16>, %[[X:[a-z0-9]+]]: memref<?x?xf32>, %{{.*}}: memref<?x?xf32>, %[[G0X:[a-z0-9]+]]: index, %[[G0Y:[a-z0-9]+]]: index, %[[G1:[a-z0-9]+]]: index, %[[G1X:[a-z0-9]+]]: index)
-// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "warp_specialized", prefetch = true, ring_stages = 4 : i32, work_counters = 1 : i32}
+// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, params = array<i32: {{[-0-9, ]+}}>, policy = "warp_specialized", prefetch = true, ring_stages = 4 : i32, work_counters = 1 : i32}
 // CHECK-SAME: num_warps = 20
 // CHECK: ism.warp_specialize warp_specialized grids(%[[G0X]], %[[G0Y]], %[[G1]], %[[G1X]], %[[G1]], %[[G1]], %[[G1X]], %[[G1]], %[[G1]], %[[G1X]], %[[G1]], %[[G1]], %[[G1X]], %[[G1]], %[[G1]])
 // CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 12, registers = [144, 144, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 4, workCounter = -1, groupSize = 8}>
@@ -109,7 +109,7 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
 // both grids one after the other. No copies, no work counters.
 
 // CHECK-LABEL: ism.kernel @matmul__rownorm(
-// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "block_interleaved", prefetch = false, ring_stages = 0 : i32, work_counters = 0 : i32}
+// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, params = array<i32: {{[-0-9, ]+}}>, policy = "block_interleaved", prefetch = false, ring_stages = 0 : i32, work_counters = 0 : i32}
 // CHECK-SAME: num_warps = 12
 // CHECK: ism.warp_specialize block_interleaved
 // CHECK-SAME: #ism.partition<{warpBase = 0, numWarps = 12, registers = [{{[0-9]+}}, {{[0-9]+}}, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 4, workCounter = -1, groupSize = 8}>
@@ -183,7 +183,7 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
 // registers, static striding, no prefetch.
 
 // CHECK-LABEL: ism.kernel @matmul__rownorm(
-// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "warp_specialized", prefetch = false, ring_stages = 0 : i32, work_counters = 0 : i32}
+// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, params = array<i32: {{[-0-9, ]+}}>, policy = "warp_specialized", prefetch = false, ring_stages = 0 : i32, work_counters = 0 : i32}
 // CHECK-SAME: num_warps = 16
 // CHECK: #ism.partition<{warpBase = 0, numWarps = 12, registers = [200, 200, 40], barriers = [1, 2, 3], sharedMemory = 0, stages = 3, workCounter = -1, groupSize = 8}>
 // CHECK-SAME: #ism.partition<{warpBase = 12, numWarps = 4, registers = [64], barriers = [4], sharedMemory = 99376, stages = 0, workCounter = -1, groupSize = 0}>]
@@ -268,7 +268,7 @@ func.func @main(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>,
 // (80).
 
 // CHECK-LABEL: ism.kernel @rows__products(
-// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, policy = "warp_specialized", prefetch = true, ring_stages = 4 : i32, work_counters = 2 : i32}
+// CHECK-SAME: ism.coschedule = {ctas_per_sm = 1 : i32, index = 0 : i32, params = array<i32: {{[-0-9, ]+}}>, policy = "warp_specialized", prefetch = true, ring_stages = 4 : i32, work_counters = 2 : i32}
 // CHECK-SAME: num_warps = 20
 // CHECK: ism.warp_specialize warp_specialized
 // CHECK-SAME: #ism.partition<{warpBase = 4, numWarps = 4, registers = [80], barriers = [2], sharedMemory = 66576, stages = 0, workCounter = 1, groupSize = 0}>

@@ -1337,6 +1337,18 @@ LogicalResult IsmCoschedulePass::fuse(CoscheduleOp op, unsigned index,
                          ordered ? (ringAttr ? int32_t(ringAttr.getInt()) : -1)
                                  : int32_t(ringStages))),
       b.getNamedAttr("prefetch", b.getBoolAttr(ordered ? prefetch : loadAhead))};
+  // The fused parameter list, as (launch, argument index or -1 - grid
+  // dimension) pairs: the runner binds the parameters from these, not by
+  // deduplicating the host values again, since the host IR it runs need not
+  // have been canonicalized as the IR this pass saw (two equal grid sizes
+  // this pass sees as one value may be two there).
+  SmallVector<int32_t> paramUses;
+  for (const FusedParameters::Use &use : fusedParams.params) {
+    paramUses.push_back(int32_t(use.launch));
+    paramUses.push_back(int32_t(use.index));
+  }
+  facts.push_back(
+      b.getNamedAttr("params", b.getDenseI32ArrayAttr(paramUses)));
   if (ordered) {
     std::optional<APInt> timeout = op.getTimeoutMs();
     facts.push_back(b.getNamedAttr(
