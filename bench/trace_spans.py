@@ -26,6 +26,16 @@ def spans(events, key):
     return by
 
 
+def launch_of(event):
+    """The launch an item belongs to: its args' (docs/runner.md), or from
+    the tid of a trace written before the args named it (region * 10000 +
+    launch * 100 + copy)."""
+    args = event.get("args") or {}
+    if "launch" in args:
+        return (int(args.get("region", 0)), int(args["launch"]))
+    return divmod(event["tid"] // 100, 100)
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -45,10 +55,12 @@ def main():
             print(f"trace span {k}: {a:.1f}..{b:.1f} us ({b - a:.1f} us), "
                   f"{n} items, mean item {busy / n:.2f} us")
         return 0
-    # (tid = region * 10000 + launch * 100 + copy: docs/runner.md)
-    by = spans(events, lambda e: (e["tid"] // 100, e["name"]))
-    for (launch, name), (a, b, n, busy, durations) in sorted(by.items()):
-        print(f"launch {launch} ({name}): {a:.1f}..{b:.1f} us "
+    by = spans(events, lambda e: (launch_of(e), e["name"]))
+    regions = len({region for (region, _), _ in by})
+    for ((region, launch), name), (a, b, n, busy, durations) in sorted(
+            by.items()):
+        where = f"{region}:{launch}" if regions > 1 else str(launch)
+        print(f"launch {where} ({name}): {a:.1f}..{b:.1f} us "
               f"({b - a:.1f} us), {n} items, median item "
               f"{statistics.median(durations):.2f} us, busy {busy:.1f} us")
     return 0

@@ -4,7 +4,9 @@
     scripts/plot-trace.py FILE.json [-o timeline.png] [--no-plot]
 
 Reads the Chrome trace ism-run wrote (complete "X" events: pid = SM, tid =
-region * 10000 + launch * 100 + copy, ts/dur in microseconds), prints the
+one per (region, launch, copy), args = {item, region, launch, copy}; traces
+written before args named the launch have tid = region * 10000 + launch *
+100 + copy; ts/dur in microseconds), prints the
 same line as ism-run:
 
     trace: FILE.json: N work items on M SMs; both kernels active on the same SM X% of the time
@@ -15,7 +17,7 @@ of the SM's row, so that work items running at the same time on one SM are
 visible side by side.
 
 The overlap figure is computed as ism-run computes it: per SM, the union of
-the intervals of each launch (tid // 100); the time during which at least
+the intervals of each launch (its region and launch); the time during which at least
 two of those unions hold (for two launches: launch 0's union intersected
 with launch 1's), summed over SMs, over the sum over SMs of the union of all
 intervals of the SM. Times are taken in whole nanoseconds (ism-run writes
@@ -43,9 +45,16 @@ def load_events(path):
             continue
         start = int(round(float(event["ts"]) * 1000))
         end = start + int(round(float(event.get("dur", 0)) * 1000))
+        args = event.get("args") or {}
+        tid = int(event["tid"])
+        if "launch" in args:
+            group = (int(args.get("region", 0)), int(args["launch"]))
+        else:
+            group = divmod(tid // 100, 100)
         items.append({
             "sm": int(event["pid"]),
-            "tid": int(event["tid"]),
+            "tid": tid,
+            "group": group,
             "name": event.get("name", ""),
             "start": start,
             "end": end,
@@ -53,9 +62,9 @@ def load_events(path):
     return items
 
 
-def group_of(tid):
-    """The launch (region * 100 + launch index) a tid belongs to."""
-    return tid // 100
+def group_of(item):
+    """The launch (region, launch index) an item belongs to."""
+    return item["group"]
 
 
 def union(intervals):
@@ -76,7 +85,7 @@ def overlap_fraction(items):
     for item in items:
         if item["end"] > item["start"]:
             groups = by_sm.setdefault(item["sm"], {})
-            groups.setdefault(group_of(item["tid"]), []).append(
+            groups.setdefault(group_of(item), []).append(
                 (item["start"], item["end"]))
     overlap = busy = 0
     for groups in by_sm.values():
@@ -104,7 +113,7 @@ def overlap_fraction(items):
 
 def summary_line(path, items):
     sms = {item["sm"] for item in items}
-    groups = {group_of(item["tid"]) for item in items}
+    groups = {group_of(item) for item in items}
     who = "at least two kernels" if len(groups) > 2 else "both kernels"
     return ("trace: %s: %d work items on %d SMs; %s active on the same SM "
             "%.1f%% of the time" % (path, len(items), len(sms), who,
@@ -119,7 +128,8 @@ def plot(items, output, title):
 
     sms = sorted({item["sm"] for item in items})
     tids = sorted({item["tid"] for item in items})
-    groups = sorted({group_of(tid) for tid in tids})
+    group_of_tid = {item["tid"]: group_of(item) for item in items}
+    groups = sorted(set(group_of_tid.values()))
     lane = {tid: i for i, tid in enumerate(tids)}
     row = {sm: i for i, sm in enumerate(sms)}
     try:
@@ -129,10 +139,10 @@ def plot(items, output, title):
     colour = {g: palette(i % 10) for i, g in enumerate(groups)}
     label = {}
     for item in items:
-        label.setdefault(group_of(item["tid"]), item["name"])
-    if len({g // 100 for g in groups}) > 1:
-        # Several fused launches (tid = region * 10000 + launch * 100 + copy).
-        label = {g: "%s (fused launch %d)" % (name, g // 100)
+        label.setdefault(group_of(item), item["name"])
+    if len({g[0] for g in groups}) > 1:
+        # Several fused launches (regions).
+        label = {g: "%s (fused launch %d)" % (name, g[0])
                  for g, name in label.items()}
 
     lane_height = 0.9 / max(len(tids), 1)
@@ -150,7 +160,7 @@ def plot(items, output, title):
     for (sm, tid), spans in bars.items():
         y = row[sm] - 0.45 + lane[tid] * lane_height
         ax.broken_barh(spans, (y, lane_height * 0.9),
-                       facecolors=colour[group_of(tid)], linewidth=0)
+                       facecolors=colour[group_of_tid[tid]], linewidth=0)
     for i in range(len(sms) - 1):
         ax.axhline(i + 0.5, color="0.85", linewidth=0.5)
     ax.set_ylim(-0.6, len(sms) - 0.4)

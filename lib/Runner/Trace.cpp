@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 using namespace mlir::ism::runner;
 
@@ -138,9 +139,16 @@ llvm::Error mlir::ism::runner::writeChromeTrace(
       return trace.launchNames[launch];
     return "launch " + std::to_string(launch);
   };
-  auto tidOf = [](const TraceItem &item) -> uint64_t {
-    return uint64_t(item.region) * 10000 + uint64_t(item.launch) * 100 +
-           item.copy;
+  // One thread per (region, launch, copy), numbered in that order: unique
+  // whatever the number of launches (a decode step's region has 161).
+  std::map<std::tuple<unsigned, unsigned, unsigned>, uint64_t> tids;
+  for (const TraceItem &item : items)
+    tids.try_emplace({item.region, item.launch, item.copy}, 0);
+  uint64_t nextTid = 0;
+  for (auto &entry : tids)
+    entry.second = nextTid++;
+  auto tidOf = [&](const TraceItem &item) -> uint64_t {
+    return tids.at({item.region, item.launch, item.copy});
   };
 
   uint64_t t0 = UINT64_MAX;
@@ -211,7 +219,9 @@ llvm::Error mlir::ism::runner::writeChromeTrace(
     printMicros(os, item->start - t0);
     os << ", \"dur\": ";
     printMicros(os, item->end > item->start ? item->end - item->start : 0);
-    os << ", \"args\": {\"item\": " << item->item << "}}";
+    os << ", \"args\": {\"item\": " << item->item
+       << ", \"region\": " << item->region << ", \"launch\": " << item->launch
+       << ", \"copy\": " << item->copy << "}}";
   }
   os << "\n]\n}\n";
   os.close();
