@@ -77,6 +77,13 @@ def test_configurations_the_step_cannot_run():
         llama.DecodeModel(llama.LLAMA_3_1_8B, {})
 
 
+def test_from_checkpoint_checks_the_configuration_first(tmp_path):
+    big = llama.LlamaConfig(4096, 32, 8, 600, 1, 1024)
+    llama.write_checkpoint(str(tmp_path), big)
+    with pytest.raises(ValueError, match=r"hidden_size 4096 \(at most 2048\)"):
+        llama.DecodeModel.from_checkpoint(str(tmp_path), max_ctx=16)
+
+
 def test_package_carries_the_examples_kernels():
     d = decode_modules.KERNEL_DIRS[0]
     names = ("decode_rope_append.mlir", "decode_gqa_attention.mlir",

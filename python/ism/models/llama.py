@@ -343,8 +343,8 @@ class DecodeModel:
     ``coschedule``: "fused" runs the step as one persistent kernel,
     "sequential" one launch per operation (programmatic dependent launch).
 
-        config, tensors = llama.read_checkpoint("Llama-3.2-1B")
-        model = llama.DecodeModel(config, tensors, max_ctx=2048)
+        model = llama.DecodeModel.from_checkpoint("Llama-3.2-1B",
+                                                  max_ctx=2048)
         tokens = model.generate([128000, 791], 32)
     """
 
@@ -415,6 +415,13 @@ class DecodeModel:
                        config.head_dim ** -0.5])
         self._position = 0
         self._graph = None
+
+    @classmethod
+    def from_checkpoint(cls, path: str, **options) -> "DecodeModel":
+        """The model of a Hugging Face checkpoint directory
+        (read_checkpoint); `options` as the constructor's."""
+        config, tensors = read_checkpoint(path)
+        return cls(config, tensors, **options)
 
     @property
     def position(self) -> int:
