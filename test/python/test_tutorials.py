@@ -11,7 +11,7 @@ import pytest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TUTORIALS = os.path.join(ROOT, "python", "tutorials")
 NAMES = ["01_first_kernel", "02_matmul", "03_pytorch_autotune",
-         "04_coschedule", "05_attention", "06_fp8"]
+         "04_coschedule", "05_attention", "06_fp8", "07_llama_decode"]
 
 
 def load(name):
@@ -75,6 +75,13 @@ def test_fp8_cpu_quantizes_and_multiplies_on_8_bit_tensor_cores():
     assert "e4m3x2" in out["ptx"]
     # e4m3's rounding of both operands: a few percent, not more.
     assert 0.005 < out["error"] < 0.06
+
+
+def test_llama_decode_cpu_steps_match_numpy():
+    out = load("07_llama_decode").cpu()
+    assert len(out["fused"]) == 1 and out["fused"][0].startswith("embed__")
+    assert out["error"] < 1e-2
+    assert 0 <= out["token"] < 1024
 
 
 def gpu_or_skip():
