@@ -2,7 +2,8 @@
 """Writes the Python API reference (Markdown) of the `ism` package to stdout,
 from its docstrings: every name of `ism.__all__`, grouped into functions,
 classes (with their public methods and properties), exceptions and
-constants, each with its signature and docstring.
+constants, each with its signature and docstring; then the public functions
+and classes of the `ism.models` modules (MODELS).
 
     PYTHONPATH=build/python_packages python3 scripts/gen-python-api.py > api.md
 
@@ -84,7 +85,8 @@ def main():
     w = sys.stdout.write
     w("# Python API\n\n")
     w("Generated from the docstrings of the `ism` package "
-      "(`scripts/gen-python-api.py`), for every name in `ism.__all__`. "
+      "(`scripts/gen-python-api.py`), for every name in `ism.__all__` and "
+      "the `ism.models` modules. "
       "How the pieces fit together: [ism from Python](../../python.md).\n\n")
     w("## Package\n\n" + text(ism.__doc__) + "\n\n")
 
@@ -120,6 +122,38 @@ def main():
     w("## Constants\n\n")
     for n in constants:
         w(f"### `ism.{n}`\n\n```python\n{n} = {objs[n]!r}\n```\n\n")
+
+    for module in MODELS:
+        write_module(w, module)
+
+
+# Subpackages documented after the package's own names: their public
+# functions and classes (those defined in the module, not imported).
+MODELS = ("ism.models.llama", "ism.models.decode_modules")
+
+
+def write_module(w, name):
+    import importlib
+    module = importlib.import_module(name)
+    w(f"## `{name}`\n\n" + text(module.__doc__) + "\n\n")
+    for n, obj in sorted(vars(module).items(), key=lambda kv: kv[0].lower()):
+        if n.startswith("_") or getattr(obj, "__module__", None) != name:
+            continue
+        if inspect.isclass(obj):
+            w(f"### `{name}.{n}`\n\n")
+            if "__init__" in vars(obj) and inspect.isfunction(obj.__init__):
+                w(f"```python\n{signature(n, obj)}\n```\n\n")
+            w(text(obj.__doc__) + "\n\n")
+            for m, value, kind in members(obj):
+                if kind == "property":
+                    w(f"#### `{n}.{m}` (property)\n\n")
+                else:
+                    w(f"#### `{n}.{m}`\n\n```python\n"
+                      f"{signature(m, value)}\n```\n\n")
+                w(text(value.__doc__) + "\n\n")
+        elif inspect.isfunction(obj):
+            w(f"### `{name}.{n}`\n\n```python\n{signature(n, obj)}\n"
+              f"```\n\n" + text(obj.__doc__) + "\n\n")
 
 
 if __name__ == "__main__":

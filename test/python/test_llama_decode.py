@@ -171,3 +171,21 @@ def test_generate_errors(checkpoint):
     bad["model.norm.weight"] = bad["model.norm.weight"][:100]
     with pytest.raises(ValueError, match=r"model.norm.weight is \[100\]"):
         llama.DecodeModel(config, bad, max_ctx=8)
+
+
+def test_api_reference_covers_the_models():
+    """scripts/gen-python-api.py documents ism.models' public names."""
+    import subprocess
+    import ism
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(
+        os.path.dirname(ism.__file__)))
+    p = subprocess.run([sys.executable, os.path.join(
+        ROOT, "scripts", "gen-python-api.py")], capture_output=True,
+        text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    for name in ("## `ism.models.llama`",
+                 "### `ism.models.llama.DecodeModel`",
+                 "#### `DecodeModel.generate`",
+                 "### `ism.models.llama.read_checkpoint`",
+                 "### `ism.models.decode_modules.step_module`"):
+        assert name in p.stdout, name
