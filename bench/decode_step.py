@@ -20,7 +20,9 @@ programs whatever the number of layers.
 head at Llama-3.2-1B's shapes. `bench` times the step as in serving (20 steps back
 to back, no L2 flush, medians): ism fused, ism per-op (programmatic
 dependent launch), ism per-op from a CUDA graph, PyTorch eager and in a
-CUDA graph, against the HBM bound (the weights and the KV rows read over a
+CUDA graph, torch.compile (max-autotune-no-cudagraphs, one graph for the
+whole step) in a CUDA graph (--no-torch-compile leaves it out), against the
+HBM bound (the weights and the KV rows read over a
 device copy's rate in the same run), at contexts 1024 and 8192
 (pos = ctx - 1), Llama-3.2-1B's shapes (16 layers, vocabulary 128256).
 """
@@ -78,9 +80,12 @@ def check(opts):
     return 0
 
 
-def torch_step(torch, layers, h, hkv, f, ctx, vocab, pos, reps, warmup):
+def torch_step(torch, layers, h, hkv, f, ctx, vocab, pos, reps, warmup,
+               compiled=False):
     """The same step in PyTorch (bf16, SDPA over each cache's first pos + 1
-    rows), eager and in a CUDA graph: ms a step."""
+    rows), eager and in a CUDA graph, and with `compiled` torch.compile's
+    (mode max-autotune-no-cudagraphs, the whole step one graph) in a CUDA
+    graph too: ms a step (None for the compiled one when not asked)."""
     import torch.nn.functional as F
     randn, norm, rope = torch_helpers(torch)
     hq = h // 64
@@ -114,7 +119,13 @@ def torch_step(torch, layers, h, hkv, f, ctx, vocab, pos, reps, warmup):
             a = F.silu(F.linear(hn2, w["wg"])) * F.linear(hn2, w["wu"])
             r = F.linear(a, w["wd"]) + x1
         return F.linear(norm(r, wnf), wlm)
-    return eager_and_graphed(torch, step, reps, warmup)
+    eager, graphed = eager_and_graphed(torch, step, reps, warmup)
+    if not compiled:
+        return eager, graphed, None
+    fast = torch.compile(step, mode="max-autotune-no-cudagraphs",
+                         fullgraph=True)
+    _, compiled_graphed = eager_and_graphed(torch, fast, reps, warmup)
+    return eager, graphed, compiled_graphed
 
 
 def bench(opts):
@@ -130,8 +141,9 @@ def bench(opts):
             times, power = ism_ways(
                 opts, module, ism_args(layers, h, hkv, f, ctx, vocab,
                                        pos_file))
-            eager, graphed = torch_step(torch, layers, h, hkv, f, ctx, vocab,
-                                        pos, opts.reps, opts.warmup)
+            eager, graphed, compiled = torch_step(
+                torch, layers, h, hkv, f, ctx, vocab, pos, opts.reps,
+                opts.warmup, compiled=opts.torch_compile)
             per_layer = 2 * (h * h * 2 + 2 * hkv * 64 * h + 3 * f * h + 2 * h)
             weights = layers * per_layer + 2 * (vocab * h + h)
             kv = layers * 2 * 2 * hkv * (pos + 1) * 64
@@ -141,6 +153,8 @@ def bench(opts):
                              per_op_us=times["per_op"],
                              per_op_graph_us=times["per_op_graph"],
                              eager_us=eager * 1e3, graph_us=graphed * 1e3,
+                             compile_graph_us=(compiled * 1e3 if compiled
+                                               else None),
                              sm_clock_mhz=power.get("sm_clock_mhz"),
                              power_w=power.get("power_w")))
     write_rows(opts.out, "decode_step", copy, rows)
@@ -148,13 +162,14 @@ def bench(opts):
           f"({layers} layers + LM head), batch 1, {CALLS} back to back, "
           f"medians, no L2 flush")
     print(f"{'ctx':>5} {'bound':>7} {'fused':>7} {'%':>4} {'per-op':>7} "
-          f"{'op graph':>8} {'torch':>7} {'graph':>7} {'vs opg':>6} "
-          f"{'vs graph':>8} {'tok/s':>6} {'MHz':>5} {'W':>4}")
+          f"{'op graph':>8} {'torch':>7} {'graph':>7} {'compile':>7} "
+          f"{'vs opg':>6} {'vs graph':>8} {'tok/s':>6} {'MHz':>5} {'W':>4}")
     for r in rows:
         print(f"{r['ctx']:>5} {r['bound_us']:>6.0f}u {r['fused_us']:>6.0f}u "
               f"{100 * r['bound_us'] / r['fused_us']:>3.0f}% "
               f"{r['per_op_us']:>6.0f}u {r['per_op_graph_us']:>7.0f}u "
               f"{r['eager_us']:>6.0f}u {r['graph_us']:>6.0f}u "
+              f"{compiled_text(r['compile_graph_us']):>7} "
               f"{r['per_op_graph_us'] / r['fused_us']:>5.2f}x "
               f"{r['graph_us'] / r['fused_us']:>7.2f}x "
               f"{1e6 / min(r['fused_us'], r['per_op_graph_us']):>6.0f} "
@@ -162,10 +177,18 @@ def bench(opts):
     return 0
 
 
+def compiled_text(us):
+    return "-" if us is None else f"{us:.0f}u"
+
+
 def main():
     parser, (w, c, b) = command_line(__doc__, "step", "decode-step-out", 20,
                                      3)
     b.add_argument("--ctx", type=int, nargs="+", default=[1024, 8192])
+    b.add_argument("--no-torch-compile", dest="torch_compile",
+                   action="store_false",
+                   help="leave out torch.compile (max-autotune, in a CUDA "
+                   "graph), whose autotuning takes minutes")
     for p in (w, c, b):
         p.add_argument("--layers", type=int, default=16)
     w.add_argument("--sample", action="store_true",
