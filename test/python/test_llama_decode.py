@@ -153,6 +153,24 @@ def test_greedy_generation_matches_pytorch(checkpoint, coschedule):
                                   logits[2].cpu().numpy())
 
 
+def test_tied_embeddings(checkpoint):
+    """Without lm_head.weight (Llama-3.2-1B's checkpoints) the LM head is
+    the embedding table, one tensor on the GPU."""
+    torch = _torch_gpu()
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import decode_generate
+    config, tensors = checkpoint
+    tied = {k: v for k, v in tensors.items() if k != "lm_head.weight"}
+    prompt, n, max_ctx = [7, 8], 12, 32
+    model = llama.DecodeModel(config, tied, max_ctx=max_ctx)
+    assert model.lm_head is model.embed
+    logits = []
+    tokens = model.generate(prompt, n, logits=logits)
+    _, failures = decode_generate.compare(torch, config, tied, max_ctx,
+                                          prompt, tokens, logits)
+    assert not failures, failures
+
+
 def test_generate_errors(checkpoint):
     _torch_gpu()
     config, tensors = checkpoint

@@ -388,7 +388,9 @@ class DecodeModel:
             if tuple(t.shape) != want:
                 raise ValueError(f"{name} is {list(t.shape)}; this "
                                  f"configuration needs {list(want)}")
-        self.embed, self.lm_head = put(embed), put(lm_head)
+        self.embed = put(embed)
+        # (tied: the same tensor on the GPU, not a second copy)
+        self.lm_head = self.embed if lm_head is embed else put(lm_head)
         self.norm = put(get("model.norm.weight"))
         kv = config.num_key_value_heads
         self.layers = []
