@@ -71,6 +71,22 @@ def members(cls):
             yield name, value, "method"
 
 
+def write_class(w, qualified, n, cls):
+    """A class's section: its constructor, docstring, methods and
+    properties."""
+    w(f"### `{qualified}`\n\n")
+    if "__init__" in vars(cls) and inspect.isfunction(cls.__init__):
+        w(f"```python\n{signature(n, cls)}\n```\n\n")
+    w(text(cls.__doc__) + "\n\n")
+    for m, value, kind in members(cls):
+        if kind == "property":
+            w(f"#### `{n}.{m}` (property)\n\n")
+        else:
+            w(f"#### `{n}.{m}`\n\n```python\n{signature(m, value)}\n"
+              f"```\n\n")
+        w(text(value.__doc__) + "\n\n")
+
+
 def main():
     names = sorted(ism.__all__, key=str.lower)
     objs = {n: getattr(ism, n) for n in names}
@@ -97,19 +113,7 @@ def main():
 
     w("## Classes\n\n")
     for n in classes:
-        cls = objs[n]
-        w(f"### `ism.{n}`\n\n")
-        if "__init__" in vars(cls) and inspect.isfunction(cls.__init__):
-            w(f"```python\n{signature(n, cls)}\n```\n\n")
-        w(text(cls.__doc__) + "\n\n")
-        for m, value, kind in members(cls):
-            if kind == "property":
-                w(f"#### `{n}.{m}` (property)\n\n")
-                w(text(value.__doc__) + "\n\n")
-            else:
-                w(f"#### `{n}.{m}`\n\n```python\n"
-                  f"{signature(m, value)}\n```\n\n")
-                w(text(value.__doc__) + "\n\n")
+        write_class(w, f"ism.{n}", n, objs[n])
 
     w("## Exceptions\n\n")
     w("| exception | base classes | raised for |\n| --- | --- | --- |\n")
@@ -140,17 +144,7 @@ def write_module(w, name):
         if n.startswith("_") or getattr(obj, "__module__", None) != name:
             continue
         if inspect.isclass(obj):
-            w(f"### `{name}.{n}`\n\n")
-            if "__init__" in vars(obj) and inspect.isfunction(obj.__init__):
-                w(f"```python\n{signature(n, obj)}\n```\n\n")
-            w(text(obj.__doc__) + "\n\n")
-            for m, value, kind in members(obj):
-                if kind == "property":
-                    w(f"#### `{n}.{m}` (property)\n\n")
-                else:
-                    w(f"#### `{n}.{m}`\n\n```python\n"
-                      f"{signature(m, value)}\n```\n\n")
-                w(text(value.__doc__) + "\n\n")
+            write_class(w, f"{name}.{n}", n, obj)
         elif inspect.isfunction(obj):
             w(f"### `{name}.{n}`\n\n```python\n{signature(n, obj)}\n"
               f"```\n\n" + text(obj.__doc__) + "\n\n")
