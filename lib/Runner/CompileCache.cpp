@@ -311,11 +311,10 @@ static json::Object toJSON(llvm::StringRef name, const CompiledKernel &kernel) {
         {"box_cols", operand.boxCols},
         {"im2col", json::Array(operand.im2col)}});
   json::Value fused = nullptr;
-  json::Array params;
-  if (kernel.fused)
+  if (kernel.fused) {
+    json::Array params;
     for (const auto &[launch, index] : kernel.fused->params)
       params.push_back(json::Array{launch, index});
-  if (kernel.fused)
     fused = json::Object{{"policy", kernel.fused->policy},
                          {"ctas_per_sm", kernel.fused->ctasPerSM},
                          {"work_counters", kernel.fused->workCounters},
@@ -323,6 +322,7 @@ static json::Object toJSON(llvm::StringRef name, const CompiledKernel &kernel) {
                          {"partitions", json::Array(kernel.fused->partitions)},
                          {"params", std::move(params)},
                          {"trace", kernel.fused->trace}};
+  }
   return json::Object{{"name", name},
                       {"num_threads", kernel.numThreads},
                       {"shared_memory_bytes", kernel.sharedMemoryBytes},

@@ -301,9 +301,9 @@ GPULauncher::launchFused(CoscheduleOp op, llvm::StringRef name,
     return llvm::createStringError("kernel '" + name.str() +
                                    "' has no block size");
 
-  // The fused parameter list (getFusedParameters, as ism-coschedule made
-  // the kernel's): the distinct host values of the launches' arguments,
-  // then of their grid sizes. TmaOperand::arg indexes this list.
+  // The region's launches and where each one's arguments start in `args`;
+  // the fused parameters (below, CompiledKernel::Fused::params) name them.
+  // TmaOperand::arg indexes the parameter list.
   SmallVector<LaunchOp> launches;
   std::vector<std::string> launchNames;
   SmallVector<size_t> firstArg;
