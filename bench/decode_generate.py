@@ -110,18 +110,33 @@ def torch_model(torch, config, tensors, max_ctx, dtype):
     return step
 
 
-def compare(torch, config, tensors, max_ctx, prompt, tokens, logits):
+def reference_logits(torch, config, tensors, max_ctx, fed, cache=None):
+    """The bf16 and float32 PyTorch models' logits for each token of `fed`
+    in turn, as (bf16, float32) pairs; kept in `cache` by the sequence
+    (ways that sample the same tokens share one reference run)."""
+    key = tuple(fed)
+    if cache is not None and key in cache:
+        return cache[key]
+    ref16 = torch_model(torch, config, tensors, max_ctx, torch.bfloat16)
+    ref32 = torch_model(torch, config, tensors, max_ctx, torch.float32)
+    pairs = [(ref16(t), ref32(t)) for t in fed]
+    if cache is not None:
+        cache[key] = pairs
+    return pairs
+
+
+def compare(torch, config, tensors, max_ctx, prompt, tokens, logits,
+            cache=None):
     """Teacher-forced comparison of ism's `tokens` and `logits` (one a step)
     with the bf16 and float32 PyTorch models: a dict of figures and a list
     of failures."""
-    ref16 = torch_model(torch, config, tensors, max_ctx, torch.bfloat16)
-    ref32 = torch_model(torch, config, tensors, max_ctx, torch.float32)
     fed = list(prompt) + tokens[:-1]
+    refs = reference_logits(torch, config, tensors, max_ctx, fed, cache)
     exact = near = 0
     worst = worst16 = 0.0
     failures = []
-    for i, t in enumerate(fed):
-        l16, l32, mine = ref16(t), ref32(t), logits[i]
+    for i, (l16, l32) in enumerate(refs):
+        mine = logits[i]
         e16 = (l16 - l32).abs().max().item()
         err = (mine - l32).abs().max().item()
         tol = 2 * e16 + 0.02
@@ -144,21 +159,30 @@ def compare(torch, config, tensors, max_ctx, prompt, tokens, logits):
                 torch_bf16_max_logit_err=worst16), failures
 
 
-def free_running(torch, config, tensors, max_ctx, prompt, n, tokens):
-    """PyTorch bf16's own greedy tokens; where they part from ism's (None
-    if nowhere) and the float32 model's gap between the two there."""
+def torch_greedy(torch, config, tensors, max_ctx, prompt, n):
+    """PyTorch bf16's own `n` greedy tokens from `prompt`, and the float32
+    model's logits at each of those steps (fed the same tokens)."""
     ref16 = torch_model(torch, config, tensors, max_ctx, torch.bfloat16)
     ref32 = torch_model(torch, config, tensors, max_ctx, torch.float32)
     for t in prompt[:-1]:
         ref16(t), ref32(t)
-    t = prompt[-1]
-    for i in range(n):
+    t, tokens, logits32 = prompt[-1], [], []
+    for _ in range(n):
         l16, l32 = ref16(t), ref32(t)
-        mine = int(l16.argmax())
-        if mine != tokens[i]:
-            return i, float(l32.max() - l32[tokens[i]]), float(
-                l32.max() - l32[mine])
-        t = mine
+        t = int(l16.argmax())
+        tokens.append(t)
+        logits32.append(l32)
+    return tokens, logits32
+
+
+def first_divergence(theirs, logits32, tokens):
+    """Where PyTorch's greedy tokens part from ism's `tokens` (None if
+    nowhere), and the float32 model's gaps there: ism's token's and
+    PyTorch's below the largest logit."""
+    for i, (a, b) in enumerate(zip(theirs, tokens)):
+        if a != b:
+            l32 = logits32[i]
+            return i, float(l32.max() - l32[b]), float(l32.max() - l32[a])
     return None, 0.0, 0.0
 
 
@@ -169,14 +193,10 @@ def time_tokens(torch, model, prompt, n, graph):
     model.generate(prompt, 2, graph=graph)
     start, end = (torch.cuda.Event(enable_timing=True) for _ in range(2))
     start.record()
-    model.generate([model_token(model)], n, graph=graph)
+    model.generate([int(model.token.item())], n, graph=graph)
     end.record()
     end.synchronize()
     return start.elapsed_time(end) * 1e3 / n
-
-
-def model_token(model):
-    return int(model.token.item())
 
 
 def main():
@@ -212,7 +232,9 @@ def main():
             llama.write_checkpoint(path, config, seed=1)
             print(f"random checkpoint: {time.time() - t0:.1f} s", flush=True)
         config, tensors = llama.read_checkpoint(path)
-    rows, failed = [], False
+    rows, failed, cache = [], False, {}
+    theirs, logits32 = torch_greedy(torch, config, tensors, max_ctx, prompt,
+                                    opts.tokens)
     for way in ways:
         model = llama.DecodeModel(
             config, tensors, max_ctx=max_ctx,
@@ -222,9 +244,8 @@ def main():
         tokens = model.generate(prompt, opts.tokens, graph=graph,
                                 logits=logits)
         figures, failures = compare(torch, config, tensors, max_ctx, prompt,
-                                    tokens, logits)
-        part, gap_ism, gap_torch = free_running(
-            torch, config, tensors, max_ctx, prompt, opts.tokens, tokens)
+                                    tokens, logits, cache)
+        part, gap_ism, gap_torch = first_divergence(theirs, logits32, tokens)
         us = time_tokens(torch, model, prompt, min(opts.tokens, 64), graph)
         rows.append(dict(way=way, config=opts.config, tokens=opts.tokens,
                          first_divergence=part, us_per_token=us,
